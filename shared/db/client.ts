@@ -1,0 +1,69 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { PrismaClient } from './generated/client.js';
+import { type MigrateResult, migrateDatabase } from './migrate.js';
+import { MIGRATION_SOURCES } from './paths.js';
+
+export type { PrismaClient } from './generated/client.js';
+
+export interface DatabaseOptions {
+  /** A postgres:// or postgresql:// URL selects a PostgreSQL server; anything else, PGlite. */
+  connectionString?: string | undefined;
+  /** PGlite's data folder; `memory://` for an in-memory database (tests). */
+  dataDir: string;
+  log?: (message: string) => void;
+}
+
+export interface Database {
+  prisma: PrismaClient;
+  kind: 'pglite' | 'postgres';
+  migrate(): Promise<MigrateResult>;
+  close(): Promise<void>;
+}
+
+export function isPostgresUrl(value: string | undefined): value is string {
+  return !!value && /^postgres(ql)?:\/\//i.test(value.trim());
+}
+
+/**
+ * One database per process: PostgreSQL through @prisma/adapter-pg when the connection string is a
+ * postgres URL, otherwise PGlite (PostgreSQL compiled to WebAssembly) persisted under dataDir.
+ */
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  let factory: SqlMigrationAwareDriverAdapterFactory;
+  let closeDriver: () => Promise<void>;
+  let kind: Database['kind'];
+  if (isPostgresUrl(options.connectionString)) {
+    const { PrismaPg } = await import('@prisma/adapter-pg');
+    factory = new PrismaPg({
+      connectionString: options.connectionString,
+      max: 10,
+      idleTimeoutMillis: 10_000,
+    });
+    closeDriver = async () => {};
+    kind = 'postgres';
+  } else {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const { PrismaPGlite } = await import('pglite-prisma-adapter');
+    let dataDir = options.dataDir;
+    if (!dataDir.startsWith('memory://')) {
+      dataDir = path.resolve(dataDir);
+      mkdirSync(dataDir, { recursive: true });
+    }
+    const pglite = await PGlite.create(dataDir);
+    factory = new PrismaPGlite(pglite);
+    closeDriver = () => pglite.close();
+    kind = 'pglite';
+  }
+  const prisma = new PrismaClient({ adapter: factory });
+  return {
+    prisma,
+    kind,
+    migrate: () => migrateDatabase(factory, MIGRATION_SOURCES, options.log),
+    async close() {
+      await prisma.$disconnect();
+      await closeDriver();
+    },
+  };
+}

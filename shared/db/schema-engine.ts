@@ -1,0 +1,45 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { SchemaEngine } from '@prisma/schema-engine-wasm';
+
+type Glue = typeof import('@prisma/schema-engine-wasm/schema_engine_bg');
+
+let gluePromise: Promise<Glue> | undefined;
+
+/**
+ * Prisma's schema engine compiled to WebAssembly. Its ESM entry imports a `.wasm` file, which
+ * Node 20 loads only behind --experimental-wasm-modules, so the module is instantiated here with
+ * its wasm-bindgen glue instead. Loaded once per process, lazily: only migrations need it.
+ */
+export function loadSchemaEngineGlue(): Promise<Glue> {
+  gluePromise ??= (async () => {
+    const require = createRequire(import.meta.url);
+    // The package exports only its JS entries; the .wasm sits beside the glue.
+    const wasmPath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg').replace(/\.js$/, '.wasm');
+    const glue = (await import('@prisma/schema-engine-wasm/schema_engine_bg')) as Glue & {
+      __wbg_set_wasm(exports: WebAssembly.Exports): void;
+    };
+    const { instance } = await WebAssembly.instantiate(await readFile(wasmPath), {
+      './schema_engine_bg.js': glue as unknown as WebAssembly.ModuleImports,
+    });
+    glue.__wbg_set_wasm(instance.exports);
+    (instance.exports.__wbindgen_start as () => void)();
+    return glue;
+  })();
+  return gluePromise;
+}
+
+export async function openSchemaEngine(
+  schema: { path: string; content: string },
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
+  log: (message: string) => void = () => {},
+): Promise<SchemaEngine> {
+  const glue = await loadSchemaEngineGlue();
+  return glue.SchemaEngine.new(
+    { datamodels: [[schema.path, schema.content]] },
+    (msg: string) => log(msg),
+    bindMigrationAwareSqlAdapterFactory(adapterFactory),
+  );
+}
