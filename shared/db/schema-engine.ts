@@ -6,6 +6,18 @@ import type { SchemaEngine } from '@prisma/schema-engine-wasm';
 
 type Glue = typeof import('@prisma/schema-engine-wasm/schema_engine_bg');
 
+// @types/node 20 does not declare the WebAssembly global; this is the slice used here.
+const wasmApi = (
+  globalThis as unknown as {
+    WebAssembly: {
+      instantiate(
+        bytes: Uint8Array,
+        imports: Record<string, unknown>,
+      ): Promise<{ instance: { exports: Record<string, unknown> } }>;
+    };
+  }
+).WebAssembly;
+
 let gluePromise: Promise<Glue> | undefined;
 
 /**
@@ -19,10 +31,10 @@ export function loadSchemaEngineGlue(): Promise<Glue> {
     // The package exports only its JS entries; the .wasm sits beside the glue.
     const wasmPath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg').replace(/\.js$/, '.wasm');
     const glue = (await import('@prisma/schema-engine-wasm/schema_engine_bg')) as Glue & {
-      __wbg_set_wasm(exports: WebAssembly.Exports): void;
+      __wbg_set_wasm(exports: Record<string, unknown>): void;
     };
-    const { instance } = await WebAssembly.instantiate(await readFile(wasmPath), {
-      './schema_engine_bg.js': glue as unknown as WebAssembly.ModuleImports,
+    const { instance } = await wasmApi.instantiate(await readFile(wasmPath), {
+      './schema_engine_bg.js': glue,
     });
     glue.__wbg_set_wasm(instance.exports);
     (instance.exports.__wbindgen_start as () => void)();
