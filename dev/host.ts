@@ -1,0 +1,214 @@
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import azf, { type HttpResponseInit, type Timer } from '@azure/functions';
+import { type CreateServicesOptions, createServices } from '../shared/app/create-services.js';
+import { routes as defaultRoutes } from '../shared/app/routes.js';
+import type { AppServices } from '../shared/app/services.js';
+import { nextWeeklyRun } from '../shared/app/weekly-schedule.js';
+import type { AppConfig } from '../shared/config/index.js';
+import { MAX_BODY_BYTES } from '../shared/http/body.js';
+import { dispatchRoute, errorResponse, unmatchedResponse } from '../shared/http/dispatch.js';
+import { HttpError } from '../shared/http/problem.js';
+import type { RouteDefinition } from '../shared/http/route.js';
+import { Router } from '../shared/http/router.js';
+import { type QueueWorker, type QueueWorkerOptions, startQueueWorker } from './queue-worker.js';
+
+export interface LocalHostOptions {
+  config: AppConfig;
+  /** Use these services instead of creating them (they are then not closed by the host). */
+  services?: AppServices;
+  servicesOptions?: CreateServicesOptions;
+  routes?: RouteDefinition[];
+  port?: number;
+  host?: string;
+  /** Drain the analysis queue (default true). */
+  queueWorker?: boolean | QueueWorkerOptions;
+  /** Fire the weekly timer at its schedule (default true when WeeklyAnalysis__Enabled). */
+  weeklyTimer?: boolean;
+}
+
+export interface LocalHost {
+  url: string;
+  port: number;
+  services: AppServices;
+  worker?: QueueWorker;
+  close(): Promise<void>;
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: http.IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > MAX_BODY_BYTES) {
+      reject(new BodyTooLarge());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new BodyTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+async function writeResponse(res: http.ServerResponse, init: HttpResponseInit, head: boolean): Promise<void> {
+  const headers = new Headers(init.headers as ConstructorParameters<typeof Headers>[0]);
+  let body: string | Buffer | undefined;
+  if (init.jsonBody !== undefined) {
+    body = JSON.stringify(init.jsonBody);
+    if (!headers.has('content-type')) headers.set('content-type', 'application/json; charset=utf-8');
+  } else if (typeof init.body === 'string') {
+    body = init.body;
+    if (!headers.has('content-type')) headers.set('content-type', 'text/plain; charset=utf-8');
+  } else if (init.body instanceof Uint8Array || init.body instanceof ArrayBuffer) {
+    body = Buffer.from(init.body as ArrayBuffer);
+  } else if (init.body !== undefined && init.body !== null) {
+    body = Buffer.from(
+      await new Response(init.body as ConstructorParameters<typeof Response>[0]).arrayBuffer(),
+    );
+  }
+  const status = init.status ?? 200;
+  const out: Record<string, string> = {};
+  headers.forEach((v, k) => {
+    out[k] = v;
+  });
+  if (body !== undefined) out['content-length'] = String(Buffer.byteLength(body));
+  res.writeHead(status, out);
+  res.end(head ? undefined : body);
+}
+
+/**
+ * The local host: serves the route table on node:http with the real HttpRequest and
+ * InvocationContext classes of @azure/functions, drains the analysis queue (Azurite) and fires the
+ * weekly timer, so the handler code that runs in Azure runs here unchanged.
+ */
+export async function startLocalHost(options: LocalHostOptions): Promise<LocalHost> {
+  const ownsServices = !options.services;
+  const services = options.services ?? (await createServices(options.config, options.servicesOptions));
+  const router = new Router(options.routes ?? defaultRoutes);
+  const inflight = new Set<Promise<void>>();
+
+  const server = http.createServer((req, res) => {
+    const work = (async () => {
+      const host = req.headers.host ?? '127.0.0.1';
+      const url = new URL(req.url ?? '/', `http://${host}`);
+      const method = (req.method ?? 'GET').toUpperCase();
+      const invocation = new azf.InvocationContext({
+        functionName: 'local-host',
+        invocationId: randomUUID(),
+      });
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) {
+        if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+      }
+      let response: HttpResponseInit;
+      try {
+        const body = await readBody(req);
+        const lookup = method === 'HEAD' ? 'GET' : method;
+        const match = router.match(lookup, url.pathname);
+        const request = new azf.HttpRequest({
+          method,
+          url: url.toString(),
+          headers,
+          params: match.kind === 'match' ? match.params : {},
+          body: body.length ? { bytes: body } : undefined,
+        });
+        if (match.kind === 'match') {
+          invocation.functionName = match.route.name;
+          response = await dispatchRoute(services, match.route, match.params, request, invocation);
+        } else {
+          response = unmatchedResponse(services, match, request, invocation);
+        }
+      } catch (error) {
+        const request = new azf.HttpRequest({ method, url: url.toString(), headers });
+        response = errorResponse(
+          error instanceof BodyTooLarge
+            ? new HttpError(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`)
+            : error,
+          request,
+          invocation,
+          services,
+        );
+      }
+      await writeResponse(res, response, method === 'HEAD');
+    })()
+      .catch((error) => {
+        services.log.error({ err: error }, 'local host failed to answer');
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      })
+      .finally(() => inflight.delete(work));
+    inflight.add(work);
+  });
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  const workerOptions = options.queueWorker ?? true;
+  const worker = workerOptions
+    ? startQueueWorker(services, typeof workerOptions === 'object' ? workerOptions : {})
+    : undefined;
+
+  let timer: NodeJS.Timeout | undefined;
+  const finops = services.config.finops;
+  if ((options.weeklyTimer ?? true) && finops.WeeklyAnalysis__Enabled) {
+    const schedule = () => {
+      const next = nextWeeklyRun(finops, new Date());
+      // setTimeout holds at most ~24.8 days; a week fits.
+      timer = setTimeout(() => {
+        const ctx = new azf.InvocationContext({
+          functionName: 'weekly-analysis',
+          invocationId: randomUUID(),
+        });
+        const tick: Timer = {
+          isPastDue: false,
+          schedule: { adjustForDST: false },
+          scheduleStatus: {
+            last: next.toISOString(),
+            next: nextWeeklyRun(finops, next).toISOString(),
+            lastUpdated: new Date().toISOString(),
+          },
+        };
+        services.finops
+          .handleWeeklyTimer(tick, ctx)
+          .catch((e) => services.log.error({ err: e }, 'weekly analysis timer failed'))
+          .finally(schedule);
+      }, next.getTime() - Date.now());
+      timer.unref();
+    };
+    schedule();
+  }
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    services,
+    worker,
+    async close() {
+      if (timer) clearTimeout(timer);
+      // Stop accepting, let in-flight requests finish, then stop the worker and the services.
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await Promise.allSettled([...inflight]);
+      await worker?.stop();
+      if (ownsServices) await services.close();
+    },
+  };
+}

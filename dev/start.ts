@@ -1,0 +1,90 @@
+// npm start: the whole platform on this machine with embedded defaults. PGlite under DATA_DIR,
+// Azurite for the queue, and the Azure simulator when no Cloud__* credentials are set.
+import path from 'node:path';
+import { ConfigError, loadConfig, readSettings } from '../shared/config/index.js';
+import { createLogger } from '../shared/observability/logger.js';
+import { startAzurite } from './azurite.js';
+import { startLocalHost } from './host.js';
+
+const settings = readSettings();
+settings.WEBAPP_ENVIRONMENT ??= 'Development';
+const log = createLogger(settings.Logging__LogLevel__Default, { host: 'local' });
+const stops: Array<() => Promise<void>> = [];
+
+async function main() {
+  // Validate before starting anything, so a bad setting is one clear line.
+  let config = loadConfig(settings);
+  const dataDir = path.resolve(config.platform.DATA_DIR);
+
+  if (!settings.AzureWebJobsStorage) {
+    const azurite = await startAzurite({ location: path.join(dataDir, 'azurite') });
+    stops.push(azurite.stop);
+    settings.AzureWebJobsStorage = azurite.connectionString;
+    log.info({ port: azurite.port }, 'Azurite queue emulator started');
+  }
+
+  const hasCloud = settings.Cloud__TenantId && settings.Cloud__ClientId && settings.Cloud__ClientSecret;
+  if (!hasCloud && config.finops.AzureSimulator__Enabled) {
+    const simulatorModule = './azure-sim/index.js';
+    const { startAzureSimulator } = (await import(simulatorModule)) as {
+      startAzureSimulator(o: object): Promise<{ url: string; close(): Promise<void> }>;
+    };
+    const sim = await startAzureSimulator({});
+    stops.push(() => sim.close());
+    settings.Cloud__TenantId = '00000000-0000-0000-0000-000000000001';
+    settings.Cloud__ClientId = 'finwatch-local';
+    settings.Cloud__ClientSecret = 'simulator';
+    settings.Cloud__ArmEndpoint = sim.url;
+    settings.Cloud__AuthorityHost = sim.url;
+    settings.Cloud__SubscriptionIds ||=
+      '11111111-1111-4111-8111-111111111111,22222222-2222-4222-8222-222222222222';
+    log.warn(
+      { simulator: sim.url },
+      'No Azure credentials (Cloud__TenantId/ClientId/ClientSecret) are set: analyses run against the local Azure simulator with synthetic data',
+    );
+  }
+  config = loadConfig(settings);
+
+  const host = await startLocalHost({
+    config,
+    port: config.platform.PORT,
+    host: settings.HOST ?? '127.0.0.1',
+    servicesOptions: { log },
+  });
+  stops.unshift(host.close);
+  log.info(
+    {
+      url: host.url,
+      database: host.services.db.kind,
+      environment: config.platform.WEBAPP_ENVIRONMENT,
+    },
+    `finwatch is listening: ${host.url}/auth/api/Version and ${host.url}/finops/api/Version`,
+  );
+}
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal }, 'shutting down: finishing in-flight requests');
+  for (const stop of stops) {
+    try {
+      await stop();
+    } catch (e) {
+      log.error({ err: e }, 'shutdown step failed');
+    }
+  }
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+main().catch(async (error) => {
+  if (error instanceof ConfigError) {
+    console.error(`finwatch cannot start: ${error.message}`);
+  } else {
+    log.fatal({ err: error }, 'finwatch failed to start');
+  }
+  for (const stop of stops) await stop().catch(() => {});
+  process.exit(1);
+});

@@ -1,0 +1,58 @@
+import { createAuthModule } from '../auth/module.js';
+import type { AppConfig } from '../config/index.js';
+import { openDatabase } from '../db/client.js';
+import { createFinopsModule } from '../finops/module.js';
+import { createErrorReporter } from '../observability/errors.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import { createJobQueue } from '../queue/analysis-queue.js';
+import type { AppServices, CoreServices } from './services.js';
+
+export interface CreateServicesOptions {
+  log?: Logger;
+  /** Skip applying migrations (a second host on an already migrated database). */
+  skipMigrations?: boolean;
+}
+
+/** Opens the database (migrating it), the queue and the service modules. */
+export async function createServices(
+  config: AppConfig,
+  options: CreateServicesOptions = {},
+): Promise<AppServices> {
+  const log = options.log ?? createLogger(config.platform.Logging__LogLevel__Default);
+  const errors = createErrorReporter(config.platform);
+  const db = await openDatabase({
+    connectionString: config.platform.ConnectionStrings__SqlConnectionString,
+    dataDir: `${config.platform.DATA_DIR.replace(/\/$/, '')}/pglite`.replace(
+      /^memory:\/\/\/pglite$/,
+      'memory://',
+    ),
+    log: (m) => log.trace({ schemaEngine: m }),
+  });
+  if (!options.skipMigrations) {
+    const result = await db.migrate();
+    if (result.applied.length) log.info({ applied: result.applied }, 'database migrations applied');
+  }
+  const env = process.env;
+  const queue = await createJobQueue(
+    {
+      connectionString: config.platform.AzureWebJobsStorage,
+      queueServiceUri: env.AzureWebJobsStorage__queueServiceUri,
+      accountName: env.AzureWebJobsStorage__accountName,
+    },
+    config.platform.AnalysisQueue__Name,
+  );
+  const core: CoreServices = { config, db, prisma: db.prisma, log, errors, queue };
+  const auth = await createAuthModule(core);
+  const finops = await createFinopsModule(core);
+  return {
+    ...core,
+    auth,
+    finops,
+    async close() {
+      await finops.close();
+      await auth.close();
+      await errors.flush();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,17 @@
+import type { AppConfig } from '../config/index.js';
+import { weeklyNcrontab } from './weekly-schedule.js';
+
+/** The queue trigger's binding: host.json's batchSize 1 makes it the single-job gate's feeder. */
+export function queueTrigger(config: AppConfig) {
+  return {
+    name: 'analysis-queue',
+    queueName: config.platform.AnalysisQueue__Name,
+    connection: 'AzureWebJobsStorage',
+  };
+}
+
+/** The weekly timer, or nothing when WeeklyAnalysis__Enabled=false. */
+export function weeklyTimerTrigger(config: AppConfig) {
+  if (!config.finops.WeeklyAnalysis__Enabled) return undefined;
+  return { name: 'weekly-analysis', schedule: weeklyNcrontab(config.finops) };
+}

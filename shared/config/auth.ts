@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { bool, int, list, optionalString, stringWithDefault, url } from './fields.js';
+
+export const DEV_JWT_KEY = 'finwatch-development-only-signing-key-change-me-0123456789';
+
+/** Settings of the auth service (spec auth-service.md sections 1 and 5, plus finwatch's own). */
+export const authSettingsSchema = z.object({
+  Jwt__Key: optionalString(),
+  Jwt__Issuers: list(['finwatch']),
+  Jwt__Audiences: list(['finwatch']),
+  Jwt__ExpiryMinutes: int(1440, 1, 525_600),
+  CloudAd__Instance: stringWithDefault('https://login.microsoftonline.com/'),
+  CloudAd__TenantId: optionalString(),
+  CloudAd__ClientId: optionalString(),
+  CloudAd__ClientSecret: optionalString(),
+  CloudAd__CallbackPath: stringWithDefault('/signin-oidc'),
+  DownstreamApi__BaseUrl: url(),
+  DownstreamApi__Scopes: stringWithDefault('https://graph.microsoft.com/.default'),
+  MOBILE_API_KEY: optionalString(),
+  ENABLED_LOGIN_AUTH: bool(true),
+  DEMO_MODE: bool(false),
+  DEMO_MONITOR_GROUP_ID: int(24, 1, 2_147_483_647),
+  BLOCKED_DOMAINS: list(),
+  ADMIN_EMAILS: list(),
+  smtpHost: optionalString(),
+  smtpPort: int(587, 1, 65535),
+  smtpUsername: optionalString(),
+  smtpPassword: optionalString(),
+  smtpFrom: optionalString(),
+  enableSsl: bool(true),
+  SENDGRID_API_KEY: optionalString(),
+  /** Base URL of the SendGrid API; tests point it at a loopback stand-in. */
+  SENDGRID_API_URL: optionalString(),
+  SwaggerUICredentials__username: optionalString(),
+  SwaggerUICredentials__password: optionalString(),
+  CacheSettings__CacheProvider: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() ? v.trim() : 'Memory'),
+    z.enum(['Memory', 'None'], { error: 'must be Memory or None' }),
+  ),
+  'Logging__LogLevel__Vendor.IdentityModel.LoggingExtensions.IdentityLoggerAdapter':
+    stringWithDefault('Warning'),
+});
+
+export type AuthSettings = z.infer<typeof authSettingsSchema>;

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { bool, GUID, int, list, num, optionalString, stringWithDefault, url } from './fields.js';
+
+const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
+
+/** Settings of the FinOps service (spec finops-service.md section 5, plus finwatch's own). */
+export const finopsSettingsSchema = z.object({
+  Cloud__TenantId: optionalString(),
+  Cloud__ClientId: optionalString(),
+  Cloud__ClientSecret: optionalString(),
+  Cloud__SubscriptionIds: list().pipe(
+    z.array(z.string().regex(GUID, 'every entry must be a subscription GUID')),
+  ) as unknown as z.ZodType<string[]>,
+  Cloud__CostQueryType: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() ? v.trim() : 'ActualCost'),
+    z.enum(['ActualCost', 'AmortizedCost'], { error: 'must be ActualCost or AmortizedCost' }),
+  ),
+  /** Azure Resource Manager endpoint; the simulator's URL in local runs and tests. */
+  Cloud__ArmEndpoint: url(),
+  /** Entra ID authority host; the simulator's URL in local runs and tests. */
+  Cloud__AuthorityHost: url(),
+  CostQuery__PaceScale: num(1, 0, 10),
+  WeeklyAnalysis__Enabled: bool(true),
+  WeeklyAnalysis__DayOfWeekUtc: z.preprocess(
+    (v) => {
+      const s = typeof v === 'string' ? v.trim() : '';
+      if (!s) return 'Sunday';
+      return DAYS.find((d) => d.toLowerCase() === s.toLowerCase()) ?? s;
+    },
+    z.enum(DAYS, { error: 'must be an English day name (Sunday … Saturday)' }),
+  ),
+  WeeklyAnalysis__HourUtc: int(2, 0, 23),
+  WeeklyAnalysis__MinuteUtc: int(0, 0, 59),
+  AI__ApiUrl: url(),
+  AI__ApiKey: optionalString(),
+  AI__ApiKeyHeaderName: stringWithDefault('x-api-key'),
+  AI__TimeoutSeconds: int(600, 1, 3600),
+  /** Whether to start the Azure simulator when no Cloud credentials are set (npm start). */
+  AzureSimulator__Enabled: bool(true),
+});
+
+export type FinopsSettings = z.infer<typeof finopsSettingsSchema>;
+export const WEEK_DAYS = DAYS;

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { bool, int, optionalString, stringWithDefault } from './fields.js';
+
+/** Settings both services share: environment, storage, queue, CORS, error tracking, logging. */
+export const platformSettingsSchema = z.object({
+  WEBAPP_ENVIRONMENT: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() ? v.trim() : 'Production'),
+    z.enum(['Development', 'Production'], { error: 'must be Development or Production' }),
+  ),
+  /** postgres:// URL for a PostgreSQL server; unset selects the embedded PGlite under DATA_DIR. */
+  ConnectionStrings__SqlConnectionString: optionalString(),
+  DATA_DIR: stringWithDefault('./data'),
+  PORT: int(7071, 0, 65535),
+  CORS_ALLOWED_ORIGINS: stringWithDefault('*'),
+  /** Storage account of the queue (Azure Functions' own setting); the local host sets Azurite's. */
+  AzureWebJobsStorage: optionalString(),
+  AnalysisQueue__Name: stringWithDefault('analysis-jobs'),
+  ErrorTracker__Enabled: bool(false),
+  ErrorTracker__Dsn: optionalString(),
+  ErrorTracker__Environment: optionalString(),
+  ErrorTracker__SendDefaultPii: bool(false),
+  Logging__LogLevel__Default: stringWithDefault('Information'),
+  RUNTIME_SYSTEM_GLOBALIZATION_INVARIANT: bool(false),
+  basePath: optionalString(),
+});
+
+export type PlatformSettings = z.infer<typeof platformSettingsSchema>;

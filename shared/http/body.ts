@@ -1,0 +1,74 @@
+import { type ZodType, z } from 'zod';
+import { badRequest, HttpError, type ValidationErrors } from './problem.js';
+
+/** Request bodies above this size are refused with 413 before they are parsed. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+function unwrap(schema: unknown): unknown {
+  let s = schema as { def?: { type?: string; innerType?: unknown; in?: unknown; getter?: () => unknown } };
+  for (let i = 0; i < 10 && s?.def; i++) {
+    const t = s.def.type;
+    if (t === 'optional' || t === 'nullable' || t === 'default' || t === 'prefault' || t === 'catch') {
+      s = s.def.innerType as typeof s;
+    } else if (t === 'pipe') {
+      s = s.def.in as typeof s;
+    } else if (t === 'lazy' && s.def.getter) {
+      s = s.def.getter() as typeof s;
+    } else break;
+  }
+  return s;
+}
+
+/**
+ * Renames the value's property names to the schema's spelling when they differ only in case, as
+ * ASP.NET Core's web JSON defaults do (the mobile app sends `apikey`, other services PascalCase).
+ */
+export function normalizeKeys(value: unknown, schema: unknown): unknown {
+  const s = unwrap(schema);
+  if (s instanceof z.ZodArray && Array.isArray(value)) {
+    return value.map((v) => normalizeKeys(v, s.element));
+  }
+  if (s instanceof z.ZodObject && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const shape = s.shape as Record<string, unknown>;
+    const byLower = new Map(Object.keys(shape).map((k) => [k.toLowerCase(), k]));
+    const out: Record<string, unknown> = {};
+    for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+      const canonical = key in shape ? key : (byLower.get(key.toLowerCase()) ?? key);
+      // An exact-case key wins over a differently cased duplicate.
+      if (canonical in out && key !== canonical) continue;
+      out[canonical] = shape[canonical] ? normalizeKeys(v, shape[canonical]) : v;
+    }
+    return out;
+  }
+  return value;
+}
+
+export function zodErrors(error: z.ZodError): ValidationErrors {
+  const errors: ValidationErrors = {};
+  for (const issue of error.issues) {
+    const key = issue.path.length ? issue.path.map(String).join('.') : '$';
+    const list = errors[key] ?? [];
+    list.push(issue.message);
+    errors[key] = list;
+  }
+  return errors;
+}
+
+/** Parses a value with a schema; a failure is a 400 with the field → messages map. */
+export function validate<T>(schema: ZodType<T>, value: unknown, what = 'request'): T {
+  const r = schema.safeParse(normalizeKeys(value, schema));
+  if (!r.success) throw badRequest(`The ${what} is invalid.`, zodErrors(r.error));
+  return r.data;
+}
+
+export function parseJsonText(text: string): unknown {
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
+    throw new HttpError(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+  }
+  if (text.trim() === '') throw badRequest('A JSON request body is required.');
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw badRequest(`The request body is not valid JSON: ${(e as Error).message}`);
+  }
+}

@@ -1,0 +1,137 @@
+import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+import { ZodError, type ZodType } from 'zod';
+import type { AppServices } from '../app/services.js';
+import type { Caller } from '../auth/caller.js';
+import { parseJsonText, validate, zodErrors } from './body.js';
+import { corsHeaders, parseCorsOrigins, preflightHeaders } from './cors.js';
+import { forbidden, HttpError, problemResponse } from './problem.js';
+import type { RequestContext, RouteDefinition } from './route.js';
+import type { RouteMatch } from './router.js';
+
+function withHeaders(response: HttpResponseInit, extra: Record<string, string>): HttpResponseInit {
+  if (Object.keys(extra).length === 0) return response;
+  const headers = new Headers(response.headers as ConstructorParameters<typeof Headers>[0]);
+  for (const [k, v] of Object.entries(extra)) if (!headers.has(k)) headers.set(k, v);
+  return { ...response, headers: Object.fromEntries(headers.entries()) };
+}
+
+function pathOf(request: HttpRequest): string {
+  try {
+    return new URL(request.url).pathname;
+  } catch {
+    return request.url;
+  }
+}
+
+/** The answer for an error thrown anywhere below a handler: never internals, always problem+json. */
+export function errorResponse(
+  error: unknown,
+  request: HttpRequest,
+  invocation: InvocationContext,
+  services?: Pick<AppServices, 'log' | 'errors'>,
+): HttpResponseInit {
+  const instance = pathOf(request);
+  if (error instanceof HttpError) {
+    return problemResponse(error.status, error.detail, error.options, instance, invocation.invocationId);
+  }
+  if (error instanceof ZodError) {
+    return problemResponse(
+      400,
+      'The request is invalid.',
+      { errors: zodErrors(error), title: 'One or more validation errors occurred.' },
+      instance,
+      invocation.invocationId,
+    );
+  }
+  services?.log.error(
+    { err: error, path: instance, invocationId: invocation.invocationId },
+    'unhandled error',
+  );
+  services?.errors.capture(error, { path: instance, method: request.method });
+  return problemResponse(
+    500,
+    'An unexpected error occurred. It has been logged; quote the traceId when reporting it.',
+    {},
+    instance,
+    invocation.invocationId,
+  );
+}
+
+/**
+ * Runs one route for one request: authentication, the admin rule, body validation, the handler,
+ * errors as problem+json and CORS. The Azure Functions registrations and the local host both call
+ * this, so the same code answers in both.
+ */
+export async function dispatchRoute(
+  services: AppServices,
+  route: RouteDefinition,
+  params: Record<string, string>,
+  request: HttpRequest,
+  invocation: InvocationContext,
+): Promise<HttpResponseInit> {
+  const cors = corsHeaders(
+    parseCorsOrigins(services.config.platform.CORS_ALLOWED_ORIGINS),
+    request.headers.get('origin'),
+  );
+  let response: HttpResponseInit;
+  try {
+    let caller: Caller | undefined;
+    if (route.auth !== 'none') {
+      caller = await services.auth.authenticate(request);
+      if (route.auth === 'admin' && !caller.isAdmin)
+        throw forbidden('This operation requires an administrator.');
+    }
+    let bodyText: Promise<string> | undefined;
+    const ctx: RequestContext = {
+      request,
+      invocation,
+      services,
+      params,
+      query: new URL(request.url).searchParams,
+      caller,
+      async body<T>(schema: ZodType<T>): Promise<T> {
+        bodyText ??= request.text();
+        return validate(schema, parseJsonText(await bodyText), 'request body');
+      },
+    };
+    response = await route.handler(ctx);
+  } catch (error) {
+    response = errorResponse(error, request, invocation, services);
+  }
+  return withHeaders(response, cors);
+}
+
+/** Answers what no route handles: CORS preflight, 404 and 405, as problem+json. */
+export function unmatchedResponse(
+  services: Pick<AppServices, 'config'>,
+  match: Exclude<RouteMatch, { kind: 'match' }>,
+  request: HttpRequest,
+  invocation: InvocationContext,
+): HttpResponseInit {
+  const policy = parseCorsOrigins(services.config.platform.CORS_ALLOWED_ORIGINS);
+  const origin = request.headers.get('origin');
+  if (request.method === 'OPTIONS' && match.kind === 'method-not-allowed') {
+    return {
+      status: 204,
+      headers: preflightHeaders(policy, origin, request.headers.get('access-control-request-headers')),
+    };
+  }
+  const instance = pathOf(request);
+  const response =
+    match.kind === 'method-not-allowed'
+      ? problemResponse(
+          405,
+          `${request.method} is not allowed here; use ${match.allow.join(', ')}.`,
+          { headers: { Allow: match.allow.join(', ') } },
+          instance,
+          invocation.invocationId,
+        )
+      : problemResponse(
+          404,
+          `No route matches ${request.method} ${instance}.`,
+          {},
+          instance,
+          invocation.invocationId,
+        );
+  return withHeaders(response, corsHeaders(policy, origin));
+}

@@ -1,0 +1,46 @@
+import type { HttpResponseInit } from '@azure/functions';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** JSON answer; Prisma decimals and bigints become plain JSON numbers. */
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): HttpResponseInit {
+  return { status, body: stringify(body), headers: { 'Content-Type': JSON_TYPE, ...headers } };
+}
+
+export const ok = (body: unknown, headers?: Record<string, string>) => json(200, body, headers);
+
+export function noContent(status = 204): HttpResponseInit {
+  return { status };
+}
+
+/** 200 with an empty body, as the original's `Ok()` answers. */
+export function emptyOk(): HttpResponseInit {
+  return { status: 200 };
+}
+
+export function text(status: number, body: string, headers: Record<string, string> = {}): HttpResponseInit {
+  return { status, body, headers: { 'Content-Type': 'text/plain; charset=utf-8', ...headers } };
+}
+
+export function stringify(value: unknown): string {
+  return JSON.stringify(value, (_key, v) => {
+    if (typeof v === 'bigint') return Number(v);
+    // Prisma.Decimal (decimal.js) serialises to a string by default; money is a JSON number.
+    if (v !== null && typeof v === 'object' && typeof v.toFixed === 'function' && 'd' in v && 'e' in v) {
+      return Number(v.toString());
+    }
+    return v;
+  });
+}
+
+/** Headers of a paged list, the original's X-Total-Count / X-Page / X-Page-Size. */
+export function pagingHeaders(total: number, page: number, pageSize: number): Record<string, string> {
+  return { 'X-Total-Count': String(total), 'X-Page': String(page), 'X-Page-Size': String(pageSize) };
+}
+
+// True when the client asked for JSON rather than anything (star/star), as ASP.NET negotiates.
+export function prefersJson(accept: string | null): boolean {
+  if (!accept) return false;
+  const types = accept.split(',').map((t) => t.split(';')[0]!.trim().toLowerCase());
+  return types.includes('application/json') && !types.includes('*/*') && !types.includes('text/plain');
+}

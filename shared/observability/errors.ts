@@ -1,0 +1,41 @@
+import * as Sentry from '@sentry/node';
+import type { PlatformSettings } from '../config/platform.js';
+
+export interface ErrorReporter {
+  enabled: boolean;
+  capture(error: unknown, context?: Record<string, unknown>): void;
+  flush(): Promise<void>;
+}
+
+let initialised = false;
+
+/**
+ * Error tracking through @sentry/node when a DSN is set (ErrorTracker__*). Sentry is process-wide,
+ * so it is initialised once however many hosts a process starts (tests start several).
+ */
+export function createErrorReporter(settings: PlatformSettings): ErrorReporter {
+  const dsn = settings.ErrorTracker__Dsn;
+  const enabled = !!dsn && (settings.ErrorTracker__Enabled || !!dsn);
+  if (enabled && !initialised) {
+    Sentry.init({
+      dsn,
+      environment: settings.ErrorTracker__Environment ?? settings.WEBAPP_ENVIRONMENT,
+      // ErrorTracker__SendDefaultPii=false (the default) keeps user data, headers and bodies out.
+      dataCollection: settings.ErrorTracker__SendDefaultPii
+        ? undefined
+        : { userInfo: false, cookies: false, httpHeaders: false, httpBodies: [] },
+      tracesSampleRate: 0,
+    });
+    initialised = true;
+  }
+  return {
+    enabled,
+    capture(error, context) {
+      if (!enabled) return;
+      Sentry.captureException(error, context ? { extra: context } : undefined);
+    },
+    async flush() {
+      if (enabled) await Sentry.flush(2000);
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { type Logger, pino } from 'pino';
+
+export type { Logger } from 'pino';
+
+const LEVELS: Record<string, string> = {
+  trace: 'trace',
+  verbose: 'trace',
+  debug: 'debug',
+  information: 'info',
+  info: 'info',
+  warning: 'warn',
+  warn: 'warn',
+  error: 'error',
+  critical: 'fatal',
+  fatal: 'fatal',
+  none: 'silent',
+  silent: 'silent',
+};
+
+/** Maps .NET log level names (the spec's Logging__LogLevel__Default) to pino's. */
+export function pinoLevel(name: string | undefined): string {
+  return LEVELS[(name ?? 'info').trim().toLowerCase()] ?? 'info';
+}
+
+export function createLogger(level: string | undefined, bindings: Record<string, unknown> = {}): Logger {
+  return pino({
+    level: pinoLevel(level),
+    base: { service: 'finwatch', ...bindings },
+    redact: { paths: ['password', '*.password', 'token', '*.token', 'authorization'], censor: '***' },
+  });
+}

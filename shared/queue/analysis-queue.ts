@@ -1,0 +1,55 @@
+import { type QueueClient, QueueServiceClient } from '@azure/storage-queue';
+
+/** The storage queue that carries analysis jobs to the queue trigger. */
+export interface JobQueue {
+  readonly name: string;
+  send(message: Record<string, unknown>): Promise<void>;
+  /** The poison queue's client, where the Functions host moves a message after maxDequeueCount. */
+  client(): QueueClient;
+  poisonClient(): QueueClient;
+}
+
+export interface QueueLocation {
+  /** AzureWebJobsStorage: a connection string (Azurite locally). */
+  connectionString?: string | undefined;
+  /** AzureWebJobsStorage__queueServiceUri / __accountName: identity-based connection in Azure. */
+  queueServiceUri?: string | undefined;
+  accountName?: string | undefined;
+}
+
+async function serviceClient(where: QueueLocation): Promise<QueueServiceClient> {
+  if (where.connectionString) return QueueServiceClient.fromConnectionString(where.connectionString);
+  const uri =
+    where.queueServiceUri ??
+    (where.accountName ? `https://${where.accountName}.queue.core.windows.net` : undefined);
+  if (!uri) throw new Error('No storage queue is configured: set AzureWebJobsStorage.');
+  const { DefaultAzureCredential } = await import('@azure/identity');
+  return new QueueServiceClient(uri, new DefaultAzureCredential());
+}
+
+/**
+ * Messages are plain JSON text (host.json sets messageEncoding "none"), so the queue trigger and
+ * the local host read them alike.
+ */
+export async function createJobQueue(where: QueueLocation, name: string): Promise<JobQueue> {
+  const service = await serviceClient(where);
+  const queue = service.getQueueClient(name);
+  const poison = service.getQueueClient(`${name}-poison`);
+  let ready: Promise<unknown> | undefined;
+  const ensure = () => {
+    ready ??= Promise.all([queue.createIfNotExists(), poison.createIfNotExists()]).catch((e) => {
+      ready = undefined;
+      throw e;
+    });
+    return ready;
+  };
+  return {
+    name,
+    async send(message) {
+      await ensure();
+      await queue.sendMessage(JSON.stringify(message));
+    },
+    client: () => queue,
+    poisonClient: () => poison,
+  };
+}
