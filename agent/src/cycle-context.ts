@@ -1,0 +1,46 @@
+import type { AgentConfig } from './config.js';
+import type { IngestClient } from './ingest.js';
+import { KubeError, type KubeClient } from './kube.js';
+import type { Node } from './kube-types.js';
+import type { Logger } from './logger.js';
+
+/** What one cycle shares between its steps: clients, the per-cycle node list, and its failure tally. */
+export class CycleContext {
+  kubeErrors = 0;
+  kubeUnreachable = false;
+  logReadErrors = 0;
+  private nodeList: Promise<Node[]> | undefined;
+
+  constructor(
+    readonly config: AgentConfig,
+    readonly kube: KubeClient,
+    readonly ingest: IngestClient,
+    readonly log: Logger,
+    readonly signal: AbortSignal,
+    readonly now: number = Date.now(),
+  ) {}
+
+  /** The node list, fetched at most once per cycle whichever step needs it first. */
+  nodes(): Promise<Node[]> {
+    this.nodeList ??= this.kube.listAll<Node>('/api/v1/nodes', this.log);
+    return this.nodeList;
+  }
+
+  /** Logs and counts a failed Kubernetes call; the cycle goes on. */
+  kubeFailed(what: string, error: unknown): void {
+    this.kubeErrors++;
+    if (error instanceof KubeError && error.unreachable) this.kubeUnreachable = true;
+    this.log.warn({ err: (error as Error).message }, `${what} failed`);
+  }
+
+  /** Log reads fail routinely (a container restarting between list and read): counted, logged at debug. */
+  logReadFailed(target: { namespace: string; pod: string; container: string }, error: unknown): void {
+    this.logReadErrors++;
+    if (error instanceof KubeError && error.unreachable) this.kubeUnreachable = true;
+    this.log.debug({ ...target, err: (error as Error).message }, 'reading container log failed');
+  }
+
+  get stopping(): boolean {
+    return this.signal.aborted;
+  }
+}

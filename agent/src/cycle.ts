@@ -1,0 +1,67 @@
+import { collectEvents, type SentEvents } from './collectors/events.js';
+import { collectNodes } from './collectors/nodes.js';
+import { collectPods } from './collectors/pods.js';
+import type { AgentConfig } from './config.js';
+import { CycleContext } from './cycle-context.js';
+import type { Counts, IngestClient } from './ingest.js';
+import type { KubeClient } from './kube.js';
+import type { Logger } from './logger.js';
+
+export interface CycleSummary {
+  durationMs: number;
+  posted: Counts;
+  failed: Counts;
+  kubeErrors: number;
+  logReadErrors: number;
+  /** The API server or the ingest API could not be reached: the loop backs off. */
+  degraded: boolean;
+}
+
+/**
+ * One collection cycle in the spec's order. Each step waits for its own posts before the next starts, so
+ * the ingest API sees pods (and logs), then nodes, then events.
+ */
+export async function runCycle(
+  config: AgentConfig,
+  kube: KubeClient,
+  ingest: IngestClient,
+  sentEvents: SentEvents,
+  log: Logger,
+  signal: AbortSignal,
+): Promise<CycleSummary> {
+  const started = Date.now();
+  ingest.takeStats();
+  const ctx = new CycleContext(config, kube, ingest, log, signal, started);
+  try {
+    await kube.refreshCredentials();
+  } catch (error) {
+    ctx.kubeFailed('refreshing Kubernetes credentials', error);
+  }
+  const steps: Array<[string, () => Promise<void>]> = [
+    ['pods', () => collectPods(ctx)],
+    ['nodes', () => collectNodes(ctx)],
+    ['events', () => collectEvents(ctx, sentEvents)],
+  ];
+  for (const [name, step] of steps) {
+    if (signal.aborted) break;
+    try {
+      await step();
+    } catch (error) {
+      // Collectors handle their own API errors; this is a bug guard so one step cannot end the loop.
+      ctx.kubeErrors++;
+      log.error({ step: name, err: error }, 'collection step failed');
+    }
+    await ingest.flush();
+  }
+  const stats = ingest.takeStats();
+  const summary: CycleSummary = {
+    durationMs: Date.now() - started,
+    posted: stats.posted,
+    failed: stats.failed,
+    kubeErrors: ctx.kubeErrors,
+    logReadErrors: ctx.logReadErrors,
+    degraded: stats.down || ctx.kubeUnreachable,
+  };
+  log.info(summary, 'cycle finished');
+  return summary;
+}

@@ -1,0 +1,41 @@
+/**
+ * Kubernetes resource quantities (k8s.io/apimachinery resource.Quantity): a decimal number with an
+ * optional binary suffix (Ki..Ei), decimal suffix (n u m k M G T P E) or decimal exponent (1e3).
+ * Culture-independent on purpose: the original agent parsed with the host culture.
+ */
+const SUFFIXES: Record<string, number> = {
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+
+const QUANTITY = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(?:[eE]([+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$/;
+
+/** Value in base units (cores for CPU, bytes for memory), or undefined when the text is not a quantity. */
+export function parseQuantity(text: string | undefined | null): number | undefined {
+  if (text === undefined || text === null) return undefined;
+  const match = QUANTITY.exec(text.trim());
+  if (!match) return undefined;
+  const [, number, exponent, suffix] = match;
+  const base = Number(number);
+  if (exponent !== undefined) return base * 10 ** Number(exponent);
+  return base * (SUFFIXES[suffix ?? ''] ?? 1);
+}
+
+/** Parse, or null when absent/invalid; the ingest API stores null limits as "no limit", never as 0. */
+export function quantityOrNull(text: string | undefined | null): number | null {
+  return parseQuantity(text) ?? null;
+}
