@@ -22,10 +22,9 @@ export async function createServices(
   const errors = createErrorReporter(config.platform);
   const db = await openDatabase({
     connectionString: config.platform.ConnectionStrings__SqlConnectionString,
-    dataDir: `${config.platform.DATA_DIR.replace(/\/$/, '')}/pglite`.replace(
-      /^memory:\/\/\/pglite$/,
-      'memory://',
-    ),
+    dataDir: config.platform.DATA_DIR.startsWith('memory://')
+      ? 'memory://'
+      : `${config.platform.DATA_DIR.replace(/\/$/, '')}/pglite`,
     log: (m) => log.trace({ schemaEngine: m }),
   });
   if (!options.skipMigrations) {

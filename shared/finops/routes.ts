@@ -1,4 +1,6 @@
 import type { RouteDefinition } from '../http/route.js';
+import { analysisRoutes } from './routes/analysis.js';
+import { readRoutes } from './routes/read.js';
 
-/** Every /finops/api route (issues #4 and #5 fill this table). */
-export const finopsRoutes: RouteDefinition[] = [];
+/** Every /finops/api route: the analysis side (issue #4) and the read/admin API (issue #5). */
+export const finopsRoutes: RouteDefinition[] = [...analysisRoutes, ...readRoutes];

@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import { type LocalHost, type LocalHostOptions, startLocalHost } from '../../dev/host.js';
+import { type AppConfig, loadConfig, type Settings } from '../../shared/config/index.js';
+import { createLogger } from '../../shared/observability/logger.js';
+import { createPostgresDatabase, USE_POSTGRES_EVERYWHERE } from './databases.js';
+
+export const TEST_JWT_KEY = 'test-signing-key-0123456789-0123456789-abcdef';
+
+export interface TestHostOptions extends Partial<Omit<LocalHostOptions, 'config'>> {
+  settings?: Settings;
+  /** pglite (default) or postgres (a fresh database on FINWATCH_TEST_PG_URL). */
+  database?: 'pglite' | 'postgres';
+}
+
+export interface TestHost extends LocalHost {
+  config: AppConfig;
+  settings: Settings;
+}
+
+/** Settings every test host starts from: Development, in-memory PGlite, Azurite, no timer. */
+export function testSettings(overrides: Settings = {}): Settings {
+  return {
+    WEBAPP_ENVIRONMENT: 'Development',
+    DATA_DIR: 'memory://',
+    AzureWebJobsStorage: inject('azuriteConnectionString'),
+    AnalysisQueue__Name: `jobs-${randomBytes(5).toString('hex')}`,
+    Jwt__Key: TEST_JWT_KEY,
+    Jwt__Issuers: 'finwatch-test,other-issuer',
+    Jwt__Audiences: 'finwatch-test,other-audience',
+    WeeklyAnalysis__Enabled: 'false',
+    CostQuery__PaceScale: '0',
+    Logging__LogLevel__Default: process.env.FINWATCH_TEST_LOG ?? 'None',
+    ...overrides,
+  };
+}
+
+/** A local host on a free port with its own database and queue; close() tears all of it down. */
+export async function startTestHost(options: TestHostOptions = {}): Promise<TestHost> {
+  const settings = testSettings(options.settings);
+  let drop: (() => Promise<void>) | undefined;
+  const database = options.database ?? (USE_POSTGRES_EVERYWHERE ? 'postgres' : 'pglite');
+  if (database === 'postgres' && !settings.ConnectionStrings__SqlConnectionString) {
+    const db = await createPostgresDatabase();
+    settings.ConnectionStrings__SqlConnectionString = db.url;
+    drop = db.drop;
+  }
+  const config = loadConfig(settings);
+  const { settings: _s, database: _d, ...rest } = options;
+  const host = await startLocalHost({
+    config,
+    weeklyTimer: false,
+    ...rest,
+    servicesOptions: { log: createLogger(settings.Logging__LogLevel__Default), ...rest.servicesOptions },
+  });
+  return {
+    ...host,
+    config,
+    settings,
+    async close() {
+      await host.close();
+      await drop?.();
+    },
+  };
+}
