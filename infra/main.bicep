@@ -35,7 +35,7 @@ targetScope = 'resourceGroup'
 @description('Azure region of every resource. Must offer Flex Consumption and PostgreSQL Flexible Server.')
 param location string = resourceGroup().location
 
-@description('Short prefix for resource names (lower-case letters and digits).')
+@description('Short prefix for resource names: lower-case letters and digits, starting with a letter (Key Vault, Storage and PostgreSQL name rules).')
 @minLength(2)
 @maxLength(8)
 param namePrefix string = 'finwatch'
@@ -83,9 +83,10 @@ param tags object = {
 @description('PostgreSQL server administrator login (not "postgres", "admin", "azure_superuser", ...).')
 param postgresAdminLogin string = 'finwatchadmin'
 
-@description('PostgreSQL administrator password (8-128 chars, three of: upper, lower, digit, symbol). Stored in Key Vault; the connection string is composed from it.')
+@description('PostgreSQL administrator password (12-128 chars, three of: upper, lower, digit, symbol). Stored in Key Vault; the connection string is composed from it.')
 @secure()
-@minLength(8)
+@minLength(12)
+@maxLength(128)
 param postgresAdminPassword string
 
 @description('PostgreSQL major version.')

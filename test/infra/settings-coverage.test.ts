@@ -143,6 +143,16 @@ describe('infra hosts the app as the functions expect', () => {
     expect(code).toContain('enableRbacAuthorization: true');
   });
 
+  it('has an example parameters file that lists exactly the template parameters', () => {
+    const declared = [...code.matchAll(/^param (\w+) /gm)].map((m) => m[1]!).sort();
+    const example = JSON.parse(
+      readFileSync(path.join(repoRoot, 'infra/main.parameters.example.json'), 'utf8'),
+    ) as {
+      parameters: Record<string, { value: unknown }>;
+    };
+    expect(Object.keys(example.parameters).sort()).toEqual(declared);
+  });
+
   // The queue trigger's source is written elsewhere; when it exists, its queue must be the one
   // the Bicep creates (a literal name or the %AnalysisQueue__Name% binding expression).
   const functionsDir = path.join(repoRoot, 'functions');
