@@ -713,9 +713,7 @@ var storageIdentityAppSettings = {
 
 // Key-based fallback (storageConnectionMode = connectionString).
 var storageConnectionStringAppSettings = {
-  AzureWebJobsStorage: storageConnectionMode == 'connectionString'
-    ? 'DefaultEndpointsProtocol=https;AccountName=${storage.name};AccountKey=${storage.listKeys().keys[0].value};EndpointSuffix=${environment().suffixes.storage}'
-    : ''
+  AzureWebJobsStorage: storageConnectionMode == 'connectionString' ? 'DefaultEndpointsProtocol=https;AccountName=${storage.name};AccountKey=${storage.listKeys().keys[0].value};EndpointSuffix=${environment().suffixes.storage}' : ''
 }
 
 var baseAppSettings = {
@@ -734,9 +732,7 @@ var baseAppSettings = {
   Jwt__ExpiryMinutes: jwtExpiryMinutes
   CloudAd__ClientId: cloudAdClientId
   CloudAd__TenantId: cloudAdTenantId
-  CloudAd__ClientSecret: empty(cloudAdClientSecret)
-    ? ''
-    : '@Microsoft.KeyVault(SecretUri=${kvSecretBaseUri}/CloudAd--ClientSecret/)'
+  CloudAd__ClientSecret: empty(cloudAdClientSecret) ? '' : '@Microsoft.KeyVault(SecretUri=${kvSecretBaseUri}/CloudAd--ClientSecret/)'
   CloudAd__Instance: cloudAdInstance
   CloudAd__CallbackPath: cloudAdCallbackPath
   DownstreamApi__BaseUrl: downstreamApiBaseUrl
@@ -763,21 +759,15 @@ var baseAppSettings = {
   smtpPassword: empty(smtpPassword) ? '' : '@Microsoft.KeyVault(SecretUri=${kvSecretBaseUri}/smtpPassword/)'
   smtpFrom: smtpFrom
   enableSsl: enableSsl
-  SENDGRID_API_KEY: empty(sendgridApiKey)
-    ? ''
-    : '@Microsoft.KeyVault(SecretUri=${kvSecretBaseUri}/SENDGRID-API-KEY/)'
+  SENDGRID_API_KEY: empty(sendgridApiKey) ? '' : '@Microsoft.KeyVault(SecretUri=${kvSecretBaseUri}/SENDGRID-API-KEY/)'
   SwaggerUICredentials__username: swaggerUiUsername
-  SwaggerUICredentials__password: empty(swaggerUiPassword)
-    ? ''
-    : '@Microsoft.KeyVault(SecretUri=${kvSecretBaseUri}/SwaggerUICredentials--password/)'
+  SwaggerUICredentials__password: empty(swaggerUiPassword) ? '' : '@Microsoft.KeyVault(SecretUri=${kvSecretBaseUri}/SwaggerUICredentials--password/)'
   CacheSettings__CacheProvider: cacheProvider
 
   // FinOps service
   Cloud__TenantId: cloudTenantId
   Cloud__ClientId: cloudClientId
-  Cloud__ClientSecret: empty(cloudClientSecret)
-    ? ''
-    : '@Microsoft.KeyVault(SecretUri=${kvSecretBaseUri}/Cloud--ClientSecret/)'
+  Cloud__ClientSecret: empty(cloudClientSecret) ? '' : '@Microsoft.KeyVault(SecretUri=${kvSecretBaseUri}/Cloud--ClientSecret/)'
   Cloud__SubscriptionIds: cloudSubscriptionIds
   Cloud__CostQueryType: cloudCostQueryType
   CostQuery__PaceScale: costQueryPaceScale
@@ -795,10 +785,7 @@ var baseAppSettings = {
 resource appSettings 'Microsoft.Web/sites/config@2024-04-01' = {
   parent: functionApp
   name: 'appsettings'
-  properties: union(
-    baseAppSettings,
-    storageConnectionMode == 'identity' ? storageIdentityAppSettings : storageConnectionStringAppSettings
-  )
+  properties: union(baseAppSettings, storageConnectionMode == 'identity' ? storageIdentityAppSettings : storageConnectionStringAppSettings)
   dependsOn: [
     // References resolve with the app's identity: grant it first, create the secrets first.
     raKeyVaultSecretsUser
