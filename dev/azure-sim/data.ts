@@ -1,0 +1,483 @@
+/**
+ * Deterministic synthetic subscriptions. Everything is derived from (seed, subscription id), so two
+ * simulators with the same seed serve the same resources and the same costs.
+ */
+import { createRng, guid, hashString, type Rng, unitFrom } from './prng.js';
+
+export type WasteCase =
+  | 'unattached-disk'
+  | 'unassociated-public-ip'
+  | 'vm-stopped'
+  | 'vm-deallocated'
+  | 'empty-app-service-plan'
+  | 'old-snapshot'
+  | 'orphaned-nic'
+  | 'lb-without-backends'
+  | 'acr-admin-user'
+  | 'redis-non-ssl-port';
+
+export const WASTE_CASES: readonly WasteCase[] = [
+  'unattached-disk',
+  'unassociated-public-ip',
+  'vm-stopped',
+  'vm-deallocated',
+  'empty-app-service-plan',
+  'old-snapshot',
+  'orphaned-nic',
+  'lb-without-backends',
+  'acr-admin-user',
+  'redis-non-ssl-port',
+];
+
+/** A resource as Resource Graph's `Resources` table holds it. */
+export interface SimResource {
+  id: string;
+  name: string;
+  type: string;
+  tenantId: string;
+  kind: string;
+  location: string;
+  resourceGroup: string;
+  subscriptionId: string;
+  managedBy: string;
+  sku: Record<string, unknown> | null;
+  plan: null;
+  properties: Record<string, unknown>;
+  tags: Record<string, string>;
+  identity: null;
+  zones: null;
+  extendedLocation: null;
+}
+
+export interface SimSubscription {
+  subscriptionId: string;
+  displayName: string;
+  tenantId: string;
+  currency: string;
+  resources: SimResource[];
+  /** Parallel to `resources`: the base daily cost, the cost dimensions and the waste case (if any). */
+  billing: Array<{ dailyBase: number; serviceName: string; resourceType: string; waste?: WasteCase }>;
+  /** Per-subscription salt for the daily cost variation. */
+  salt: number;
+}
+
+const LOCATIONS = ['westeurope', 'northeurope', 'eastus', 'eastus2', 'uksouth', 'swedencentral'] as const;
+const GROUP_STEMS = [
+  'rg-web',
+  'rg-data',
+  'RG-Shared',
+  'rg-aks-nodes',
+  'rg-analytics',
+  'Rg-Integration',
+] as const;
+const NAMES = ['contoso', 'fabrikam', 'northwind', 'adventureworks', 'tailspin', 'woodgrove'] as const;
+const ENVS = ['prod', 'dev', 'test', 'staging'] as const;
+
+type Kind =
+  | 'vm'
+  | 'disk'
+  | 'pip'
+  | 'plan'
+  | 'site'
+  | 'snapshot'
+  | 'nic'
+  | 'lb'
+  | 'acr'
+  | 'redis'
+  | 'storage'
+  | 'sql'
+  | 'kv';
+
+const KIND_WEIGHTS: Array<[Kind, number]> = [
+  ['vm', 14],
+  ['disk', 16],
+  ['nic', 14],
+  ['pip', 8],
+  ['storage', 10],
+  ['plan', 6],
+  ['site', 8],
+  ['snapshot', 6],
+  ['lb', 4],
+  ['acr', 3],
+  ['redis', 3],
+  ['sql', 5],
+  ['kv', 3],
+];
+
+const WASTE_KIND: Record<WasteCase, Kind> = {
+  'unattached-disk': 'disk',
+  'unassociated-public-ip': 'pip',
+  'vm-stopped': 'vm',
+  'vm-deallocated': 'vm',
+  'empty-app-service-plan': 'plan',
+  'old-snapshot': 'snapshot',
+  'orphaned-nic': 'nic',
+  'lb-without-backends': 'lb',
+  'acr-admin-user': 'acr',
+  'redis-non-ssl-port': 'redis',
+};
+
+const DAY_MS = 86_400_000;
+
+export interface GenerateOptions {
+  resources: number;
+  seed: number;
+  now: Date;
+}
+
+/** Builds the synthetic subscription for an id. Pure: same inputs, same output. */
+export function generateSubscription(subscriptionId: string, opts: GenerateOptions): SimSubscription {
+  const salt = hashString(`${opts.seed}:${subscriptionId.toLowerCase()}`);
+  const rng = createRng(salt);
+  const tenantId = guid(createRng(hashString(`tenant:${opts.seed}`)));
+  const displayName = `${rng.pick(NAMES)}-${rng.pick(ENVS)}-${rng.int(1, 99).toString().padStart(2, '0')}`;
+  const currency = rng.chance(0.5) ? 'EUR' : 'USD';
+  const groupCount = Math.max(2, Math.min(400, Math.ceil(opts.resources / 25)));
+  const groups: string[] = [];
+  for (let i = 0; i < groupCount; i++) {
+    groups.push(`${GROUP_STEMS[i % GROUP_STEMS.length]}-${String(i + 1).padStart(3, '0')}`);
+  }
+  const totalWeight = KIND_WEIGHTS.reduce((s, [, w]) => s + w, 0);
+  const pickKind = (): Kind => {
+    let r = rng.next() * totalWeight;
+    for (const [kind, w] of KIND_WEIGHTS) {
+      r -= w;
+      if (r < 0) return kind;
+    }
+    return 'vm';
+  };
+
+  const sub: SimSubscription = {
+    subscriptionId,
+    displayName,
+    tenantId,
+    currency,
+    resources: [],
+    billing: [],
+    salt,
+  };
+  for (let i = 0; i < opts.resources; i++) {
+    // The first resources cover every waste rule once, so even a small subscription triggers them all.
+    const forced = WASTE_CASES[i];
+    const kind = forced ? WASTE_KIND[forced] : pickKind();
+    const waste = forced ?? (rng.chance(0.08) ? randomWasteFor(kind, rng) : undefined);
+    const group = rng.pick(groups);
+    const built = buildResource(kind, waste, i, { rng, sub, group, now: opts.now });
+    sub.resources.push(built.resource);
+    sub.billing.push({
+      dailyBase: built.dailyBase,
+      serviceName: built.serviceName,
+      resourceType: built.resource.type,
+      ...(waste ? { waste } : {}),
+    });
+  }
+  return sub;
+}
+
+function randomWasteFor(kind: Kind, rng: Rng): WasteCase | undefined {
+  const candidates = WASTE_CASES.filter((w) => WASTE_KIND[w] === kind);
+  return candidates.length > 0 ? rng.pick(candidates) : undefined;
+}
+
+interface BuildContext {
+  rng: Rng;
+  sub: SimSubscription;
+  group: string;
+  now: Date;
+}
+
+function buildResource(
+  kind: Kind,
+  waste: WasteCase | undefined,
+  index: number,
+  ctx: BuildContext,
+): { resource: SimResource; dailyBase: number; serviceName: string } {
+  const { rng, sub, group, now } = ctx;
+  const suffix = `${String(index).padStart(5, '0')}`;
+  const location = rng.pick(LOCATIONS);
+  const env = rng.pick(ENVS);
+  const tags: Record<string, string> = { env, owner: `team-${rng.int(1, 12)}` };
+  if (rng.chance(0.4)) tags['GAR_ID'] = `GAR-${rng.int(1000, 1099)}`;
+  const rgPath = `/subscriptions/${sub.subscriptionId}/resourceGroups/${group}`;
+  const daysAgo = (d: number) => new Date(now.getTime() - d * DAY_MS).toISOString();
+  const base = (provider: string, type: string, name: string) => ({
+    id: `${rgPath}/providers/${provider}/${type}/${name}`,
+    name,
+    type: `${provider}/${type}`.toLowerCase(),
+  });
+  let r: Pick<SimResource, 'id' | 'name' | 'type'>;
+  let props: Record<string, unknown> = { provisioningState: 'Succeeded' };
+  let sku: Record<string, unknown> | null = null;
+  let resourceKind = '';
+  let managedBy = '';
+  let dailyBase = 0;
+  let serviceName = 'Storage';
+  switch (kind) {
+    case 'vm': {
+      r = base('Microsoft.Compute', 'virtualMachines', `vm-${suffix}`);
+      const code =
+        waste === 'vm-stopped'
+          ? 'PowerState/stopped'
+          : waste === 'vm-deallocated'
+            ? 'PowerState/deallocated'
+            : 'PowerState/running';
+      const vmSize = rng.pick(['Standard_B2s', 'Standard_D2s_v5', 'Standard_D4s_v5', 'Standard_E8s_v5']);
+      props = {
+        ...props,
+        vmId: guid(rng),
+        hardwareProfile: { vmSize },
+        storageProfile: {
+          osDisk: {
+            osType: rng.chance(0.7) ? 'Linux' : 'Windows',
+            name: `vm-${suffix}_OsDisk`,
+            createOption: 'FromImage',
+            managedDisk: { id: `${rgPath}/providers/Microsoft.Compute/disks/vm-${suffix}_OsDisk` },
+          },
+        },
+        osProfile: { computerName: `vm-${suffix}` },
+        networkProfile: {
+          networkInterfaces: [
+            { id: `${rgPath}/providers/Microsoft.Network/networkInterfaces/vm-${suffix}-nic` },
+          ],
+        },
+        timeCreated: daysAgo(rng.int(40, 900)),
+        extended: {
+          instanceView: {
+            powerState: { code, level: 'Info', displayStatus: code.replace('PowerState/', 'VM ') },
+          },
+        },
+      };
+      dailyBase = waste === 'vm-deallocated' ? 0 : round(rng.int(20, 400) / 10);
+      serviceName = 'Virtual Machines';
+      break;
+    }
+    case 'disk': {
+      r = base('Microsoft.Compute', 'disks', `disk-${suffix}`);
+      const attached = waste !== 'unattached-disk';
+      managedBy = attached ? `${rgPath}/providers/Microsoft.Compute/virtualMachines/vm-${suffix}` : '';
+      const size = rng.pick([32, 64, 128, 256, 512, 1024]);
+      sku = rng.chance(0.5)
+        ? { name: 'Premium_LRS', tier: 'Premium' }
+        : { name: 'StandardSSD_LRS', tier: 'Standard' };
+      props = {
+        ...props,
+        diskSizeGB: size,
+        diskState: attached ? 'Attached' : 'Unattached',
+        timeCreated: daysAgo(rng.int(10, 700)),
+        creationData: { createOption: 'Empty' },
+      };
+      dailyBase = round(size * 0.004 + rng.next());
+      serviceName = 'Storage';
+      break;
+    }
+    case 'pip': {
+      r = base('Microsoft.Network', 'publicIPAddresses', `pip-${suffix}`);
+      sku = { name: 'Standard', tier: 'Regional' };
+      props = {
+        ...props,
+        ipAddress: `20.${rng.int(1, 250)}.${rng.int(1, 250)}.${rng.int(1, 250)}`,
+        publicIPAllocationMethod: 'Static',
+        publicIPAddressVersion: 'IPv4',
+        ...(waste === 'unassociated-public-ip'
+          ? {}
+          : {
+              ipConfiguration: {
+                id: `${rgPath}/providers/Microsoft.Network/networkInterfaces/nic-${suffix}/ipConfigurations/ipconfig1`,
+              },
+            }),
+      };
+      dailyBase = 0.12;
+      serviceName = 'Virtual Network';
+      break;
+    }
+    case 'plan': {
+      r = base('Microsoft.Web', 'serverfarms', `plan-${suffix}`);
+      const tier = rng.pick(['PremiumV3', 'Standard', 'Basic']);
+      sku = { name: tier === 'PremiumV3' ? 'P1v3' : tier === 'Standard' ? 'S1' : 'B1', tier, capacity: 1 };
+      resourceKind = rng.chance(0.6) ? 'linux' : 'app';
+      props = {
+        ...props,
+        status: 'Ready',
+        numberOfSites: waste === 'empty-app-service-plan' ? 0 : rng.int(1, 6),
+        maximumNumberOfWorkers: 30,
+        reserved: resourceKind === 'linux',
+      };
+      dailyBase = tier === 'PremiumV3' ? 4.8 : tier === 'Standard' ? 2.4 : 1.3;
+      serviceName = 'Azure App Service';
+      break;
+    }
+    case 'site': {
+      r = base('Microsoft.Web', 'sites', `app-${suffix}`);
+      resourceKind = 'app';
+      props = {
+        ...props,
+        state: 'Running',
+        defaultHostName: `app-${suffix}.azurewebsites.net`,
+        serverFarmId: `${rgPath}/providers/Microsoft.Web/serverfarms/plan-${suffix}`,
+        httpsOnly: rng.chance(0.8),
+      };
+      dailyBase = round(rng.next() * 0.3);
+      serviceName = 'Azure App Service';
+      break;
+    }
+    case 'snapshot': {
+      r = base('Microsoft.Compute', 'snapshots', `snap-${suffix}`);
+      sku = { name: 'Standard_LRS', tier: 'Standard' };
+      const age = waste === 'old-snapshot' ? rng.int(31, 400) : rng.int(1, 25);
+      props = {
+        ...props,
+        diskSizeGB: rng.pick([32, 128, 256]),
+        timeCreated: daysAgo(age),
+        incremental: false,
+      };
+      dailyBase = round(0.05 + rng.next() * 1.5);
+      serviceName = 'Storage';
+      break;
+    }
+    case 'nic': {
+      r = base('Microsoft.Network', 'networkInterfaces', `nic-${suffix}`);
+      props = {
+        ...props,
+        macAddress: rng.hex(12).toUpperCase(),
+        ipConfigurations: [
+          {
+            name: 'ipconfig1',
+            properties: { privateIPAddress: `10.${rng.int(0, 255)}.${rng.int(0, 255)}.${rng.int(4, 250)}` },
+          },
+        ],
+        ...(waste === 'orphaned-nic'
+          ? {}
+          : { virtualMachine: { id: `${rgPath}/providers/Microsoft.Compute/virtualMachines/vm-${suffix}` } }),
+      };
+      dailyBase = 0;
+      serviceName = 'Virtual Network';
+      break;
+    }
+    case 'lb': {
+      r = base('Microsoft.Network', 'loadBalancers', `lb-${suffix}`);
+      sku = { name: 'Standard', tier: 'Regional' };
+      props = {
+        ...props,
+        frontendIPConfigurations: [{ name: 'frontend', id: `${r.id}/frontendIPConfigurations/frontend` }],
+        backendAddressPools:
+          waste === 'lb-without-backends'
+            ? []
+            : [{ name: 'backend', id: `${r.id}/backendAddressPools/backend` }],
+      };
+      dailyBase = 0.6;
+      serviceName = 'Load Balancer';
+      break;
+    }
+    case 'acr': {
+      r = base('Microsoft.ContainerRegistry', 'registries', `acr${suffix}`);
+      const tier = rng.pick(['Basic', 'Standard', 'Premium']);
+      sku = { name: tier, tier };
+      props = {
+        ...props,
+        adminUserEnabled: waste === 'acr-admin-user',
+        loginServer: `acr${suffix}.azurecr.io`,
+      };
+      dailyBase = tier === 'Premium' ? 1.67 : tier === 'Standard' ? 0.67 : 0.17;
+      serviceName = 'Container Registry';
+      break;
+    }
+    case 'redis': {
+      r = base('Microsoft.Cache', 'Redis', `redis-${suffix}`);
+      props = {
+        ...props,
+        enableNonSslPort: waste === 'redis-non-ssl-port',
+        sku: { name: 'Standard', family: 'C', capacity: rng.int(0, 3) },
+        hostName: `redis-${suffix}.redis.cache.windows.net`,
+        port: 6379,
+        sslPort: 6380,
+        redisVersion: '6.0',
+      };
+      dailyBase = round(1 + rng.next() * 12);
+      serviceName = 'Redis Cache';
+      break;
+    }
+    case 'storage': {
+      r = base('Microsoft.Storage', 'storageAccounts', `st${suffix}${rng.hex(6)}`);
+      sku = { name: 'Standard_LRS', tier: 'Standard' };
+      resourceKind = 'StorageV2';
+      props = { ...props, accessTier: 'Hot', supportsHttpsTrafficOnly: true, minimumTlsVersion: 'TLS1_2' };
+      dailyBase = round(0.1 + rng.next() * 6);
+      serviceName = 'Storage';
+      break;
+    }
+    case 'sql': {
+      const server = `sql-${suffix}`;
+      r = {
+        id: `${rgPath}/providers/Microsoft.Sql/servers/${server}/databases/db-${suffix}`,
+        name: `${server}/db-${suffix}`,
+        type: 'microsoft.sql/servers/databases',
+      };
+      sku = { name: 'S0', tier: 'Standard', capacity: 10 };
+      props = { ...props, status: 'Online', maxSizeBytes: 268435456000 };
+      dailyBase = round(0.5 + rng.next() * 20);
+      serviceName = 'SQL Database';
+      break;
+    }
+    case 'kv': {
+      r = base('Microsoft.KeyVault', 'vaults', `kv-${suffix}`);
+      props = {
+        ...props,
+        sku: { family: 'A', name: 'standard' },
+        tenantId: sub.tenantId,
+        enableSoftDelete: true,
+      };
+      dailyBase = round(0.01 + rng.next() * 0.3);
+      serviceName = 'Key Vault';
+      break;
+    }
+  }
+  return {
+    resource: {
+      ...r,
+      tenantId: sub.tenantId,
+      kind: resourceKind,
+      location,
+      resourceGroup: group.toLowerCase(),
+      subscriptionId: sub.subscriptionId,
+      managedBy,
+      sku,
+      plan: null,
+      properties: props,
+      tags,
+      identity: null,
+      zones: null,
+      extendedLocation: null,
+    },
+    dailyBase,
+    serviceName,
+  };
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+/** Day number (days since 1970-01-01, UTC) of a Date. */
+export function dayNumber(d: Date): number {
+  return Math.floor(d.getTime() / DAY_MS);
+}
+
+export function dayToDate(day: number): Date {
+  return new Date(day * DAY_MS);
+}
+
+/** yyyyMMdd as a number, as the cost API writes UsageDate. */
+export function usageDate(day: number): number {
+  const d = dayToDate(day);
+  return d.getUTCFullYear() * 10000 + (d.getUTCMonth() + 1) * 100 + d.getUTCDate();
+}
+
+/**
+ * The cost of one resource on one day: its base cost times a deterministic factor in [0.85, 1.15),
+ * rounded to 6 decimals. Every query sums these same numbers, so totals agree across groupings.
+ */
+export function resourceDayCost(sub: SimSubscription, index: number, day: number): number {
+  const b = sub.billing[index];
+  if (!b || b.dailyBase === 0) return 0;
+  return Math.round(b.dailyBase * (0.85 + 0.3 * unitFrom(sub.salt, index, day)) * 1e6) / 1e6;
+}
