@@ -25,7 +25,10 @@ export class Agent {
   ): Promise<Agent> {
     const { kc, source } = resolveKubeConfig(env);
     const kube = await KubeClient.create(kc);
-    log.info({ kubeconfig: source, server: kc.getCurrentCluster()?.server }, 'Kubernetes configuration loaded');
+    log.info(
+      { kubeconfig: source, server: kc.getCurrentCluster()?.server },
+      'Kubernetes configuration loaded',
+    );
     const ingest = new IngestClient(
       config.metricsApiUrl,
       { concurrency: config.postConcurrency, timeoutMs: config.postTimeoutSeconds * 1000 },

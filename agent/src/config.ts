@@ -83,7 +83,10 @@ export function loadConfig(env: Env): AgentConfig {
   try {
     url = new URL(rawUrl);
   } catch {
-    throw new ConfigError('METRICS_API_URL', `METRICS_API_URL must be an absolute http(s) URL, got "${rawUrl}"`);
+    throw new ConfigError(
+      'METRICS_API_URL',
+      `METRICS_API_URL must be an absolute http(s) URL, got "${rawUrl}"`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ConfigError('METRICS_API_URL', `METRICS_API_URL must use http or https, got "${rawUrl}"`);

@@ -1,6 +1,6 @@
 import type { AgentConfig } from './config.js';
 import type { IngestClient } from './ingest.js';
-import { KubeError, type KubeClient } from './kube.js';
+import { type KubeClient, KubeError } from './kube.js';
 import type { Node } from './kube-types.js';
 import type { Logger } from './logger.js';
 

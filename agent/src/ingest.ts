@@ -53,7 +53,7 @@ export class IngestClient {
 
   constructor(
     baseUrl: string,
-    private readonly options: IngestOptions,
+    options: IngestOptions,
     private readonly log: Logger,
   ) {
     const url = new URL(baseUrl);
@@ -133,7 +133,11 @@ export class IngestClient {
         }
         const text = (await res.body.text()).slice(0, 300);
         // A 4xx will fail again and a 5xx may already have stored the row: neither is retried.
-        return this.fail(kind, { path, status: res.statusCode, response: text }, 'ingest API rejected a post');
+        return this.fail(
+          kind,
+          { path, status: res.statusCode, response: text },
+          'ingest API rejected a post',
+        );
       } catch (error) {
         const code = (error as { code?: string }).code ?? 'ERROR';
         if (!NOT_DELIVERED.has(code)) {

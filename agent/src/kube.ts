@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { Pool, type Dispatcher } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
 import type { ListResponse, ObjectMeta } from './kube-types.js';
 import type { Logger } from './logger.js';
 
@@ -26,15 +26,26 @@ export class KubeError extends Error {
  * In a pod: the service account. Outside: KUBECONFIG, then ~/.kube/config. The library's own
  * loadFromDefault would silently fall back to http://localhost:8080, which hides a missing config.
  */
-export function resolveKubeConfig(env: Record<string, string | undefined>): { kc: KubeConfig; source: string } {
+export function resolveKubeConfig(env: Record<string, string | undefined>): {
+  kc: KubeConfig;
+  source: string;
+} {
   const kc = new KubeConfig();
   if (env['KUBERNETES_SERVICE_HOST'] && env['KUBERNETES_SERVICE_PORT'] && existsSync(IN_CLUSTER_TOKEN)) {
     kc.loadFromCluster();
     return { kc, source: 'in-cluster service account' };
   }
-  if (env['KUBECONFIG']) {
-    kc.loadFromDefault();
-    return { kc, source: `KUBECONFIG=${env['KUBECONFIG']}` };
+  const files = (env['KUBECONFIG'] ?? '').split(delimiter).filter((file) => file !== '');
+  const [first, ...rest] = files;
+  if (first !== undefined) {
+    // Same merge as kubectl: the first file's current context wins.
+    kc.loadFromFile(first);
+    for (const file of rest) {
+      const extra = new KubeConfig();
+      extra.loadFromFile(file);
+      kc.mergeConfig(extra, true);
+    }
+    return { kc, source: `KUBECONFIG=${files.join(delimiter)}` };
   }
   const home = join(homedir(), '.kube', 'config');
   if (existsSync(home)) {
@@ -152,7 +163,11 @@ export class KubeClient {
       let token: string | undefined;
       try {
         do {
-          const page = await this.getJson<ListResponse<T>>(path, { ...query, limit: PAGE_SIZE, continue: token });
+          const page = await this.getJson<ListResponse<T>>(path, {
+            ...query,
+            limit: PAGE_SIZE,
+            continue: token,
+          });
           const items = (page.items ?? []).filter((item) => {
             const uid = item.metadata?.uid;
             if (uid === undefined) return attempt === 0;

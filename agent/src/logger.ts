@@ -21,7 +21,8 @@ export function createLogger(level: Level, destination?: DestinationStream, onEr
           if (onError && levelValue >= 50) {
             const [first, second] = args as unknown[];
             const message = typeof first === 'string' ? first : typeof second === 'string' ? second : 'error';
-            const err = typeof first === 'object' && first !== null ? (first as { err?: unknown }).err : undefined;
+            const err =
+              typeof first === 'object' && first !== null ? (first as { err?: unknown }).err : undefined;
             onError(message, err);
           }
           method.apply(this, args);

@@ -4,9 +4,6 @@
  * Culture-independent on purpose: the original agent parsed with the host culture.
  */
 const SUFFIXES: Record<string, number> = {
-  n: 1e-9,
-  u: 1e-6,
-  m: 1e-3,
   '': 1,
   k: 1e3,
   M: 1e6,
@@ -22,6 +19,8 @@ const SUFFIXES: Record<string, number> = {
   Ei: 2 ** 60,
 };
 
+const FRACTIONS: Record<string, number> = { n: 1e9, u: 1e6, m: 1e3 };
+
 const QUANTITY = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(?:[eE]([+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$/;
 
 /** Value in base units (cores for CPU, bytes for memory), or undefined when the text is not a quantity. */
@@ -32,6 +31,8 @@ export function parseQuantity(text: string | undefined | null): number | undefin
   const [, number, exponent, suffix] = match;
   const base = Number(number);
   if (exponent !== undefined) return base * 10 ** Number(exponent);
+  // Dividing keeps 123456789n exactly 0.123456789; multiplying by 1e-9 would not.
+  if (suffix !== undefined && suffix in FRACTIONS) return base / (FRACTIONS[suffix] ?? 1);
   return base * (SUFFIXES[suffix ?? ''] ?? 1);
 }
 

@@ -44,7 +44,8 @@ export function eventVersion(event: CoreEvent): string {
 
 export function eventPayload(event: CoreEvent, clusterName: string, namespace: string): EventPayload {
   const first = iso(event.firstTimestamp) ?? iso(event.eventTime);
-  const last = iso(event.lastTimestamp) ?? iso(event.series?.lastObservedTime) ?? iso(event.eventTime) ?? first;
+  const last =
+    iso(event.lastTimestamp) ?? iso(event.series?.lastObservedTime) ?? iso(event.eventTime) ?? first;
   return {
     clusterName,
     namespace: event.metadata?.namespace || namespace,

@@ -111,7 +111,9 @@ export async function collectNodes(ctx: CycleContext): Promise<void> {
     }
   } catch (error) {
     if (error instanceof KubeError && error.status === 404) {
-      ctx.log.warn('metrics.k8s.io is not installed; node usage is reported as 0 with usageSource=unavailable');
+      ctx.log.warn(
+        'metrics.k8s.io is not installed; node usage is reported as 0 with usageSource=unavailable',
+      );
     } else ctx.kubeFailed('metrics.k8s.io node metrics', error);
   }
   const shared = {

@@ -127,7 +127,11 @@ async function nodeShares(ctx: CycleContext): Promise<NodeShares | undefined> {
       async (pods) => {
         for (const pod of pods) {
           const node = pod.spec?.nodeName;
-          if (node) containers.set(node, (containers.get(node) ?? 0) + (pod.spec?.containers?.length ?? 0));
+          if (!node) continue;
+          const sidecars = (pod.spec?.initContainers ?? []).filter(
+            (c) => c.restartPolicy === 'Always',
+          ).length;
+          containers.set(node, (containers.get(node) ?? 0) + (pod.spec?.containers?.length ?? 0) + sidecars);
         }
       },
       { fieldSelector: 'status.phase=Running' },
@@ -142,7 +146,8 @@ async function nodeShares(ctx: CycleContext): Promise<NodeShares | undefined> {
 
 /**
  * Estimate when metrics.k8s.io has no figure for a running container:
- *   usage = the container's request, else node allocatable / running containers on that node.
+ *   usage = the container's request, else node allocatable / containers of the Running pods on that node
+ *   (all namespaces, native sidecars included).
  * CPU and memory are estimated independently with the same rule.
  */
 function estimate(
@@ -184,7 +189,10 @@ export function podPayloads(
 ): PodMetricPayload[] {
   const name = pod.metadata?.name ?? '';
   const created = pod.metadata?.creationTimestamp ? Date.parse(pod.metadata.creationTimestamp) : Number.NaN;
-  const restartCount = (pod.status?.containerStatuses ?? []).reduce((sum, s) => sum + (s.restartCount ?? 0), 0);
+  const restartCount = (pod.status?.containerStatuses ?? []).reduce(
+    (sum, s) => sum + (s.restartCount ?? 0),
+    0,
+  );
   const state = podState(pod);
   return reportedContainers(pod).map(({ spec, status }) => {
     const measured = metrics?.get(key(name, spec.name));
@@ -233,7 +241,8 @@ export async function collectPods(ctx: CycleContext): Promise<void> {
         `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`,
         async (pods) => {
           const needShares = metrics === undefined || pods.some((pod) => needsNodeShare(pod, metrics));
-          const pageShares = needShares ? await (shares ??= nodeShares(ctx)) : undefined;
+          if (needShares) shares ??= nodeShares(ctx);
+          const pageShares = needShares ? await shares : undefined;
           const payloads = pods.flatMap((pod) =>
             podPayloads(pod, ctx.config.clusterName, ctx.now, metrics, pageShares),
           );
@@ -261,4 +270,3 @@ export async function collectPods(ctx: CycleContext): Promise<void> {
     }
   }
 }
-

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+const required = {
+  CLUSTER_NAME: 'prod-1',
+  METRICS_API_URL: 'http://api.monitoring.svc:8080/metrics/',
+  NAMESPACES_TO_WATCH: 'shop, data,,shop',
+};
+
+function errorFor(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('configuration', () => {
+  it('applies the spec defaults and no personal ones', () => {
+    const config = loadConfig(required);
+    expect(config).toMatchObject({
+      clusterName: 'prod-1',
+      metricsApiUrl: 'http://api.monitoring.svc:8080/metrics',
+      namespaces: ['shop', 'data'],
+      intervalSeconds: 30,
+      collectLogs: false,
+      logTailLines: 100,
+      clusterEnvironment: 'PROD',
+      logLevel: 'info',
+      sentryDsn: undefined,
+      environment: 'Production',
+      healthPort: 8080,
+    });
+  });
+
+  it.each([
+    ['Verbose', 'trace'],
+    ['Debug', 'debug'],
+    ['Information', 'info'],
+    ['warning', 'warn'],
+    ['Error', 'error'],
+    ['FATAL', 'fatal'],
+  ])('maps LOG_LEVEL %s to pino %s', (name, level) => {
+    expect(loadConfig({ ...required, LOG_LEVEL: name }).logLevel).toBe(level);
+  });
+
+  it.each([
+    [{ CLUSTER_NAME: '' }, 'CLUSTER_NAME', 'CLUSTER_NAME environment variable is required'],
+    [{ METRICS_API_URL: ' ' }, 'METRICS_API_URL', 'METRICS_API_URL environment variable is required'],
+    [{ METRICS_API_URL: 'api:8080' }, 'METRICS_API_URL', 'http'],
+    [{ NAMESPACES_TO_WATCH: '' }, 'NAMESPACES_TO_WATCH', 'required'],
+    [{ NAMESPACES_TO_WATCH: ' , ' }, 'NAMESPACES_TO_WATCH', 'at least one namespace'],
+    [{ METRICS_COLLECTION_INTERVAL_SECONDS: 'abc' }, 'METRICS_COLLECTION_INTERVAL_SECONDS', 'whole number'],
+    [{ METRICS_COLLECTION_INTERVAL_SECONDS: '0' }, 'METRICS_COLLECTION_INTERVAL_SECONDS', 'whole number'],
+    [{ LOG_TAIL_LINES: '1.5' }, 'LOG_TAIL_LINES', 'whole number'],
+    [{ COLLECT_LOGS: 'yes' }, 'COLLECT_LOGS', 'true or false'],
+    [{ LOG_LEVEL: 'Loud' }, 'LOG_LEVEL', 'Verbose, Debug, Information, Warning, Error, Fatal'],
+  ])('rejects %j naming the variable', (override, variable, message) => {
+    const error = errorFor({ ...required, ...override });
+    expect(error.variable).toBe(variable);
+    expect(error.message).toContain(message);
+  });
+});

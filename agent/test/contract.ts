@@ -1,0 +1,84 @@
+import { z } from 'zod';
+
+/**
+ * The ingest API's DTOs (contract sheet section 1), as strict as the ASP.NET binder: non-nullable strings
+ * must not be null, int/long fields must be whole numbers, counts stored as UInt32 must be >= 0.
+ * Extra fields are allowed (the API ignores unknown properties); a JSON array body is rejected.
+ */
+const str = z.string();
+const nullableStr = z.string().nullable();
+const double = z.number().finite();
+const int = z.number().int();
+const isoUtc = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/)
+  .nullable();
+
+export const PodMetricRequest = z.object({
+  clusterName: str.min(1),
+  namespace: str,
+  pod: str,
+  container: str,
+  cpuUsageCores: double.nonnegative(),
+  cpuLimitCores: double.nullable(),
+  memoryUsageBytes: double.nonnegative(),
+  memoryLimitBytes: double.nullable(),
+  nodeName: nullableStr,
+  podState: nullableStr,
+  restartCount: int.nonnegative(),
+  podAge: int.nullable(),
+});
+
+export const NodeMetricRequest = z.object({
+  clusterName: str.min(1),
+  nodeName: str,
+  clusterEnvironment: nullableStr,
+  cpuUsageCores: double,
+  cpuCapacityCores: double,
+  memoryUsageBytes: double,
+  memoryCapacityBytes: double,
+  kubernetesVersion: nullableStr,
+  cloudProvider: nullableStr,
+  isReady: z.boolean().nullable(),
+  hasMemoryPressure: z.boolean().nullable(),
+  hasDiskPressure: z.boolean().nullable(),
+  hasPidPressure: z.boolean().nullable(),
+  architecture: nullableStr,
+  operatingSystem: nullableStr,
+  region: nullableStr,
+  instanceType: nullableStr,
+});
+
+export const PodLogRequest = z.object({
+  clusterName: str.min(1),
+  namespace: str,
+  pod: str,
+  container: str,
+  logContent: str,
+});
+
+export const KubernetesEventRequest = z.object({
+  clusterName: str.min(1),
+  namespace: str,
+  eventName: str,
+  eventUid: str,
+  involvedObjectKind: str,
+  involvedObjectName: str,
+  involvedObjectNamespace: str,
+  eventType: str,
+  reason: str,
+  message: str,
+  sourceComponent: str,
+  count: int.nonnegative(),
+  firstTimestamp: isoUtc,
+  lastTimestamp: isoUtc,
+});
+
+export const CONTRACT = {
+  '/api/metrics/pod': PodMetricRequest,
+  '/api/metrics/node': NodeMetricRequest,
+  '/api/metrics/pod/log': PodLogRequest,
+  '/api/events': KubernetesEventRequest,
+} as const;
+
+export type IngestPath = keyof typeof CONTRACT;

@@ -1,0 +1,261 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CoreEvent, Node, NodeMetrics, Pod, PodMetrics } from '../../src/kube-types.js';
+
+export const TOKEN = 'fake-sa-token';
+
+/** State of the fake cluster; tests mutate it between cycles. */
+export interface FakeCluster {
+  gitVersion: string;
+  pods: Pod[];
+  nodes: Node[];
+  events: CoreEvent[];
+  /** 'absent' answers 404 like an API server without metrics-server; 'error' answers 500. */
+  podMetrics: PodMetrics[] | 'absent' | 'error';
+  nodeMetrics: NodeMetrics[] | 'absent' | 'error';
+  logs: (namespace: string, pod: string, container: string) => string;
+  /** Server-side page cap below the client's limit (API servers may return fewer items than asked). */
+  maxPage?: number;
+  /** Paths answering 500 (exact path match, without query). */
+  failing: Set<string>;
+  /** Paths whose next request carrying a continue token gets 410 Gone once. */
+  expireContinue: Set<string>;
+  /** Ignore limitBytes on log reads, to prove the agent caps the size itself. */
+  ignoreLimitBytes?: boolean;
+  /** Delay before each log answer, to observe concurrency. */
+  logDelayMs?: number;
+}
+
+export interface RecordedKubeRequest {
+  path: string;
+  query: URLSearchParams;
+}
+
+export interface FakeKube {
+  url: string;
+  kubeconfig: string;
+  requests: RecordedKubeRequest[];
+  maxConcurrentLogReads: number;
+  close(): Promise<void>;
+}
+
+export function emptyCluster(): FakeCluster {
+  return {
+    gitVersion: 'v1.30.4',
+    pods: [],
+    nodes: [],
+    events: [],
+    podMetrics: [],
+    nodeMetrics: [],
+    logs: () => '',
+    failing: new Set(),
+    expireContinue: new Set(),
+  };
+}
+
+function status(res: ServerResponse, code: number, reason: string, message: string): void {
+  res.writeHead(code, { 'content-type': 'application/json' });
+  res.end(
+    JSON.stringify({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message,
+      reason,
+      code,
+    }),
+  );
+}
+
+function list(
+  res: ServerResponse,
+  cluster: FakeCluster,
+  path: string,
+  query: URLSearchParams,
+  kind: string,
+  items: unknown[],
+): void {
+  const limit = Number(query.get('limit') ?? '0') || items.length;
+  const size = Math.min(limit, cluster.maxPage ?? limit);
+  const token = query.get('continue');
+  if (token && cluster.expireContinue.delete(path)) {
+    status(
+      res,
+      410,
+      'Expired',
+      'The provided continue parameter is too old to display a consistent list result.',
+    );
+    return;
+  }
+  const offset = token ? Number(Buffer.from(token, 'base64').toString('utf8')) : 0;
+  const page = items.slice(offset, offset + size);
+  const next =
+    offset + size < items.length ? Buffer.from(String(offset + size)).toString('base64') : undefined;
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(
+    JSON.stringify({
+      kind,
+      apiVersion: kind.endsWith('MetricsList') ? 'metrics.k8s.io/v1beta1' : 'v1',
+      metadata: {
+        resourceVersion: '12345',
+        ...(next ? { continue: next, remainingItemCount: items.length - offset - size } : {}),
+      },
+      items: page,
+    }),
+  );
+}
+
+function tail(text: string, lines: number): string {
+  const all = text.split('\n');
+  if (all.at(-1) === '') all.pop();
+  return all
+    .slice(-lines)
+    .map((l) => `${l}\n`)
+    .join('');
+}
+
+export async function startFakeKube(cluster: FakeCluster): Promise<FakeKube> {
+  const requests: RecordedKubeRequest[] = [];
+  let logReads = 0;
+  const state = { maxConcurrentLogReads: 0 };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const path = url.pathname;
+    requests.push({ path, query: url.searchParams });
+    if (req.headers.authorization !== `Bearer ${TOKEN}`)
+      return status(res, 401, 'Unauthorized', 'Unauthorized');
+    if (cluster.failing.has(path)) return status(res, 500, 'InternalError', 'etcdserver: request timed out');
+    const q = url.searchParams;
+    if (path === '/version') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({ major: '1', minor: '30', gitVersion: cluster.gitVersion, platform: 'linux/amd64' }),
+      );
+      return;
+    }
+    if (path === '/api/v1/nodes') return list(res, cluster, path, q, 'NodeList', cluster.nodes);
+    if (path === '/api/v1/pods') {
+      const phase = /^status\.phase=(\w+)$/.exec(q.get('fieldSelector') ?? '')?.[1];
+      const pods = phase ? cluster.pods.filter((p) => p.status?.phase === phase) : cluster.pods;
+      return list(res, cluster, path, q, 'PodList', pods);
+    }
+    const podsIn = /^\/api\/v1\/namespaces\/([^/]+)\/pods$/.exec(path);
+    if (podsIn) {
+      const m = podsIn;
+      const ns = m[1];
+      return list(
+        res,
+        cluster,
+        path,
+        q,
+        'PodList',
+        cluster.pods.filter((p) => p.metadata?.namespace === ns),
+      );
+    }
+    const eventsIn = /^\/api\/v1\/namespaces\/([^/]+)\/events$/.exec(path);
+    if (eventsIn) {
+      const m = eventsIn;
+      const ns = m[1];
+      return list(
+        res,
+        cluster,
+        path,
+        q,
+        'EventList',
+        cluster.events.filter((e) => e.metadata?.namespace === ns),
+      );
+    }
+    const logOf = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/log$/.exec(path);
+    if (logOf) {
+      const m = logOf;
+      const [, ns = '', pod = ''] = m;
+      if (!cluster.pods.some((p) => p.metadata?.namespace === ns && p.metadata?.name === pod)) {
+        return status(res, 404, 'NotFound', `pods "${pod}" not found`);
+      }
+      logReads++;
+      state.maxConcurrentLogReads = Math.max(state.maxConcurrentLogReads, logReads);
+      try {
+        if (cluster.logDelayMs) await new Promise((r) => setTimeout(r, cluster.logDelayMs));
+        let text = cluster.logs(ns, pod, q.get('container') ?? '');
+        const lines = q.get('tailLines');
+        if (lines) text = tail(text, Number(lines));
+        const limitBytes = q.get('limitBytes');
+        let body = Buffer.from(text);
+        if (limitBytes && !cluster.ignoreLimitBytes) body = body.subarray(0, Number(limitBytes));
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end(body);
+      } finally {
+        logReads--;
+      }
+      return;
+    }
+    const metricsIn = /^\/apis\/metrics\.k8s\.io\/v1beta1\/namespaces\/([^/]+)\/pods$/.exec(path);
+    if (metricsIn) {
+      const m = metricsIn;
+      const ns = m[1];
+      if (cluster.podMetrics === 'absent')
+        return status(res, 404, 'NotFound', 'the server could not find the requested resource');
+      if (cluster.podMetrics === 'error')
+        return status(res, 503, 'ServiceUnavailable', 'the server is currently unable to handle the request');
+      return list(
+        res,
+        cluster,
+        path,
+        q,
+        'PodMetricsList',
+        cluster.podMetrics.filter((p) => p.metadata?.namespace === ns),
+      );
+    }
+    if (path === '/apis/metrics.k8s.io/v1beta1/nodes') {
+      if (cluster.nodeMetrics === 'absent')
+        return status(res, 404, 'NotFound', 'the server could not find the requested resource');
+      if (cluster.nodeMetrics === 'error')
+        return status(res, 503, 'ServiceUnavailable', 'the server is currently unable to handle the request');
+      return list(res, cluster, path, q, 'NodeMetricsList', cluster.nodeMetrics);
+    }
+    return status(res, 404, 'NotFound', 'the server could not find the requested resource');
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error) => status(res, 500, 'InternalError', String(error)));
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const dir = mkdtempSync(join(tmpdir(), 'fake-kube-'));
+  const kubeconfig = join(dir, 'config');
+  // client-node 1.x refuses plain http unless the cluster says insecure-skip-tls-verify.
+  writeFileSync(
+    kubeconfig,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      `- name: fake\n  cluster:\n    server: ${url}\n    insecure-skip-tls-verify: true`,
+      'users:',
+      `- name: fake\n  user:\n    token: ${TOKEN}`,
+      'contexts:',
+      '- name: fake\n  context:\n    cluster: fake\n    user: fake',
+      'current-context: fake',
+      '',
+    ].join('\n'),
+  );
+  return {
+    url,
+    kubeconfig,
+    requests,
+    get maxConcurrentLogReads() {
+      return state.maxConcurrentLogReads;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
