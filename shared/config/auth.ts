@@ -14,6 +14,11 @@ export const authSettingsSchema = z.object({
   CloudAd__ClientId: optionalString(),
   CloudAd__ClientSecret: optionalString(),
   CloudAd__CallbackPath: stringWithDefault('/signin-oidc'),
+  /**
+   * Optional PEM file of an extra CA to trust for the directory's metadata, keys, token endpoint
+   * and graph API (a private authority or a loopback stand-in in tests). Unset: system CAs only.
+   */
+  CloudAd__CaFile: optionalString(),
   DownstreamApi__BaseUrl: url(),
   DownstreamApi__Scopes: stringWithDefault('https://graph.microsoft.com/.default'),
   MOBILE_API_KEY: optionalString(),
