@@ -19,7 +19,18 @@ export const finopsSettingsSchema = z.object({
   Cloud__ArmEndpoint: url(),
   /** Entra ID authority host; the simulator's URL in local runs and tests. */
   Cloud__AuthorityHost: url(),
+  /**
+   * Optional PEM file of an extra CA to trust for Cloud__ArmEndpoint and Cloud__AuthorityHost
+   * (the Azure simulator's self-signed certificate, dev/azure-sim/tls/sim-cert.pem). Unset: system CAs.
+   */
+  Cloud__CaFile: optionalString(),
   CostQuery__PaceScale: num(1, 0, 10),
+  /**
+   * How often a running analysis job records a heartbeat, in seconds. A `running` job whose
+   * heartbeat is older than four intervals is treated as abandoned (its host stopped): a redelivered
+   * queue message restarts it, a sync job is marked failed.
+   */
+  AnalysisJobs__HeartbeatSeconds: int(15, 1, 600),
   WeeklyAnalysis__Enabled: bool(true),
   WeeklyAnalysis__DayOfWeekUtc: z.preprocess(
     (v) => {
