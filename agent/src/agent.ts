@@ -61,6 +61,7 @@ export class Agent {
   }
 
   run(signal: AbortSignal, health?: HealthState): Promise<void> {
+    signal.addEventListener('abort', () => this.ingest.stopAccepting(), { once: true });
     return runLoop(
       () => this.runOnce(signal),
       {

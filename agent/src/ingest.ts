@@ -50,6 +50,7 @@ export class IngestClient {
   private stats: IngestStats = { posted: zero(), failed: zero(), down: false };
   private undeliveredInARow = 0;
   private loggedFailures = 0;
+  private stopped = false;
 
   constructor(
     baseUrl: string,
@@ -87,7 +88,13 @@ export class IngestClient {
    * is paced by the ingest API without holding more than `concurrency` payloads in memory.
    */
   async send(kind: PayloadKind, body: object, onDelivered?: () => void): Promise<void> {
+    if (this.stopped) return;
     await this.limiter.acquire();
+    // A sender may have queued for a slot before shutdown began; it must not start a post after it.
+    if (this.stopped) {
+      this.limiter.release();
+      return;
+    }
     const task = this.post(kind, body)
       .then((ok) => {
         if (ok) onDelivered?.();
@@ -97,6 +104,11 @@ export class IngestClient {
         this.inFlight.delete(task);
       });
     this.inFlight.add(task);
+  }
+
+  /** Shutdown: posts already in flight finish, nothing new starts. */
+  stopAccepting(): void {
+    this.stopped = true;
   }
 
   /** Waits for every queued post; used between steps and on SIGTERM. */
