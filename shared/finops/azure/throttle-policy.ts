@@ -220,17 +220,33 @@ export function throttlePolicy(cfg: ThrottleConfig): PipelinePolicy {
   };
 }
 
-/** The same policy for ms-rest-js clients (arm-resourcegraph 4.x is built on ms-rest-js). */
+/**
+ * The same policy for ms-rest-js clients (arm-resourcegraph 4.x is built on ms-rest-js). It sits first
+ * in the factory list, so every attempt passes the signing policy again; ms-rest-js's deserialization
+ * policy turns error statuses into thrown RestErrors, so those are caught and looked at too.
+ */
 export function throttleRequestPolicyFactory(cfg: ThrottleConfig): RequestPolicyFactory {
+  type Outcome = { response: HttpOperationResponse; error?: unknown };
   return {
     create: (nextPolicy: RequestPolicy): RequestPolicy => ({
-      sendRequest: (request: WebResourceLike): Promise<HttpOperationResponse> =>
-        sendWithRetry(
-          () => nextPolicy.sendRequest(request.clone()),
-          (r) => ({ status: r.status, headers: Object.entries(r.headers.rawHeaders()) }),
+      sendRequest: async (request: WebResourceLike): Promise<HttpOperationResponse> => {
+        const outcome = await sendWithRetry<Outcome>(
+          async () => {
+            try {
+              return { response: await nextPolicy.sendRequest(request.clone()) };
+            } catch (error) {
+              const response = (error as { response?: HttpOperationResponse }).response;
+              if (response && typeof response.status === 'number') return { response, error };
+              throw error;
+            }
+          },
+          (o) => ({ status: o.response.status, headers: Object.entries(o.response.headers.rawHeaders()) }),
           cfg,
           `${request.method} ${new URL(request.url).pathname}`,
-        ),
+        );
+        if (outcome.error !== undefined) throw outcome.error;
+        return outcome.response;
+      },
     }),
   };
 }
