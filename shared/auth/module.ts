@@ -1,21 +1,167 @@
 import type { HttpRequest } from '@azure/functions';
+import jwt from 'jsonwebtoken';
 import type { CoreServices } from '../app/services.js';
-import { unauthorized } from '../http/problem.js';
+import { createMailer, type Mailer, type MailMessage } from '../email/mailer.js';
+import { forbidden, unauthorized } from '../http/problem.js';
 import type { Caller } from './caller.js';
+import { DirectoryTokens, directoryCa } from './directory.js';
+import { GraphLookup } from './graph.js';
+import { PasswordChecker } from './passwords.js';
+import { issueToken, verifyOwnToken } from './tokens.js';
+import { normalizeEmail, type UserRow, UserStore } from './users.js';
 
 /** The auth service's part of the app: token validation and caller resolution for every route. */
 export interface AuthModule {
   /** Resolves the caller of a request or throws 401 (no/invalid token) or 403 (blocked domain). */
   authenticate(request: HttpRequest): Promise<Caller>;
+  users: UserStore;
+  passwords: PasswordChecker;
+  directory: DirectoryTokens;
+  graph: GraphLookup;
+  mailer: Mailer;
+  /** An own token for the user. */
+  issueToken(user: UserRow): string;
+  /** Whether the email (or UPN) ends with @ one of BLOCKED_DOMAINS. */
+  isBlocked(email: string | undefined | null): boolean;
+  /** Whether ADMIN_EMAILS lists the email. */
+  isListedAdmin(email: string): boolean;
+  /** Resolves (and creates on first use) the local user of a directory identity. */
+  userForDirectoryIdentity(email: string, displayName?: string): Promise<UserRow>;
+  /** Sends an email in the background (failures are logged); close() waits for pending sends. */
+  sendInBackground(message: MailMessage, what: string): void;
   close(): Promise<void>;
 }
 
-// Foundation placeholder: the auth service (issue #3) replaces this with token validation.
-export async function createAuthModule(_core: CoreServices): Promise<AuthModule> {
+const DIRECTORY_EMAIL_CLAIMS = ['email', 'preferred_username', 'upn', 'unique_name'] as const;
+
+const toCaller = (
+  user: UserRow,
+  tokenKind: Caller['tokenKind'],
+  claims: jwt.JwtPayload,
+  token: string,
+): Caller => ({
+  userId: user.id,
+  email: user.email,
+  username: user.username,
+  isAdmin: user.isAdmin,
+  tokenKind,
+  claims,
+  token,
+});
+
+export async function createAuthModule(core: CoreServices): Promise<AuthModule> {
+  const { config, prisma, log } = core;
+  const settings = config.auth;
+  const cacheEnabled = settings.CacheSettings__CacheProvider === 'Memory';
+  const ca = directoryCa(settings);
+  const users = new UserStore(prisma, cacheEnabled);
+  const directory = new DirectoryTokens(settings, log, ca, cacheEnabled);
+  const graph = new GraphLookup(settings, log, directory.dispatcher, ca);
+  const mailer = createMailer(config, log);
+  const passwords = new PasswordChecker();
+  const pending = new Set<Promise<void>>();
+  const blocked = settings.BLOCKED_DOMAINS.map((d) => `@${d.replace(/^@/, '').toLowerCase()}`);
+  const admins = new Set(settings.ADMIN_EMAILS.map(normalizeEmail));
+
+  const isBlocked = (email: string | undefined | null) =>
+    Boolean(email) && blocked.some((d) => email!.toLowerCase().trim().endsWith(d));
+  const isListedAdmin = (email: string) => admins.has(normalizeEmail(email));
+
+  async function userForDirectoryIdentity(email: string, displayName?: string): Promise<UserRow> {
+    const existing = await users.byEmail(email);
+    if (existing) return existing;
+    try {
+      return await users.create({
+        email,
+        username: normalizeEmail(email),
+        isAdmin: isListedAdmin(email),
+        uniqueUsername: true,
+      });
+    } catch (e) {
+      // Another request created it at the same moment.
+      users.invalidate();
+      const again = await users.byEmail(email);
+      if (again) return again;
+      log.warn({ err: e, displayName }, 'could not create a directory user');
+      throw e;
+    }
+  }
+
+  async function authenticateOwn(token: string): Promise<Caller> {
+    let claims: jwt.JwtPayload;
+    try {
+      claims = verifyOwnToken(settings, token);
+    } catch (e) {
+      log.debug({ err: (e as Error).message }, 'own token refused');
+      throw unauthorized('The token is invalid or expired.');
+    }
+    const id = typeof claims.sub === 'string' ? claims.sub : typeof claims.id === 'string' ? claims.id : '';
+    const user = id ? await users.byId(id) : null;
+    if (!user) throw unauthorized('The token does not belong to a known user.');
+    if (user.credentialsChangedAt && typeof claims.iat === 'number') {
+      if (claims.iat < Math.floor(user.credentialsChangedAt.getTime() / 1000)) {
+        throw unauthorized('The token was issued before the password was changed.');
+      }
+    }
+    if (isBlocked(user.email)) throw forbidden('The domain of this account is blocked.');
+    return toCaller(user, 'local', claims, token);
+  }
+
+  async function authenticateDirectory(token: string): Promise<Caller> {
+    let claims: jwt.JwtPayload;
+    try {
+      claims = await directory.verify(token);
+    } catch (e) {
+      log.debug({ err: (e as Error).message }, 'directory token refused');
+      throw unauthorized('The token is invalid or expired.');
+    }
+    const names = DIRECTORY_EMAIL_CLAIMS.map((c) => claims[c]).filter(
+      (v): v is string => typeof v === 'string' && v.includes('@'),
+    );
+    if (names.some(isBlocked)) throw forbidden('The domain of this account is blocked.');
+    const email = names[0];
+    // Never fail open: a token that names no user is refused.
+    if (!email) throw unauthorized('The token does not name a user (email, preferred_username, upn).');
+    const name = typeof claims.name === 'string' ? claims.name : undefined;
+    const user = await userForDirectoryIdentity(email, name);
+    if (isBlocked(user.email)) throw forbidden('The domain of this account is blocked.');
+    return toCaller(user, 'directory', claims, token);
+  }
+
   return {
-    async authenticate() {
-      throw unauthorized();
+    users,
+    passwords,
+    directory,
+    graph,
+    mailer,
+    isBlocked,
+    isListedAdmin,
+    userForDirectoryIdentity,
+    issueToken: (user) => issueToken(settings, user),
+    async authenticate(request) {
+      const m = /^\s*Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(request.headers.get('authorization') ?? '');
+      if (!m) throw unauthorized();
+      const token = m[1]!;
+      const alg = jwt.decode(token, { complete: true })?.header.alg;
+      if (alg === 'HS256') return authenticateOwn(token);
+      if (alg === 'RS256' && directory.configured) return authenticateDirectory(token);
+      throw unauthorized('The token is invalid or expired.');
     },
-    async close() {},
+    sendInBackground(message, what) {
+      const p = mailer
+        .send(message)
+        .then(() => log.info({ what, transport: mailer.kind }, 'email sent'))
+        .catch((err: unknown) => {
+          log.error({ err, what, transport: mailer.kind }, 'email could not be sent');
+          core.errors.capture(err, { what });
+        })
+        .finally(() => pending.delete(p));
+      pending.add(p);
+    },
+    async close() {
+      await Promise.allSettled([...pending]);
+      await mailer.close();
+      await directory.close();
+    },
   };
 }

@@ -1,0 +1,56 @@
+import jwt from 'jsonwebtoken';
+import type { AuthSettings } from '../config/auth.js';
+import { DEV_JWT_KEY } from '../config/auth.js';
+
+export interface TokenUser {
+  id: string;
+  username: string;
+  email: string;
+  isAdmin: boolean;
+}
+
+/** Clock skew allowed when validating any token, in seconds. */
+export const CLOCK_TOLERANCE_SECONDS = 60;
+
+/** The signing key: Jwt__Key, or the development placeholder (loadConfig refuses it in Production). */
+export function signingKey(settings: AuthSettings): string {
+  return settings.Jwt__Key ?? DEV_JWT_KEY;
+}
+
+/**
+ * An own token: HS256 with the original's claims (its sibling services read them) plus sub,
+ * email, iat, nbf and exp; issuer and audience are the first listed.
+ */
+export function issueToken(settings: AuthSettings, user: TokenUser, now = Date.now()): string {
+  const iat = Math.floor(now / 1000);
+  const payload = {
+    id: user.id,
+    givenname: user.username,
+    surname: user.username,
+    emailaddress: user.email,
+    isAdmin: user.isAdmin ? 'True' : 'False',
+    sub: user.id,
+    email: user.email,
+    iat,
+    nbf: iat,
+    exp: iat + settings.Jwt__ExpiryMinutes * 60,
+  };
+  return jwt.sign(payload, signingKey(settings), {
+    algorithm: 'HS256',
+    issuer: settings.Jwt__Issuers[0] ?? 'finwatch',
+    audience: settings.Jwt__Audiences[0] ?? 'finwatch',
+  });
+}
+
+/** Validates an own token (algorithm pinned to HS256, listed issuers and audiences); throws on failure. */
+export function verifyOwnToken(settings: AuthSettings, token: string): jwt.JwtPayload {
+  const payload = jwt.verify(token, signingKey(settings), {
+    algorithms: ['HS256'],
+    issuer: settings.Jwt__Issuers as [string, ...string[]],
+    audience: settings.Jwt__Audiences as [string, ...string[]],
+    clockTolerance: CLOCK_TOLERANCE_SECONDS,
+  });
+  if (typeof payload === 'string') throw new Error('token payload is not an object');
+  if (typeof payload.exp !== 'number') throw new Error('token has no expiry');
+  return payload;
+}

@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import type { PrismaClient, User } from '../db/generated/client.js';
+import { TtlCache } from './cache.js';
+
+export type UserRow = User;
+
+/** The wire shape of every "user" answer (the original's UserDto). */
+export interface UserDto {
+  id: string;
+  username: string;
+  email: string;
+  isAdmin: boolean;
+}
+
+export const toUserDto = (u: UserRow): UserDto => ({
+  id: u.id,
+  username: u.username,
+  email: u.email,
+  isAdmin: u.isAdmin,
+});
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+export function isUniqueViolation(e: unknown, field?: string): boolean {
+  const err = e as { code?: string; meta?: { target?: unknown; driverAdapterError?: unknown } };
+  if (err?.code !== 'P2002') return false;
+  if (!field) return true;
+  return JSON.stringify(err.meta ?? {})
+    .toLowerCase()
+    .includes(field.toLowerCase());
+}
+
+/**
+ * Users with a short-lived lookup cache (CacheSettings__CacheProvider=Memory). Every change made
+ * through this store clears the cache; other instances see a change within the TTL.
+ */
+export class UserStore {
+  readonly #prisma: PrismaClient;
+  readonly #cache: TtlCache<UserRow | null>;
+
+  constructor(prisma: PrismaClient, cacheEnabled: boolean, ttlMs = 5_000) {
+    this.#prisma = prisma;
+    this.#cache = new TtlCache<UserRow | null>(ttlMs, 10_000, cacheEnabled);
+  }
+
+  invalidate(): void {
+    this.#cache.clear();
+  }
+
+  async byId(id: string): Promise<UserRow | null> {
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+    const key = `id:${id.toLowerCase()}`;
+    const hit = this.#cache.get(key);
+    if (hit !== undefined) return hit;
+    const user = await this.#prisma.user.findUnique({ where: { id } });
+    this.#cache.set(key, user);
+    return user;
+  }
+
+  async byEmail(email: string): Promise<UserRow | null> {
+    const key = `email:${normalizeEmail(email)}`;
+    const hit = this.#cache.get(key);
+    if (hit !== undefined) return hit;
+    const user = await this.#prisma.user.findUnique({ where: { email: normalizeEmail(email) } });
+    this.#cache.set(key, user);
+    return user;
+  }
+
+  async byUsername(username: string): Promise<UserRow | null> {
+    return this.#prisma.user.findFirst({ where: { username: { equals: username, mode: 'insensitive' } } });
+  }
+
+  /**
+   * Creates a user. A taken email answers the existing row when `existingOk`; a taken username
+   * gets a short suffix when `uniqueUsername` (directory users, whose name is not chosen).
+   */
+  async create(data: {
+    email: string;
+    username: string;
+    passwordHash?: string | null;
+    isAdmin?: boolean;
+    uniqueUsername?: boolean;
+  }): Promise<UserRow> {
+    const email = normalizeEmail(data.email);
+    let username = data.username.trim();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const user = await this.#prisma.user.create({
+          data: { email, username, passwordHash: data.passwordHash ?? null, isAdmin: data.isAdmin ?? false },
+        });
+        this.invalidate();
+        return user;
+      } catch (e) {
+        if (data.uniqueUsername && attempt < 3 && isUniqueViolation(e, 'username')) {
+          username = `${data.username.trim()}-${randomBytes(3).toString('hex')}`;
+          continue;
+        }
+        throw e;
+      }
+    }
+  }
+
+  async update(
+    id: string,
+    data: Partial<
+      Pick<UserRow, 'username' | 'email' | 'isAdmin' | 'passwordHash' | 'credentialsChangedAt' | 'lastLogon'>
+    >,
+  ): Promise<UserRow> {
+    const user = await this.#prisma.user.update({ where: { id }, data });
+    this.invalidate();
+    return user;
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.#prisma.user.delete({ where: { id } });
+    this.invalidate();
+  }
+
+  adminCount(): Promise<number> {
+    return this.#prisma.user.count({ where: { isAdmin: true } });
+  }
+}
