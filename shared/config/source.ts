@@ -23,7 +23,21 @@ export function readSettings(env: Settings = process.env, cwd = process.cwd()): 
       throw new ConfigError(`local.settings.json is not valid JSON: ${(e as Error).message}`);
     }
   }
-  return { ...local, ...env };
+  return withLinuxAliases({ ...local, ...env });
+}
+
+/**
+ * Linux app settings reach the process with every '.' turned into '_', so a setting such as
+ * Logging__LogLevel__Vendor.IdentityModel... arrives as Logging__LogLevel__Vendor_IdentityModel...
+ */
+const DOTTED = ['Logging__LogLevel__Vendor.IdentityModel.LoggingExtensions.IdentityLoggerAdapter'];
+
+function withLinuxAliases(settings: Settings): Settings {
+  for (const name of DOTTED) {
+    const alias = name.replaceAll('.', '_');
+    if (settings[name] === undefined && settings[alias] !== undefined) settings[name] = settings[alias];
+  }
+  return settings;
 }
 
 export class ConfigError extends Error {

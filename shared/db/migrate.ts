@@ -50,7 +50,11 @@ export async function migrateDatabase(
   log: (message: string) => void = () => {},
 ): Promise<MigrateResult> {
   const content = await readFile(sources.schemaPath, 'utf8');
-  const engine = await openSchemaEngine({ path: sources.schemaPath, content }, adapterFactory, log);
+  const { engine, close } = await openSchemaEngine(
+    { path: sources.schemaPath, content },
+    adapterFactory,
+    log,
+  );
   try {
     const migrationDirectories = await readMigrationDirectories(sources.migrationsDir);
     if (migrationDirectories.length === 0) {
@@ -72,7 +76,7 @@ export async function migrateDatabase(
     });
     return { applied: out.appliedMigrationNames, mode: 'migrations' };
   } finally {
-    engine.free();
+    await close();
   }
 }
 
@@ -82,7 +86,7 @@ export async function diffMigrationSql(
   sources: MigrationSources,
 ): Promise<string> {
   const content = await readFile(sources.schemaPath, 'utf8');
-  const engine = await openSchemaEngine({ path: sources.schemaPath, content }, adapterFactory);
+  const { engine, close } = await openSchemaEngine({ path: sources.schemaPath, content }, adapterFactory);
   try {
     const migrationDirectories = await readMigrationDirectories(sources.migrationsDir);
     const from =
@@ -104,6 +108,6 @@ export async function diffMigrationSql(
     });
     return result.stdout ?? '';
   } finally {
-    engine.free();
+    await close();
   }
 }

@@ -43,15 +43,45 @@ export function loadSchemaEngineGlue(): Promise<Glue> {
   return gluePromise;
 }
 
+export interface OpenedSchemaEngine {
+  engine: SchemaEngine;
+  /** Frees the engine and closes the connections it opened (which hold the migration lock). */
+  close(): Promise<void>;
+}
+
 export async function openSchemaEngine(
   schema: { path: string; content: string },
   adapterFactory: SqlMigrationAwareDriverAdapterFactory,
   log: (message: string) => void = () => {},
-): Promise<SchemaEngine> {
+): Promise<OpenedSchemaEngine> {
   const glue = await loadSchemaEngineGlue();
-  return glue.SchemaEngine.new(
+  // The engine never disposes the adapters it connects; left open, the PostgreSQL session keeps
+  // Prisma's migration advisory lock until the pool idles it out, stalling the next migrate.
+  const opened: Array<{ dispose(): Promise<void> }> = [];
+  const tracking: SqlMigrationAwareDriverAdapterFactory = {
+    provider: adapterFactory.provider,
+    adapterName: adapterFactory.adapterName,
+    async connect() {
+      const adapter = await adapterFactory.connect();
+      opened.push(adapter);
+      return adapter;
+    },
+    async connectToShadowDb() {
+      const adapter = await adapterFactory.connectToShadowDb();
+      opened.push(adapter);
+      return adapter;
+    },
+  };
+  const engine = await glue.SchemaEngine.new(
     { datamodels: [[schema.path, schema.content]] },
     (msg: string) => log(msg),
-    bindMigrationAwareSqlAdapterFactory(adapterFactory),
+    bindMigrationAwareSqlAdapterFactory(tracking),
   );
+  return {
+    engine,
+    async close() {
+      engine.free();
+      await Promise.allSettled(opened.map((a) => a.dispose()));
+    },
+  };
 }

@@ -23,16 +23,23 @@ export function text(status: number, body: string, headers: Record<string, strin
 }
 
 export function stringify(value: unknown): string {
-  return JSON.stringify(value, (_key, v) => {
+  // The holder's raw value is checked because Decimal's toJSON has already made `v` a string.
+  return JSON.stringify(value, function (this: Record<string, unknown>, key, v) {
+    const raw = this[key] as { toFixed?: unknown; d?: unknown; e?: unknown } | null | undefined;
     if (typeof v === 'bigint') return Number(v);
     // Prisma.Decimal (decimal.js) serialises to a string by default; money is a JSON number.
-    if (v !== null && typeof v === 'object' && typeof v.toFixed === 'function' && 'd' in v && 'e' in v) {
-      return Number(v.toString());
+    if (
+      raw !== null &&
+      typeof raw === 'object' &&
+      typeof raw.toFixed === 'function' &&
+      'd' in raw &&
+      'e' in raw
+    ) {
+      return Number(String(raw));
     }
     return v;
   });
 }
-
 /** Headers of a paged list, the original's X-Total-Count / X-Page / X-Page-Size. */
 export function pagingHeaders(total: number, page: number, pageSize: number): Record<string, string> {
   return { 'X-Total-Count': String(total), 'X-Page': String(page), 'X-Page-Size': String(pageSize) };
