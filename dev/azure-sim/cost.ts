@@ -23,6 +23,13 @@ export interface CostResult {
   rows: Array<Array<string | number>>;
 }
 
+/** A computed result kept compactly (numbers only) between pages; rows are built per page. */
+export interface CostTable {
+  columns: CostColumn[];
+  length: number;
+  slice(start: number, end: number): Array<Array<string | number>>;
+}
+
 const COST_MEASURES = new Set(['cost', 'pretaxcost', 'costusd', 'pretaxcostusd']);
 
 /** Dimension name (lower case) → how a resource answers it. */
@@ -129,7 +136,7 @@ export function parseCostQuery(body: unknown, now: Date): ParsedQuery {
  * Runs a parsed query. Columns in the service's order: aggregations, UsageDate (daily), groupings,
  * Currency. Rows sorted by date then group values; groups whose cost is zero are left out.
  */
-export function runCostQuery(sub: SimSubscription, q: ParsedQuery): CostResult {
+export function runCostQuery(sub: SimSubscription, q: ParsedQuery): CostTable {
   const n = sub.resources.length;
   const groupIndex = new Int32Array(n);
   const groupKeys: string[][] = [];
@@ -146,15 +153,16 @@ export function runCostQuery(sub: SimSubscription, q: ParsedQuery): CostResult {
     groupIndex[i] = gi;
   }
   const order = groupKeys.map((_, i) => i).sort((a, b) => compareKeys(groupKeys[a]!, groupKeys[b]!));
-  const rows: Array<Array<string | number>> = [];
-  const emit = (sums: Float64Array, day: number | undefined) => {
+  const costs: number[] = [];
+  const days: number[] = [];
+  const groups: number[] = [];
+  const emit = (sums: Float64Array, day: number) => {
     for (const gi of order) {
       const total = sums[gi] ?? 0;
       if (total === 0) continue;
-      const row: Array<string | number> = q.aggregations.map(() => total);
-      if (day !== undefined) row.push(usageDate(day));
-      row.push(...(groupKeys[gi] ?? []), sub.currency);
-      rows.push(row);
+      costs.push(total);
+      days.push(day);
+      groups.push(gi);
     }
   };
   let sums = new Float64Array(groupKeys.length);
@@ -168,14 +176,28 @@ export function runCostQuery(sub: SimSubscription, q: ParsedQuery): CostResult {
       sums = new Float64Array(groupKeys.length);
     }
   }
-  if (!q.daily) emit(sums, undefined);
+  if (!q.daily) emit(sums, -1);
   const columns: CostColumn[] = [
     ...q.aggregations.map((name) => ({ name, type: 'Number' as const })),
     ...(q.daily ? [{ name: 'UsageDate', type: 'Number' as const }] : []),
     ...q.groupings.map((g) => ({ name: g.column, type: 'String' as const })),
     { name: 'Currency', type: 'String' },
   ];
-  return { columns, rows };
+  return {
+    columns,
+    length: costs.length,
+    slice(start, end) {
+      const rows: Array<Array<string | number>> = [];
+      for (let r = start; r < Math.min(end, costs.length); r++) {
+        const total = costs[r]!;
+        const row: Array<string | number> = q.aggregations.map(() => total);
+        if (q.daily) row.push(usageDate(days[r]!));
+        row.push(...(groupKeys[groups[r]!] ?? []), sub.currency);
+        rows.push(row);
+      }
+      return rows;
+    },
+  };
 }
 
 function compareKeys(a: string[], b: string[]): number {

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { CostQueryError, type CostResult, parseCostQuery, reorderColumns, runCostQuery } from './cost.js';
+import { CostQueryError, type CostTable, parseCostQuery, reorderColumns, runCostQuery } from './cost.js';
 import { generateSubscription, type SimSubscription } from './data.js';
 import { FaultState, type FaultSwitches, type SimEndpoint, throttleHeaders } from './faults.js';
 import { handleGraph } from './resource-graph.js';
@@ -77,7 +77,7 @@ export async function startAzureSimulator(opts: AzureSimulatorOptions = {}): Pro
   const graphMaxPageSize = opts.graphMaxPageSize ?? 1000;
   const faults = new FaultState();
   const subs = new Map<string, SimSubscription>();
-  const costResults = new Map<string, { subscriptionId: string; result: CostResult }>();
+  const costResults = new Map<string, { subscriptionId: string; result: CostTable }>();
   let baseUrl = '';
 
   const stats: SimStats = {
@@ -277,7 +277,7 @@ export async function startAzureSimulator(opts: AzureSimulatorOptions = {}): Pro
         error: { code: 'BadRequest', message: 'The request body is not valid JSON.' },
       });
     }
-    let result: CostResult;
+    let result: CostTable;
     let offset = 0;
     let cacheId: string;
     const skipToken = url.searchParams.get('$skiptoken');
@@ -309,10 +309,10 @@ export async function startAzureSimulator(opts: AzureSimulatorOptions = {}): Pro
     }
     const end = offset + costPageSize;
     const nextLink =
-      end < result.rows.length
+      end < result.length
         ? `${baseUrl}/subscriptions/${subscriptionId}/providers/Microsoft.CostManagement/query?api-version=${apiVersion}&$skiptoken=${encodeURIComponent(`sk+${cacheId}/${end}==`)}`
         : null;
-    const page = { columns: result.columns, rows: result.rows.slice(offset, end) };
+    const page = { columns: result.columns, rows: result.slice(offset, end) };
     const shown = faults.columnOrder === 'real' ? page : reorderColumns(page, faults.columnOrder);
     return sendJson(
       res,

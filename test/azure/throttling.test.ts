@@ -1,7 +1,8 @@
+import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ThrottleHeaderKind } from '../../dev/azure-sim/index.js';
 import { type AzureAccess, previousMonthPeriod } from '../../shared/finops/azure/index.js';
-import { type Harness, SUB, startHarness } from './helpers.js';
+import { type Harness, raw, SUB, startHarness } from './helpers.js';
 
 let h: Harness;
 let az: AzureAccess;
@@ -98,7 +99,6 @@ describe('throttling of cost queries (one policy, ours; the SDK does not retry a
       groupBy: ['ResourceId'],
     });
     h.sim.stats.reset();
-    h.sim.faults.throttle({ count: 0 });
     // Throttle the second request (the first nextLink page): arm after the first page arrives.
     const second = await az.queryCost({
       ...mtd,
@@ -169,5 +169,28 @@ describe('Resource Graph throttling', () => {
     expect(h.waits).toEqual([15_000, 30_000, 15_000]);
     const graph = h.sim.stats.requests.filter((r) => r.endpoint === 'graph').map((r) => r.status);
     expect(graph).toEqual([503, 503, 200]);
+  });
+});
+
+describe('logging and the admin route', () => {
+  it('accepts a pino logger and logs each back-off', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'debug' }, { write: (l: string) => void lines.push(l) });
+    const logged = h.access({ logger });
+    h.sim.faults.throttle({ count: 1, headers: { qpu: 2 } });
+    await logged.queryCost(mtd);
+    const entry = JSON.parse(lines.find((l) => l.includes('waiting before retry')) ?? '{}') as Record<
+      string,
+      unknown
+    >;
+    expect(entry['header']).toBe('x-ms-ratelimit-microsoft.costmanagement-qpu-retry-after');
+    expect(entry['waitMs']).toBe(2000);
+  });
+
+  it('arms faults through the HTTP admin route', async () => {
+    const res = await raw(h.sim, 'POST', '/_sim/faults/throttle', { count: 1, headers: { clienttype: 6 } });
+    expect(res.status).toBe(204);
+    await az.queryCost(mtd);
+    expect(h.waits).toEqual([6000]);
   });
 });

@@ -103,10 +103,11 @@ export function retryWaitMs(server: ServerWait | undefined, attempt: number, ran
   return Math.min(MAX_WAIT_MS, base + base * JITTER_FRACTION * random);
 }
 
+/** pino-shaped (object first, then message): a pino Logger fits as it is. */
 export interface RetryLogger {
-  info(msg: string, meta?: Record<string, unknown>): void;
-  warn(msg: string, meta?: Record<string, unknown>): void;
-  debug(msg: string, meta?: Record<string, unknown>): void;
+  info(meta: Record<string, unknown>, msg: string): void;
+  warn(meta: Record<string, unknown>, msg: string): void;
+  debug(meta: Record<string, unknown>, msg: string): void;
 }
 
 export interface ThrottleConfig {
@@ -162,11 +163,10 @@ export async function sendWithRetry<R>(
     } catch (err) {
       if (attempt >= maxAttempts || !isTransientError(err)) throw err;
       const wait = retryWaitMs(undefined, attempt, random());
-      cfg.logger?.warn(`${cfg.api}: network error, retrying`, {
-        what,
-        attempt,
-        waitMs: wait * cfg.paceScale,
-      });
+      cfg.logger?.warn(
+        { what, attempt, waitMs: wait * cfg.paceScale },
+        `${cfg.api}: network error, retrying`,
+      );
       await pause(wait);
       continue;
     }
@@ -174,26 +174,24 @@ export async function sendWithRetry<R>(
     const server = serverRequestedWait(v.headers);
     if (RETRYABLE_STATUSES.has(v.status)) {
       if (attempt >= maxAttempts) {
-        cfg.logger?.warn(`${cfg.api}: giving up after ${attempt} attempts`, { what, status: v.status });
+        cfg.logger?.warn({ what, status: v.status }, `${cfg.api}: giving up after ${attempt} attempts`);
         return response;
       }
       const wait = retryWaitMs(server, attempt, random());
-      cfg.logger?.warn(`${cfg.api}: HTTP ${v.status}, waiting before retry`, {
-        what,
-        attempt,
-        header: server?.header ?? null,
-        waitMs: wait * cfg.paceScale,
-      });
+      cfg.logger?.warn(
+        { what, attempt, header: server?.header ?? null, waitMs: wait * cfg.paceScale },
+        `${cfg.api}: HTTP ${v.status}, waiting before retry`,
+      );
       await pause(wait);
       continue;
     }
     if (v.status < 400 && server?.header === 'x-ms-user-quota-resets-after') {
       // Resource Graph: the quota is spent; wait for its window before the next query may go.
       const wait = Math.min(MAX_WAIT_MS, server.ms);
-      cfg.logger?.info(`${cfg.api}: quota spent, waiting for it to reset`, {
-        what,
-        waitMs: wait * cfg.paceScale,
-      });
+      cfg.logger?.info(
+        { what, waitMs: wait * cfg.paceScale },
+        `${cfg.api}: quota spent, waiting for it to reset`,
+      );
       await pause(wait);
     }
     return response;
