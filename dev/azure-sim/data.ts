@@ -134,8 +134,13 @@ export function generateSubscription(subscriptionId: string, opts: GenerateOptio
   const currency = rng.chance(0.5) ? 'EUR' : 'USD';
   const groupCount = Math.max(2, Math.min(400, Math.ceil(opts.resources / 25)));
   const groups: string[] = [];
+  // GAR_ID (the application id the UI groups costs by) is a per-group tag: most groups have one and
+  // all their resources carry it, so merging the tags of a group keeps it (CostDetails' tags).
+  const garByGroup = new Map<string, string>();
   for (let i = 0; i < groupCount; i++) {
-    groups.push(`${GROUP_STEMS[i % GROUP_STEMS.length]}-${String(i + 1).padStart(3, '0')}`);
+    const name = `${GROUP_STEMS[i % GROUP_STEMS.length]}-${String(i + 1).padStart(3, '0')}`;
+    groups.push(name);
+    if (rng.chance(0.7)) garByGroup.set(name, `GAR-${1000 + (i % 97)}`);
   }
   const totalWeight = KIND_WEIGHTS.reduce((s, [, w]) => s + w, 0);
   const pickKind = (): Kind => {
@@ -162,7 +167,13 @@ export function generateSubscription(subscriptionId: string, opts: GenerateOptio
     const kind = forced ? WASTE_KIND[forced] : pickKind();
     const waste = forced ?? (rng.chance(0.08) ? randomWasteFor(kind, rng) : undefined);
     const group = rng.pick(groups);
-    const built = buildResource(kind, waste, i, { rng, sub, group, now: opts.now });
+    const built = buildResource(kind, waste, i, {
+      rng,
+      sub,
+      group,
+      gar: garByGroup.get(group),
+      now: opts.now,
+    });
     sub.resources.push(built.resource);
     sub.billing.push({
       dailyBase: built.dailyBase,
@@ -183,6 +194,7 @@ interface BuildContext {
   rng: Rng;
   sub: SimSubscription;
   group: string;
+  gar: string | undefined;
   now: Date;
 }
 
@@ -192,12 +204,12 @@ function buildResource(
   index: number,
   ctx: BuildContext,
 ): { resource: SimResource; dailyBase: number; serviceName: string } {
-  const { rng, sub, group, now } = ctx;
+  const { rng, sub, group, gar, now } = ctx;
   const suffix = `${String(index).padStart(5, '0')}`;
   const location = rng.pick(LOCATIONS);
   const env = rng.pick(ENVS);
   const tags: Record<string, string> = { env, owner: `team-${rng.int(1, 12)}` };
-  if (rng.chance(0.4)) tags['GAR_ID'] = `GAR-${rng.int(1000, 1099)}`;
+  if (gar !== undefined && !rng.chance(0.05)) tags['GAR_ID'] = gar;
   const rgPath = `/subscriptions/${sub.subscriptionId}/resourceGroups/${group}`;
   const daysAgo = (d: number) => new Date(now.getTime() - d * DAY_MS).toISOString();
   const base = (provider: string, type: string, name: string) => ({
