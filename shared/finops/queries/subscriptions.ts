@@ -1,0 +1,88 @@
+import type { PrismaClient } from '../../db/client.js';
+import { Prisma } from '../../db/generated/client.js';
+import { DEFAULT_INFRA_SUPPORT_COST } from './mappers.js';
+
+/**
+ * Subscriptions metadata (description, budget, infra support cost) keyed by the cloud
+ * subscription id. Ids are GUIDs, stored lower-case and trimmed (W11) so one subscription never
+ * gets two rows through casing or stray spaces; joins with AnalysisRuns compare lower-case too.
+ */
+export const normalizeSubscriptionId = (id: string) => id.trim().toLowerCase();
+
+export async function listSubscriptions(prisma: PrismaClient, skip: number, take: number) {
+  const [rows, total] = await Promise.all([
+    prisma.subscription.findMany({ orderBy: [{ subscriptionId: 'asc' }, { id: 'asc' }], skip, take }),
+    prisma.subscription.count(),
+  ]);
+  return { rows, total };
+}
+
+export const subscriptionById = (prisma: PrismaClient, id: number) =>
+  prisma.subscription.findUnique({ where: { id } });
+
+export const subscriptionByCloudId = (prisma: PrismaClient, subscriptionId: string) =>
+  prisma.subscription.findUnique({ where: { subscriptionId: normalizeSubscriptionId(subscriptionId) } });
+
+export interface SubscriptionUpsert {
+  subscriptionId: string;
+  description?: string | null | undefined;
+  budget?: number | null | undefined;
+  infraSupportCost?: number | null | undefined;
+}
+
+/**
+ * POST semantics (issue #5): upsert by subscriptionId in one statement (INSERT ... ON CONFLICT),
+ * so concurrent posts of the same id do not race into a 409. `description` null/omitted → "";
+ * `budget` omitted or null clears it; `infraSupportCost` defaults to 400 on create and changes on
+ * update only when sent.
+ */
+export async function upsertSubscription(prisma: PrismaClient, input: SubscriptionUpsert) {
+  const subscriptionId = normalizeSubscriptionId(input.subscriptionId);
+  const description = input.description ?? '';
+  const budget =
+    input.budget === undefined || input.budget === null ? null : new Prisma.Decimal(input.budget);
+  const infra =
+    input.infraSupportCost === undefined || input.infraSupportCost === null
+      ? undefined
+      : new Prisma.Decimal(input.infraSupportCost);
+  return prisma.subscription.upsert({
+    where: { subscriptionId },
+    create: {
+      subscriptionId,
+      description,
+      budget,
+      infraSupportCost: infra ?? new Prisma.Decimal(DEFAULT_INFRA_SUPPORT_COST),
+    },
+    update: {
+      description,
+      budget,
+      ...(infra ? { infraSupportCost: infra } : {}),
+      updatedAt: new Date(),
+    },
+  });
+}
+
+export interface SubscriptionPatch {
+  description?: string | null | undefined;
+  budget?: number | null | undefined;
+  infraSupportCost?: number | null | undefined;
+}
+
+/** PUT semantics: only the fields present change (W10); budget null clears it. null when unknown. */
+export async function updateSubscription(prisma: PrismaClient, id: number, patch: SubscriptionPatch) {
+  const data: Prisma.SubscriptionUpdateInput = { updatedAt: new Date() };
+  if (patch.description !== undefined) data.description = patch.description ?? '';
+  if (patch.budget !== undefined)
+    data.budget = patch.budget === null ? null : new Prisma.Decimal(patch.budget);
+  if (patch.infraSupportCost !== undefined && patch.infraSupportCost !== null) {
+    data.infraSupportCost = new Prisma.Decimal(patch.infraSupportCost);
+  }
+  const r = await prisma.subscription.updateMany({ where: { id }, data });
+  if (r.count === 0) return null;
+  return prisma.subscription.findUnique({ where: { id } });
+}
+
+export async function deleteSubscription(prisma: PrismaClient, id: number): Promise<boolean> {
+  const r = await prisma.subscription.deleteMany({ where: { id } });
+  return r.count > 0;
+}

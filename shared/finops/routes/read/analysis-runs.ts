@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import { notFound } from '../../../http/problem.js';
+import { noContent, ok } from '../../../http/respond.js';
+import { defineRoute, type RouteDefinition } from '../../../http/route.js';
+import { AnalysisRun, AnalysisRunList, AnalysisRunWithDescription, Problem } from '../../contract/schemas.js';
+import { deleteRun, latestPerSubscription, listRuns, runWithChildren } from '../../queries/runs.js';
+import {
+  idParam,
+  idParams,
+  listHeaders,
+  MAX_LIST_ROWS,
+  PAGED_HEADERS_NOTE,
+  paging,
+  pagingQuery,
+  textParam,
+} from './common.js';
+
+const tags = ['AnalysisRuns'];
+const RUN_NOT_FOUND = 'Analysis run not found';
+const notFoundDoc = { description: 'problem+json', schema: Problem };
+const DETAIL_NOTE =
+  `Children carry analysisRun: null (W1); historicalCosts stays [] as in the original. Each child list is capped at ` +
+  `${MAX_LIST_ROWS} rows; childCounts (added) gives the true counts.`;
+
+export const analysisRunsRoutes: RouteDefinition[] = [
+  defineRoute({
+    name: 'finops-analysisruns-list',
+    service: 'finops',
+    method: 'GET',
+    path: 'AnalysisRuns',
+    auth: 'user',
+    openapi: {
+      summary: 'Runs, newest runDate first (page=1, pageSize=10)',
+      description: PAGED_HEADERS_NOTE,
+      tags,
+      query: pagingQuery,
+      responses: { 200: { description: 'AnalysisRun[] with empty child arrays', schema: AnalysisRunList } },
+    },
+    async handler({ services, query }) {
+      const p = paging(query, 10);
+      const { rows, total } = await listRuns(services.prisma, p.skip, p.pageSize);
+      return ok(rows, listHeaders(total, p));
+    },
+  }),
+  defineRoute({
+    name: 'finops-analysisruns-latest',
+    service: 'finops',
+    method: 'GET',
+    path: 'AnalysisRuns/latest',
+    auth: 'user',
+    openapi: {
+      summary: 'The newest run across all subscriptions, with its children',
+      description: DETAIL_NOTE,
+      tags,
+      responses: { 200: { description: 'AnalysisRun', schema: AnalysisRun }, 404: notFoundDoc },
+    },
+    async handler({ services }) {
+      const run = await runWithChildren(services.prisma, null, MAX_LIST_ROWS);
+      if (!run) throw notFound('No analysis runs found');
+      return ok(run);
+    },
+  }),
+  defineRoute({
+    name: 'finops-analysisruns-latest-per-subscription',
+    service: 'finops',
+    method: 'GET',
+    path: 'AnalysisRuns/latest-per-subscription',
+    auth: 'user',
+    openapi: {
+      summary: 'The newest run of each subscription with description, budget, infraSupportCost and MTD cost',
+      description:
+        'Exactly one row per subscription, ties on runDate broken by id (W12); sorted by subscriptionName.',
+      tags,
+      responses: {
+        200: { description: 'AnalysisRunWithDescriptionDto[]', schema: z.array(AnalysisRunWithDescription) },
+      },
+    },
+    async handler({ services }) {
+      return ok(await latestPerSubscription(services.prisma));
+    },
+  }),
+  defineRoute({
+    name: 'finops-analysisruns-by-subscription',
+    service: 'finops',
+    method: 'GET',
+    path: 'AnalysisRuns/subscription/{subscriptionId}',
+    auth: 'user',
+    openapi: {
+      summary: 'Runs of one subscription, newest first (page=1, pageSize=10)',
+      description: PAGED_HEADERS_NOTE,
+      tags,
+      query: pagingQuery,
+      responses: { 200: { description: 'AnalysisRun[]', schema: AnalysisRunList } },
+    },
+    async handler({ services, params, query }) {
+      const subscriptionId = textParam(params, 'subscriptionId');
+      const p = paging(query, 10);
+      const { rows, total } = await listRuns(services.prisma, p.skip, p.pageSize, subscriptionId);
+      return ok(rows, listHeaders(total, p));
+    },
+  }),
+  defineRoute({
+    name: 'finops-analysisruns-get',
+    service: 'finops',
+    method: 'GET',
+    path: 'AnalysisRuns/{id}',
+    auth: 'user',
+    openapi: {
+      summary: 'A run with its cost details, resources and recommendations',
+      description: DETAIL_NOTE,
+      tags,
+      params: idParams,
+      responses: { 200: { description: 'AnalysisRun', schema: AnalysisRun }, 404: notFoundDoc },
+    },
+    async handler({ services, params }) {
+      const run = await runWithChildren(services.prisma, idParam(params, 'id'), MAX_LIST_ROWS);
+      if (!run) throw notFound(RUN_NOT_FOUND);
+      return ok(run);
+    },
+  }),
+  defineRoute({
+    name: 'finops-analysisruns-delete',
+    service: 'finops',
+    method: 'DELETE',
+    path: 'AnalysisRuns/{id}',
+    auth: 'admin',
+    openapi: {
+      summary: 'Delete a run and its rows (administrators only, W16)',
+      tags,
+      params: idParams,
+      responses: { 204: { description: 'Deleted' }, 404: notFoundDoc },
+    },
+    async handler({ services, params }) {
+      if (!(await deleteRun(services.prisma, idParam(params, 'id')))) throw notFound(RUN_NOT_FOUND);
+      return noContent();
+    },
+  }),
+];

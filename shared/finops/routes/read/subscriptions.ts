@@ -1,0 +1,183 @@
+import { z } from 'zod';
+import { Prisma } from '../../../db/generated/client.js';
+import { badRequest, conflict, notFound } from '../../../http/problem.js';
+import { noContent, ok } from '../../../http/respond.js';
+import { defineRoute, type RouteDefinition } from '../../../http/route.js';
+import { Problem, Subscription } from '../../contract/schemas.js';
+import { subscriptionOut } from '../../queries/mappers.js';
+import {
+  deleteSubscription,
+  listSubscriptions,
+  subscriptionByCloudId,
+  subscriptionById,
+  updateSubscription,
+  upsertSubscription,
+} from '../../queries/subscriptions.js';
+import { idParam, idParams, listHeaders, paging, pagingQuery, UNPAGED_NOTE } from './common.js';
+
+const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const MONEY_LIMIT = 1e16; // decimal(18,2): 16 integer digits
+
+/** A money amount: a JSON number or a numeric string (ASP.NET accepted both), never negative. */
+const Money = z
+  .union([
+    z.number(),
+    z
+      .string()
+      .trim()
+      .regex(/^-?\d+(\.\d+)?$/, 'must be a number')
+      .transform(Number),
+  ])
+  .pipe(z.number().finite().min(0, 'must not be negative').lt(MONEY_LIMIT, 'is too large for decimal(18,2)'));
+
+const Description = z.string().max(1000, 'must be at most 1000 characters').nullable().optional();
+
+const CreateSubscriptionDto = z.object({
+  subscriptionId: z
+    .string({ error: 'SubscriptionId is required' })
+    .trim()
+    .min(1, 'SubscriptionId is required')
+    .regex(GUID, 'SubscriptionId must be a GUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)'),
+  description: Description,
+  budget: Money.nullable().optional(),
+  infraSupportCost: Money.nullable().optional(),
+});
+
+const UpdateSubscriptionDto = z.object({
+  description: Description,
+  budget: Money.nullable().optional(),
+  infraSupportCost: Money.nullable().optional(),
+});
+
+const NOT_FOUND = 'Subscription not found';
+const tags = ['Subscriptions'];
+const notFoundDoc = { description: `problem+json, detail "${NOT_FOUND}"`, schema: Problem };
+
+export const subscriptionsRoutes: RouteDefinition[] = [
+  defineRoute({
+    name: 'finops-subscriptions-list',
+    service: 'finops',
+    method: 'GET',
+    path: 'Subscriptions',
+    auth: 'user',
+    openapi: {
+      summary: 'Every Subscriptions row, by subscriptionId',
+      description: UNPAGED_NOTE,
+      tags,
+      query: pagingQuery,
+      responses: { 200: { description: 'Subscription[]', schema: z.array(Subscription) } },
+    },
+    async handler({ services, query }) {
+      const p = paging(query);
+      const { rows, total } = await listSubscriptions(services.prisma, p.skip, p.pageSize);
+      return ok(rows.map(subscriptionOut), listHeaders(total, p));
+    },
+  }),
+  defineRoute({
+    name: 'finops-subscriptions-by-subscription-id',
+    service: 'finops',
+    method: 'GET',
+    path: 'Subscriptions/by-subscription-id/{subscriptionId}',
+    auth: 'user',
+    openapi: {
+      summary: 'The row of a cloud subscription id (case-insensitive, trimmed)',
+      tags,
+      responses: { 200: { description: 'Subscription', schema: Subscription }, 404: notFoundDoc },
+    },
+    async handler({ services, params }) {
+      const row = await subscriptionByCloudId(services.prisma, params.subscriptionId ?? '');
+      if (!row) throw notFound(NOT_FOUND);
+      return ok(subscriptionOut(row));
+    },
+  }),
+  defineRoute({
+    name: 'finops-subscriptions-get',
+    service: 'finops',
+    method: 'GET',
+    path: 'Subscriptions/{id}',
+    auth: 'user',
+    openapi: {
+      summary: 'A row by primary key',
+      tags,
+      params: idParams,
+      responses: { 200: { description: 'Subscription', schema: Subscription }, 404: notFoundDoc },
+    },
+    async handler({ services, params }) {
+      const row = await subscriptionById(services.prisma, idParam(params, 'id'));
+      if (!row) throw notFound(NOT_FOUND);
+      return ok(subscriptionOut(row));
+    },
+  }),
+  defineRoute({
+    name: 'finops-subscriptions-upsert',
+    service: 'finops',
+    method: 'POST',
+    path: 'Subscriptions',
+    auth: 'user',
+    openapi: {
+      summary: 'Create or update the row of a subscriptionId',
+      description:
+        'subscriptionId is a GUID, trimmed. description null/omitted → "". budget omitted or null clears it. ' +
+        'infraSupportCost defaults to 400 on create and changes on update only when sent. Negative amounts → 400.',
+      tags,
+      body: CreateSubscriptionDto,
+      responses: {
+        200: { description: 'The stored Subscription', schema: Subscription },
+        400: { description: 'Validation problem', schema: Problem },
+        409: { description: 'A concurrent insert of the same id won', schema: Problem },
+      },
+    },
+    async handler({ services, body }) {
+      const dto = await body(CreateSubscriptionDto);
+      try {
+        return ok(subscriptionOut(await upsertSubscription(services.prisma, dto)));
+      } catch (e) {
+        if (e instanceof Prisma.PrismaClientKnownRequestError && e.code === 'P2002') {
+          throw conflict('A subscription with this ID already exists');
+        }
+        throw e;
+      }
+    },
+  }),
+  defineRoute({
+    name: 'finops-subscriptions-update',
+    service: 'finops',
+    method: 'PUT',
+    path: 'Subscriptions/{id}',
+    auth: 'user',
+    openapi: {
+      summary: 'Update description, budget and/or infraSupportCost',
+      description:
+        'Only the fields present change (a description edit keeps the budget, W10); budget null clears it.',
+      tags,
+      params: idParams,
+      body: UpdateSubscriptionDto,
+      responses: { 200: { description: 'Subscription', schema: Subscription }, 404: notFoundDoc },
+    },
+    async handler({ services, params, body }) {
+      const id = idParam(params, 'id');
+      const dto = await body(UpdateSubscriptionDto);
+      if (dto === null || typeof dto !== 'object') throw badRequest('A JSON object is required.');
+      const row = await updateSubscription(services.prisma, id, dto);
+      if (!row) throw notFound(NOT_FOUND);
+      return ok(subscriptionOut(row));
+    },
+  }),
+  defineRoute({
+    name: 'finops-subscriptions-delete',
+    service: 'finops',
+    method: 'DELETE',
+    path: 'Subscriptions/{id}',
+    auth: 'admin',
+    openapi: {
+      summary: 'Delete a row (administrators only, W16)',
+      tags,
+      params: idParams,
+      responses: { 204: { description: 'Deleted' }, 404: notFoundDoc },
+    },
+    async handler({ services, params }) {
+      if (!(await deleteSubscription(services.prisma, idParam(params, 'id')))) throw notFound(NOT_FOUND);
+      return noContent();
+    },
+  }),
+];

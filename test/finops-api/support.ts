@@ -1,0 +1,271 @@
+import { randomUUID } from 'node:crypto';
+import azf from '@azure/functions';
+import jwt from 'jsonwebtoken';
+import type { Caller } from '../../shared/auth/caller.js';
+import type { PrismaClient } from '../../shared/db/client.js';
+import { Prisma } from '../../shared/db/generated/client.js';
+import { unauthorized } from '../../shared/http/problem.js';
+import { TEST_JWT_KEY, type TestHost } from '../support/host.js';
+
+export interface TestUser {
+  id: string;
+  email: string;
+  token: string;
+  isAdmin: boolean;
+}
+
+/**
+ * An own HS256 token as the auth service issues them (issue #3 claims), for a user row inserted
+ * directly. The real auth module accepts it; see `ensureAuth` for the interim.
+ */
+export function mintToken(user: { id: string; email: string; isAdmin: boolean; username: string }): string {
+  return jwt.sign(
+    {
+      id: user.id,
+      email: user.email,
+      emailaddress: user.email,
+      givenname: user.username,
+      surname: '',
+      isAdmin: user.isAdmin ? 'True' : 'False',
+    },
+    TEST_JWT_KEY,
+    {
+      algorithm: 'HS256',
+      issuer: 'finwatch-test',
+      audience: 'finwatch-test',
+      subject: user.id,
+      expiresIn: '1h',
+    },
+  );
+}
+
+export async function createUser(prisma: PrismaClient, isAdmin: boolean): Promise<TestUser> {
+  const tag = randomUUID().slice(0, 8);
+  const row = await prisma.user.create({
+    data: { username: `finops-${tag}`, email: `finops-${tag}@example.test`, isAdmin },
+  });
+  return {
+    id: row.id,
+    email: row.email,
+    isAdmin,
+    token: mintToken({ id: row.id, email: row.email, isAdmin, username: row.username }),
+  };
+}
+
+/**
+ * Until the auth service (issue #3) replaces the foundation's placeholder, which refuses every
+ * token, this installs on the test host an interim authenticator that validates the same HS256
+ * tokens (key, issuer, audience, exp) and reads isAdmin from the database. When the real module
+ * already accepts the token, nothing is replaced and the tests run through it.
+ * Returns which one is in use.
+ */
+export async function ensureAuth(host: TestHost, probe: TestUser): Promise<'real' | 'interim'> {
+  const request = new azf.HttpRequest({
+    url: `${host.url}/finops/api/AnalysisRuns`,
+    method: 'GET',
+    headers: { authorization: `Bearer ${probe.token}` },
+  });
+  try {
+    await host.services.auth.authenticate(request);
+    return 'real';
+  } catch {
+    // placeholder: fall through
+  }
+  const prisma = host.services.prisma;
+  const original = host.services.auth;
+  host.services.auth = {
+    ...original,
+    async authenticate(req): Promise<Caller> {
+      const header = req.headers.get('authorization') ?? '';
+      const token = /^Bearer\s+(.+)$/i.exec(header)?.[1];
+      if (!token) throw unauthorized();
+      let claims: jwt.JwtPayload;
+      try {
+        claims = jwt.verify(token, TEST_JWT_KEY, {
+          algorithms: ['HS256'],
+          issuer: ['finwatch-test', 'other-issuer'],
+          audience: ['finwatch-test', 'other-audience'],
+        }) as jwt.JwtPayload;
+      } catch {
+        throw unauthorized('The token is invalid or expired.');
+      }
+      const user = await prisma.user.findUnique({ where: { id: String(claims.id ?? claims.sub) } });
+      if (!user) throw unauthorized('The token is invalid or expired.');
+      return {
+        userId: user.id,
+        email: user.email,
+        username: user.username,
+        isAdmin: user.isAdmin,
+        tokenKind: 'local',
+        claims,
+        token,
+      };
+    },
+  };
+  return 'interim';
+}
+
+// ------------------------------------------------------------------------------------------------
+// Fixture runs inserted with Prisma (clearly NOT produced by the analysis engine): realistic rows
+// of every child table so every read route has data, with known totals to assert on.
+
+export interface FixtureRunOptions {
+  subscriptionId: string;
+  subscriptionName: string;
+  runDate: Date;
+  /** Number of resources (default 24). */
+  resources?: number;
+  /** Days of history ending the day before runDate (default 10). */
+  days?: number;
+  recommendations?: number;
+}
+
+export const FIXTURE_GROUPS = ['rg-Web', 'rg-data', 'RG-Shared_1'];
+export const FIXTURE_TYPES = [
+  'microsoft.compute/disks',
+  'microsoft.compute/virtualmachines',
+  'microsoft.network/publicipaddresses',
+  'microsoft.storage/storageaccounts',
+];
+export const FIXTURE_SERVICES = ['Storage', 'Virtual Machines', 'Bandwidth'];
+
+const day = (d: Date, offset: number) => {
+  const x = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
+  x.setUTCDate(x.getUTCDate() + offset);
+  return x;
+};
+
+export async function insertFixtureRun(prisma: PrismaClient, o: FixtureRunOptions) {
+  const nRes = o.resources ?? 24;
+  const days = o.days ?? 10;
+  const recorded = o.runDate;
+  const groupCost = (g: number, s: number) => new Prisma.Decimal(`${(g + 1) * 10 + s}.1234`);
+  let total = new Prisma.Decimal(0);
+  for (let g = 0; g < FIXTURE_GROUPS.length; g++)
+    for (let s = 0; s < FIXTURE_SERVICES.length; s++) total = total.plus(groupCost(g, s));
+  const run = await prisma.analysisRun.create({
+    data: {
+      subscriptionId: o.subscriptionId,
+      subscriptionName: o.subscriptionName,
+      runDate: o.runDate,
+      createdAt: o.runDate,
+      totalMonthlyCost: total,
+      totalResourcesAnalyzed: nRes,
+      aiModel: 'gpt-test',
+      conversationId: 'conv-1',
+      reportFilePath: '',
+      periodFrom: day(o.runDate, -o.runDate.getUTCDate() + 1),
+      periodTo: day(o.runDate, 0),
+    },
+  });
+  await prisma.resourceAnalysis.createMany({
+    data: Array.from({ length: nRes }, (_, i) => {
+      const g = FIXTURE_GROUPS[i % FIXTURE_GROUPS.length]!;
+      const t = FIXTURE_TYPES[i % FIXTURE_TYPES.length]!;
+      return {
+        analysisRunId: run.id,
+        resourceId: `/subscriptions/${o.subscriptionId}/resourceGroups/${g}/providers/${t}/res-${i}`,
+        resourceType: t,
+        resourceName: i === 0 ? 'odd%name_0' : `res-${String(i).padStart(3, '0')}`,
+        resourceGroup: g.toUpperCase(),
+        location: 'westeurope',
+        propertiesJson: JSON.stringify({ sku: 'Standard' }),
+        tagsJson: JSON.stringify({ GAR_ID: `GAR-${g}`, env: i % 2 ? 'prod' : 'dev' }),
+        metricsJson: null,
+        flags:
+          i % 3 === 0
+            ? i % 2
+              ? 'Unattached disk; Old snapshot'
+              : 'Unattached disk'
+            : i % 3 === 1
+              ? ''
+              : null,
+        recordedAt: recorded,
+      };
+    }),
+  });
+  const costRows: Prisma.CostDetailCreateManyInput[] = [];
+  for (let g = 0; g < FIXTURE_GROUPS.length; g++) {
+    let gTotal = new Prisma.Decimal(0);
+    for (let s = 0; s < FIXTURE_SERVICES.length; s++) {
+      gTotal = gTotal.plus(groupCost(g, s));
+      costRows.push({
+        analysisRunId: run.id,
+        costType: 'Service',
+        name: FIXTURE_SERVICES[s]!,
+        resourceGroup: FIXTURE_GROUPS[g]!.toUpperCase(),
+        cost: groupCost(g, s),
+        recordedAt: recorded,
+      });
+    }
+    costRows.push({
+      analysisRunId: run.id,
+      costType: 'ResourceGroup',
+      name: FIXTURE_GROUPS[g]!.toUpperCase(),
+      resourceGroup: FIXTURE_GROUPS[g]!.toUpperCase(),
+      cost: gTotal,
+      recordedAt: recorded,
+    });
+  }
+  await prisma.costDetail.createMany({ data: costRows });
+  const hist: Prisma.HistoricalCostCreateManyInput[] = [];
+  for (let d = days; d >= 1; d--) {
+    const costDate = day(o.runDate, -d);
+    let dayTotal = new Prisma.Decimal(0);
+    for (let g = 0; g < FIXTURE_GROUPS.length; g++) {
+      let gTotal = new Prisma.Decimal(0);
+      for (let s = 0; s < FIXTURE_SERVICES.length; s++) {
+        const c = new Prisma.Decimal(`${g + s + 1}.${String(d).padStart(2, '0')}`);
+        gTotal = gTotal.plus(c);
+        hist.push({
+          analysisRunId: run.id,
+          subscriptionId: o.subscriptionId,
+          costDate,
+          costType: 'Service',
+          resourceGroup: FIXTURE_GROUPS[g]!, // raw Azure casing, as the original stored history
+          name: FIXTURE_SERVICES[s]!,
+          cost: c,
+          recordedAt: recorded,
+        });
+      }
+      dayTotal = dayTotal.plus(gTotal);
+      hist.push({
+        analysisRunId: run.id,
+        subscriptionId: o.subscriptionId,
+        costDate,
+        costType: 'ResourceGroup',
+        resourceGroup: FIXTURE_GROUPS[g]!,
+        name: null,
+        cost: gTotal,
+        recordedAt: recorded,
+      });
+    }
+    hist.push({
+      analysisRunId: run.id,
+      subscriptionId: o.subscriptionId,
+      costDate,
+      costType: 'Total',
+      resourceGroup: null,
+      name: null,
+      cost: dayTotal,
+      recordedAt: recorded,
+    });
+  }
+  await prisma.historicalCost.createMany({ data: hist });
+  const nRec = o.recommendations ?? 2;
+  for (let i = 0; i < nRec; i++) {
+    await prisma.aiRecommendation.create({
+      data: {
+        analysisRunId: run.id,
+        recommendationText: `# Recommendations ${i}\\r\\n- delete disk\\n- resize VM\nline four`,
+        summary: i === 0 ? null : `summary ${i}`,
+        messageId: `msg-${i}`,
+        conversationId: 'conv-1',
+        model: 'gpt-test',
+        timestamp: 1_700_000_000.5 + i,
+        recordedAt: new Date(recorded.getTime() + i * 1000),
+      },
+    });
+  }
+  return run;
+}
