@@ -62,7 +62,8 @@ export function buildOpenApiDocument(service: Service, routes: readonly RouteDef
   const paths: ZodOpenApiPathsObject = {};
   for (const route of routes.filter((r) => r.service === service && !r.openapi?.tags?.includes('internal'))) {
     const path = `/${fullPath(route)}`;
-    const item = (paths[path] ??= {});
+    const item = paths[path] ?? {};
+    paths[path] = item;
     (item as Record<string, ZodOpenApiOperationObject>)[route.method.toLowerCase()] = operation(route);
   }
   return createDocument({
