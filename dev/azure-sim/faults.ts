@@ -35,7 +35,7 @@ export interface ThrottleOptions {
 
 export interface FailOptions {
   count?: number;
-  /** 500, 502, 503, 504 (any status ≥ 400 is accepted, e.g. 404 or 401). */
+  /** 500, 502, 503, 504 (any status ≥ 400 is accepted, e.g. 404 or 401); 0 drops the connection. */
   status: number;
   endpoint?: EndpointMatch;
 }

@@ -151,6 +151,10 @@ export async function startAzureSimulator(opts: AzureSimulatorOptions = {}): Pro
         headers,
       );
     }
+    if (decision.kind === 'fail' && decision.status === 0) {
+      req.socket.destroy(); // a dropped connection (ECONNRESET on the client)
+      return;
+    }
     if (decision.kind === 'fail') {
       return sendJson(res, decision.status, {
         error: { code: `Simulated${decision.status}`, message: `Simulated failure (${decision.status}).` },

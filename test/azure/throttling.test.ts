@@ -82,6 +82,13 @@ describe('throttling of cost queries (one policy, ours; the SDK does not retry a
     expect(costStatuses()).toEqual([500]);
   });
 
+  it('retries a dropped connection with back-off', async () => {
+    h.sim.faults.fail({ status: 0, count: 1 });
+    const r = await az.queryCost(mtd);
+    expect(r.rowCount).toBeGreaterThan(0);
+    expect(h.waits).toEqual([15_000]);
+  });
+
   it('gives up after 10 attempts', async () => {
     h.sim.faults.throttle({ count: 50, headers: { qpu: 1 } });
     await expect(az.queryCost(mtd)).rejects.toThrow();
