@@ -29,6 +29,10 @@ export interface AuthModule {
   userForDirectoryIdentity(email: string, displayName?: string): Promise<UserRow>;
   /** Sends an email in the background (failures are logged); close() waits for pending sends. */
   sendInBackground(message: MailMessage, what: string): void;
+  /** Runs work after the answer (failures are logged); close() waits for it. */
+  background(what: string, work: () => Promise<void>): void;
+  /** Resolves when every background task started so far has finished (tests, shutdown). */
+  idle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -128,6 +132,16 @@ export async function createAuthModule(core: CoreServices): Promise<AuthModule> 
     return toCaller(user, 'directory', claims, token);
   }
 
+  function background(what: string, work: () => Promise<void>): void {
+    const p: Promise<void> = work()
+      .catch((err: unknown) => {
+        log.error({ err, what }, 'background task failed');
+        core.errors.capture(err, { what });
+      })
+      .finally(() => pending.delete(p));
+    pending.add(p);
+  }
+
   return {
     users,
     passwords,
@@ -147,19 +161,18 @@ export async function createAuthModule(core: CoreServices): Promise<AuthModule> 
       if (alg === 'RS256' && directory.configured) return authenticateDirectory(token);
       throw unauthorized('The token is invalid or expired.');
     },
+    background,
     sendInBackground(message, what) {
-      const p = mailer
-        .send(message)
-        .then(() => log.info({ what, transport: mailer.kind }, 'email sent'))
-        .catch((err: unknown) => {
-          log.error({ err, what, transport: mailer.kind }, 'email could not be sent');
-          core.errors.capture(err, { what });
-        })
-        .finally(() => pending.delete(p));
-      pending.add(p);
+      background(what, async () => {
+        await mailer.send(message);
+        log.info({ what, transport: mailer.kind }, 'email sent');
+      });
+    },
+    async idle() {
+      while (pending.size) await Promise.allSettled([...pending]);
     },
     async close() {
-      await Promise.allSettled([...pending]);
+      while (pending.size) await Promise.allSettled([...pending]);
       await mailer.close();
       await directory.close();
     },

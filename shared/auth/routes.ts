@@ -1,4 +1,19 @@
 import type { RouteDefinition } from '../http/route.js';
+import {
+  userActionRoutes,
+  userClustersRoutes,
+  userSubscriptionsRoutes,
+  usersMonitorGroupRoutes,
+} from './routes/assignments.js';
+import { authApiRoutes } from './routes/auth.js';
+import { userRoutes } from './routes/user.js';
 
-/** Every /auth/api route (issue #3 fills this table). */
-export const authRoutes: RouteDefinition[] = [];
+/** Every /auth/api route (the Version route is shared: shared/app/version-routes.ts). */
+export const authRoutes: RouteDefinition[] = [
+  ...authApiRoutes,
+  ...userRoutes,
+  ...userActionRoutes,
+  ...userClustersRoutes,
+  ...userSubscriptionsRoutes,
+  ...usersMonitorGroupRoutes,
+];

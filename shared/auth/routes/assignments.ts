@@ -1,0 +1,370 @@
+import { z } from 'zod';
+import { badRequest } from '../../http/problem.js';
+import { emptyOk, ok } from '../../http/respond.js';
+import { defineRoute, type RouteDefinition } from '../../http/route.js';
+import { existingUser, guid, params, requireSelfOrAdmin, responses, userIdParams } from './common.js';
+
+const NIL_GUID = '00000000-0000-0000-0000-000000000000';
+
+const actionBody = z.object({
+  action: z.string().trim().min(1, 'Action is required').max(4000),
+  timeStamp: z.iso
+    .datetime({ offset: true, local: true, error: 'must be an ISO 8601 date and time' })
+    .nullish(),
+});
+const actionSchema = z.object({
+  id: z.number().int(),
+  userId: z.string(),
+  action: z.string(),
+  timeStamp: z.string(),
+});
+
+const clusterBody = z.object({
+  userId: guid(),
+  clusterName: z.string().trim().min(1, 'is required').max(256),
+});
+const clustersBody = z.object({
+  userId: guid(),
+  clusters: z.array(z.string().nullable(), { error: 'is required (an empty list removes all)' }),
+});
+const clusterSchema = z.object({ userId: z.string(), clusterName: z.string() });
+
+const subscriptionBody = z.object({ userId: guid(), subscriptionId: guid() });
+const subscriptionsBody = z.object({
+  userId: guid(),
+  subscriptions: z.array(guid(), { error: 'is required (an empty list removes all)' }),
+});
+const subscriptionSchema = z.object({ userId: z.string(), subscriptionId: z.string() });
+
+const groupItem = z.object({ userId: guid(), groupMonitorId: z.number().int() });
+const assignBody = z.object({ groupMonitorId: z.number().int() });
+const groupsBody = z.array(groupItem).min(1, 'must list at least one assignment');
+const groupSchema = z.object({ id: z.string(), userId: z.string(), groupMonitorId: z.number().int() });
+const groupParams = z.object({ groupMonitorId: z.coerce.number().int('must be a whole number') });
+
+const groupSelect = { id: true, userId: true, groupMonitorId: true } as const;
+
+export const userActionRoutes: RouteDefinition[] = [
+  defineRoute({
+    name: 'auth-user-action-create',
+    service: 'auth',
+    method: 'POST',
+    path: 'UserAction/create',
+    auth: 'user',
+    openapi: {
+      summary: "Record an action of the caller (timeStamp defaults to the server's clock)",
+      tags: ['UserAction'],
+      body: actionBody,
+      responses: responses({ 200: { description: 'Stored (empty body)' } }, 400, 401, 403),
+    },
+    async handler({ services, caller, body }) {
+      const b = await body(actionBody);
+      const timeStamp = b.timeStamp ? new Date(b.timeStamp) : new Date();
+      if (Number.isNaN(timeStamp.getTime()))
+        throw badRequest('The request body is invalid.', { timeStamp: ['is not a date'] });
+      await services.prisma.userAction.create({
+        data: { userId: caller.userId, action: b.action, timeStamp },
+      });
+      return emptyOk();
+    },
+  }),
+  defineRoute({
+    name: 'auth-user-action-list',
+    service: 'auth',
+    method: 'GET',
+    path: 'UserAction',
+    auth: 'user',
+    openapi: {
+      summary: "The caller's actions; every user's for an administrator",
+      tags: ['UserAction'],
+      responses: responses(
+        { 200: { description: 'Actions, newest first', schema: z.array(actionSchema) } },
+        401,
+        403,
+      ),
+    },
+    async handler({ services, caller }) {
+      const rows = await services.prisma.userAction.findMany({
+        where: caller.isAdmin ? {} : { userId: caller.userId },
+        orderBy: [{ timeStamp: 'desc' }, { id: 'desc' }],
+        take: 10_000,
+      });
+      return ok(
+        rows.map((r) => ({
+          id: r.id,
+          userId: r.userId,
+          action: r.action,
+          timeStamp: r.timeStamp.toISOString(),
+        })),
+      );
+    },
+  }),
+];
+
+export const userClustersRoutes: RouteDefinition[] = [
+  defineRoute({
+    name: 'auth-user-clusters-add',
+    service: 'auth',
+    method: 'POST',
+    path: 'UserClusters',
+    auth: 'admin',
+    openapi: {
+      summary: 'Give a user access to a cluster',
+      tags: ['UserClusters'],
+      body: clusterBody,
+      responses: responses({ 200: { description: 'Stored (empty body)' } }, 400, 401, 403, 404),
+    },
+    async handler({ services, body }) {
+      const b = await body(clusterBody);
+      await existingUser(services, b.userId);
+      await services.prisma.userCluster.createMany({ data: [b], skipDuplicates: true });
+      return emptyOk();
+    },
+  }),
+  defineRoute({
+    name: 'auth-user-clusters-replace',
+    service: 'auth',
+    method: 'POST',
+    path: 'UserClusters/CreateOrUpdate',
+    auth: 'admin',
+    openapi: {
+      summary: "Replace a user's clusters in one transaction (an empty list removes all)",
+      tags: ['UserClusters'],
+      body: clustersBody,
+      responses: responses({ 200: { description: 'Replaced (empty body)' } }, 400, 401, 403, 404),
+    },
+    async handler({ services, body }) {
+      const b = await body(clustersBody);
+      await existingUser(services, b.userId);
+      const names = [...new Set(b.clusters.map((c) => c?.trim() ?? '').filter(Boolean))];
+      await services.prisma.$transaction([
+        services.prisma.userCluster.deleteMany({ where: { userId: b.userId } }),
+        services.prisma.userCluster.createMany({
+          data: names.map((clusterName) => ({ userId: b.userId, clusterName })),
+        }),
+      ]);
+      return emptyOk();
+    },
+  }),
+  defineRoute({
+    name: 'auth-user-clusters-by-user',
+    service: 'auth',
+    method: 'GET',
+    path: 'UserClusters/GetAllByUserId/{userId}',
+    auth: 'user',
+    openapi: {
+      summary: "A user's clusters (that user or an administrator)",
+      tags: ['UserClusters'],
+      params: userIdParams,
+      responses: responses(
+        { 200: { description: 'Clusters', schema: z.array(clusterSchema) } },
+        400,
+        401,
+        403,
+      ),
+    },
+    async handler({ services, caller, params: p }) {
+      const { userId } = params(userIdParams, p);
+      requireSelfOrAdmin(caller, userId);
+      const rows = await services.prisma.userCluster.findMany({
+        where: { userId },
+        orderBy: { clusterName: 'asc' },
+      });
+      return ok(rows.map((r) => ({ userId: r.userId, clusterName: r.clusterName })));
+    },
+  }),
+];
+
+export const userSubscriptionsRoutes: RouteDefinition[] = [
+  defineRoute({
+    name: 'auth-user-subscriptions-add',
+    service: 'auth',
+    method: 'POST',
+    path: 'UserSubscriptions',
+    auth: 'admin',
+    openapi: {
+      summary: 'Give a user access to a subscription',
+      tags: ['UserSubscriptions'],
+      body: subscriptionBody,
+      responses: responses({ 200: { description: 'Stored (empty body)' } }, 400, 401, 403, 404),
+    },
+    async handler({ services, body }) {
+      const b = await body(subscriptionBody);
+      await existingUser(services, b.userId);
+      await services.prisma.userSubscription.createMany({ data: [b], skipDuplicates: true });
+      return emptyOk();
+    },
+  }),
+  defineRoute({
+    name: 'auth-user-subscriptions-replace',
+    service: 'auth',
+    method: 'POST',
+    path: 'UserSubscriptions/CreateOrUpdate',
+    auth: 'admin',
+    openapi: {
+      summary: "Replace a user's subscriptions in one transaction (an empty list removes all)",
+      tags: ['UserSubscriptions'],
+      body: subscriptionsBody,
+      responses: responses({ 200: { description: 'Replaced (empty body)' } }, 400, 401, 403, 404),
+    },
+    async handler({ services, body }) {
+      const b = await body(subscriptionsBody);
+      await existingUser(services, b.userId);
+      const ids = [...new Set(b.subscriptions.filter((s) => s !== NIL_GUID))];
+      await services.prisma.$transaction([
+        services.prisma.userSubscription.deleteMany({ where: { userId: b.userId } }),
+        services.prisma.userSubscription.createMany({
+          data: ids.map((subscriptionId) => ({ userId: b.userId, subscriptionId })),
+        }),
+      ]);
+      return emptyOk();
+    },
+  }),
+  defineRoute({
+    name: 'auth-user-subscriptions-by-user',
+    service: 'auth',
+    method: 'GET',
+    path: 'UserSubscriptions/GetAllByUserId/{userId}',
+    auth: 'user',
+    openapi: {
+      summary: "A user's subscriptions (that user or an administrator)",
+      tags: ['UserSubscriptions'],
+      params: userIdParams,
+      responses: responses(
+        { 200: { description: 'Subscriptions', schema: z.array(subscriptionSchema) } },
+        400,
+        401,
+        403,
+      ),
+    },
+    async handler({ services, caller, params: p }) {
+      const { userId } = params(userIdParams, p);
+      requireSelfOrAdmin(caller, userId);
+      const rows = await services.prisma.userSubscription.findMany({
+        where: { userId },
+        orderBy: { subscriptionId: 'asc' },
+      });
+      return ok(rows.map((r) => ({ userId: r.userId, subscriptionId: r.subscriptionId })));
+    },
+  }),
+];
+
+export const usersMonitorGroupRoutes: RouteDefinition[] = [
+  defineRoute({
+    name: 'auth-monitor-group-assign-self',
+    service: 'auth',
+    method: 'POST',
+    path: 'UsersMonitorGroup/AssignUserToGroup',
+    auth: 'user',
+    openapi: {
+      summary: 'Assign the caller (never another user) to a monitor group',
+      tags: ['UsersMonitorGroup'],
+      body: assignBody,
+      responses: responses({ 200: { description: 'Assigned (empty body)' } }, 400, 401, 403),
+    },
+    async handler({ services, caller, body }) {
+      const b = await body(assignBody);
+      if (b.groupMonitorId > 0) {
+        await services.prisma.userMonitorGroup.createMany({
+          data: [{ userId: caller.userId, groupMonitorId: b.groupMonitorId }],
+          skipDuplicates: true,
+        });
+      }
+      return emptyOk();
+    },
+  }),
+  defineRoute({
+    name: 'auth-monitor-group-replace',
+    service: 'auth',
+    method: 'POST',
+    path: 'UsersMonitorGroup/create',
+    auth: 'admin',
+    openapi: {
+      summary: "Replace the listed users' monitor groups in one transaction",
+      tags: ['UsersMonitorGroup'],
+      body: groupsBody,
+      responses: responses({ 200: { description: 'Replaced (empty body)' } }, 400, 401, 403, 404),
+    },
+    async handler({ services, body }) {
+      const items = await body(groupsBody);
+      const userIds = [...new Set(items.map((i) => i.userId))];
+      for (const id of userIds) await existingUser(services, id);
+      const data = items
+        .filter((i) => i.groupMonitorId > 0)
+        .map((i) => ({ userId: i.userId, groupMonitorId: i.groupMonitorId }));
+      await services.prisma.$transaction([
+        services.prisma.userMonitorGroup.deleteMany({ where: { userId: { in: userIds } } }),
+        services.prisma.userMonitorGroup.createMany({ data, skipDuplicates: true }),
+      ]);
+      return emptyOk();
+    },
+  }),
+  defineRoute({
+    name: 'auth-monitor-group-mine',
+    service: 'auth',
+    method: 'GET',
+    path: 'UsersMonitorGroup/GetAll',
+    auth: 'user',
+    openapi: {
+      summary: "The caller's monitor groups",
+      tags: ['UsersMonitorGroup'],
+      responses: responses({ 200: { description: 'Assignments', schema: z.array(groupSchema) } }, 401, 403),
+    },
+    async handler({ services, caller }) {
+      return ok(
+        await services.prisma.userMonitorGroup.findMany({
+          where: { userId: caller.userId },
+          orderBy: { groupMonitorId: 'asc' },
+          select: groupSelect,
+        }),
+      );
+    },
+  }),
+  defineRoute({
+    name: 'auth-monitor-group-by-user',
+    service: 'auth',
+    method: 'GET',
+    path: 'UsersMonitorGroup/GetAllByUserId/{userId}',
+    auth: 'user',
+    openapi: {
+      summary: "A user's monitor groups (that user or an administrator)",
+      tags: ['UsersMonitorGroup'],
+      params: userIdParams,
+      responses: responses(
+        { 200: { description: 'Assignments', schema: z.array(groupSchema) } },
+        400,
+        401,
+        403,
+      ),
+    },
+    async handler({ services, caller, params: p }) {
+      const { userId } = params(userIdParams, p);
+      requireSelfOrAdmin(caller, userId);
+      return ok(
+        await services.prisma.userMonitorGroup.findMany({
+          where: { userId },
+          orderBy: { groupMonitorId: 'asc' },
+          select: groupSelect,
+        }),
+      );
+    },
+  }),
+  defineRoute({
+    name: 'auth-monitor-group-delete',
+    service: 'auth',
+    method: 'DELETE',
+    path: 'UsersMonitorGroup/{groupMonitorId}',
+    auth: 'admin',
+    openapi: {
+      summary: 'Remove every user from a monitor group',
+      tags: ['UsersMonitorGroup'],
+      params: groupParams,
+      responses: responses({ 200: { description: 'Removed (empty body)' } }, 400, 401, 403),
+    },
+    async handler({ services, params: p }) {
+      const { groupMonitorId } = params(groupParams, p);
+      await services.prisma.userMonitorGroup.deleteMany({ where: { groupMonitorId } });
+      return emptyOk();
+    },
+  }),
+];

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import type { AppServices } from '../../app/services.js';
+import { GUID } from '../../config/fields.js';
+import { validate } from '../../http/body.js';
+import { forbidden, HttpError, notFound } from '../../http/problem.js';
+import type { OpenApiInfo } from '../../http/route.js';
+import type { Caller } from '../caller.js';
+import type { UserRow } from '../users.js';
+
+export const guid = () =>
+  z
+    .string()
+    .trim()
+    .regex(GUID, 'must be a GUID')
+    .transform((s) => s.toLowerCase());
+
+export const userDtoSchema = z.object({
+  id: z.string().describe('uuid'),
+  username: z.string(),
+  email: z.string(),
+  isAdmin: z.boolean(),
+});
+
+export const userIdParams = z.object({ userId: guid() });
+export const groupIdParams = z.object({ groupId: z.coerce.number().int('must be a whole number') });
+
+/** Validates path parameters (400 with the field → messages map, as ASP.NET's bad route values). */
+export function params<T>(schema: z.ZodType<T>, values: Record<string, string>): T {
+  return validate(schema, values, 'route');
+}
+
+/** ENABLED_LOGIN_AUTH=false: username/password sign-in, create and password changes are refused. */
+export function requireLoginEnabled(services: AppServices): void {
+  if (!services.config.auth.ENABLED_LOGIN_AUTH) throw new HttpError(403, 'Login is disabled.');
+}
+
+/** Reads of a user's data: that user or an administrator only. */
+export function requireSelfOrAdmin(caller: Caller, userId: string): void {
+  if (caller.isAdmin || caller.userId.toLowerCase() === userId.toLowerCase()) return;
+  throw forbidden('This user is not authorized to view this operation.');
+}
+
+export async function existingUser(services: AppServices, userId: string): Promise<UserRow> {
+  const user = await services.auth.users.byId(userId);
+  if (!user) throw notFound('User not found.');
+  return user;
+}
+
+export const problem = (description: string) => ({ description, contentType: 'application/problem+json' });
+
+/** Common error answers in the OpenAPI document. */
+export function responses(
+  ok: OpenApiInfo['responses'],
+  ...codes: (400 | 401 | 403 | 404 | 409 | 429)[]
+): NonNullable<OpenApiInfo['responses']> {
+  const text: Record<number, string> = {
+    400: 'The request is invalid',
+    401: 'Missing, invalid or expired Bearer token',
+    403: 'Not allowed (not an administrator, not the user, blocked domain or login disabled)',
+    404: 'Not found',
+    409: 'Conflicts with the current state',
+    429: 'Too many failed sign-ins; see Retry-After',
+  };
+  const out: NonNullable<OpenApiInfo['responses']> = { ...ok };
+  for (const c of codes) out[c] = problem(text[c]!);
+  return out;
+}

@@ -1,0 +1,564 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { AppServices } from '../../app/services.js';
+import { badRequest, conflict, forbidden, notFound } from '../../http/problem.js';
+import { emptyOk, json, noContent, ok } from '../../http/respond.js';
+import { defineRoute, type RouteDefinition } from '../../http/route.js';
+import { hashPassword, MIN_PASSWORD_LENGTH } from '../passwords.js';
+import { isUniqueViolation, normalizeEmail, toUserDto, type UserRow } from '../users.js';
+import {
+  existingUser,
+  groupIdParams,
+  guid,
+  params,
+  requireLoginEnabled,
+  requireSelfOrAdmin,
+  responses,
+  userDtoSchema,
+  userIdParams,
+} from './common.js';
+
+const RESET_CODE_TTL_MS = 30 * 60_000;
+const password = () =>
+  z.string().min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`);
+const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
+
+const createBody = z.object({
+  username: z.string().trim().min(3, 'must be at least 3 characters').max(256),
+  userEmail: z.email('must be an email address').trim().max(320),
+  password: password(),
+  repeatPassword: z.string(),
+});
+const updateBody = z.object({
+  id: guid(),
+  username: z.string().trim().min(3, 'must be at least 3 characters').max(256),
+  email: z.email('must be an email address').trim().max(320),
+  isAdmin: z.boolean(),
+});
+const updatePasswordBody = z.object({
+  currentPassword: z.string().min(1, 'is required'),
+  newPassword: password(),
+});
+const confirmBody = z.object({
+  email: z.email('must be an email address').trim(),
+  code: z.string().trim().min(1, 'is required').max(200),
+  newPassword: password(),
+});
+const deviceTokenBody = z.object({ deviceToken: z.string().trim().min(1, 'is required').max(4096) });
+const emailParams = z.object({ email: z.string().trim().min(3).max(320) });
+const tokenList = z.array(z.string());
+
+const dto = (u: UserRow) => ok(toUserDto(u));
+/** The original answers Ok(null) → 204 for a missing user on its lookups. */
+const dtoOr204 = (u: UserRow | null) => (u ? dto(u) : noContent());
+
+/** The last administrator can be neither demoted nor deleted. */
+async function keepAnAdmin(services: AppServices, user: UserRow): Promise<void> {
+  if (user.isAdmin && (await services.auth.users.adminCount()) <= 1) {
+    throw conflict('The last administrator cannot be demoted or deleted.');
+  }
+}
+
+async function deleteUser(services: AppServices, user: UserRow): Promise<void> {
+  await keepAnAdmin(services, user);
+  // Device tokens, clusters, subscriptions, groups, actions and reset codes cascade.
+  await services.auth.users.delete(user.id);
+}
+
+async function setPassword(services: AppServices, user: UserRow, newPassword: string): Promise<UserRow> {
+  const passwordHash = await hashPassword(newPassword);
+  // Tokens issued before this instant stop working.
+  const updated = await services.auth.users.update(user.id, {
+    passwordHash,
+    credentialsChangedAt: new Date(),
+  });
+  await services.prisma.loginFailure.deleteMany({
+    where: { account: { in: [user.email, user.username.toLowerCase()] } },
+  });
+  return updated;
+}
+
+async function deviceTokensOf(services: AppServices, userId: string): Promise<string[]> {
+  const rows = await services.prisma.userDeviceToken.findMany({
+    where: { userId },
+    orderBy: { id: 'asc' },
+    select: { deviceToken: true },
+  });
+  return rows.map((r) => r.deviceToken);
+}
+
+const T = ['User'];
+
+export const userRoutes: RouteDefinition[] = [
+  defineRoute({
+    name: 'auth-user-create',
+    service: 'auth',
+    method: 'POST',
+    path: 'User/create',
+    auth: 'none',
+    openapi: {
+      summary: 'Create an account with an email and password (welcome email sent)',
+      tags: T,
+      body: createBody,
+      responses: responses({ 201: { description: 'The new user', schema: userDtoSchema } }, 400, 403, 409),
+    },
+    async handler({ services, body }) {
+      requireLoginEnabled(services);
+      const b = await body(createBody);
+      if (b.password !== b.repeatPassword) {
+        throw badRequest('Passwords do not match.', { repeatPassword: ['Passwords do not match.'] });
+      }
+      const { auth } = services;
+      if (auth.isBlocked(b.userEmail)) throw forbidden('The domain of this account is blocked.');
+      const passwordHash = await hashPassword(b.password);
+      let user: UserRow;
+      try {
+        user = await auth.users.create({
+          email: b.userEmail,
+          username: b.username,
+          passwordHash,
+          isAdmin: auth.isListedAdmin(b.userEmail),
+        });
+      } catch (e) {
+        if (isUniqueViolation(e)) throw conflict('An account with this email or user name already exists.');
+        throw e;
+      }
+      auth.sendInBackground(
+        {
+          to: user.email,
+          subject: 'finwatch - Account Creation',
+          text: `Welcome to finwatch, ${user.username}. Your account was created; sign in with ${user.email}.`,
+          html: `<p>Welcome to finwatch, ${escapeHtml(user.username)}.</p><p>Your account was created; sign in with ${escapeHtml(user.email)}.</p>`,
+        },
+        'welcome email',
+      );
+      return json(201, toUserDto(user));
+    },
+  }),
+  defineRoute({
+    name: 'auth-user-delete-by-id',
+    service: 'auth',
+    method: 'DELETE',
+    path: 'User/delete/{userId}',
+    auth: 'admin',
+    openapi: {
+      summary: 'Delete a user and its tokens, clusters, subscriptions, groups and actions',
+      tags: T,
+      params: userIdParams,
+      responses: responses({ 200: { description: 'Deleted (empty body)' } }, 400, 401, 403, 404, 409),
+    },
+    async handler({ services, params: p }) {
+      const { userId } = params(userIdParams, p);
+      await deleteUser(services, await existingUser(services, userId));
+      return emptyOk();
+    },
+  }),
+  defineRoute({
+    name: 'auth-user-delete-self',
+    service: 'auth',
+    method: 'DELETE',
+    path: 'User/delete',
+    auth: 'user',
+    openapi: {
+      summary: 'Delete the caller',
+      tags: T,
+      responses: responses({ 200: { description: 'Deleted (empty body)' } }, 401, 403, 409),
+    },
+    async handler({ services, caller }) {
+      await deleteUser(services, await existingUser(services, caller.userId));
+      return emptyOk();
+    },
+  }),
+  defineRoute({
+    name: 'auth-user-update',
+    service: 'auth',
+    method: 'PUT',
+    path: 'User/update',
+    auth: 'admin',
+    openapi: {
+      summary: "Change a user's username, email and administrator flag",
+      tags: T,
+      body: updateBody,
+      responses: responses(
+        { 200: { description: 'The updated user', schema: userDtoSchema } },
+        400,
+        401,
+        403,
+        404,
+        409,
+      ),
+    },
+    async handler({ services, body }) {
+      const b = await body(updateBody);
+      const user = await existingUser(services, b.id);
+      if (user.isAdmin && !b.isAdmin) await keepAnAdmin(services, user);
+      if (services.auth.isBlocked(b.email)) throw forbidden('The domain of this email is blocked.');
+      try {
+        const updated = await services.auth.users.update(user.id, {
+          username: b.username,
+          email: normalizeEmail(b.email),
+          isAdmin: b.isAdmin,
+        });
+        return dto(updated);
+      } catch (e) {
+        if (isUniqueViolation(e)) throw conflict('Another user has this email or user name.');
+        throw e;
+      }
+    },
+  }),
+  defineRoute({
+    name: 'auth-user-reset-password-confirm',
+    service: 'auth',
+    method: 'POST',
+    path: 'User/resetPassword/confirm',
+    auth: 'none',
+    openapi: {
+      summary: 'Set a new password with the emailed reset code (single use, 30 minutes)',
+      tags: T,
+      body: confirmBody,
+      responses: responses({ 204: { description: 'Password changed; older tokens stop working' } }, 400, 403),
+    },
+    async handler({ services, body }) {
+      requireLoginEnabled(services);
+      const b = await body(confirmBody);
+      const invalid = () => badRequest('The reset code is invalid or has expired.');
+      const codeHash = sha256(b.code);
+      const user = await services.auth.users.byEmail(b.email);
+      if (!user) throw invalid();
+      const now = new Date();
+      const code = await services.prisma.passwordResetCode.findFirst({
+        where: { userId: user.id, codeHash, usedAt: null, expiresAt: { gt: now } },
+      });
+      if (!code) throw invalid();
+      // Burn it atomically: of two concurrent confirmations only one wins.
+      const burnt = await services.prisma.passwordResetCode.updateMany({
+        where: { id: code.id, usedAt: null },
+        data: { usedAt: now },
+      });
+      if (burnt.count !== 1) throw invalid();
+      await services.prisma.passwordResetCode.updateMany({
+        where: { userId: user.id, usedAt: null },
+        data: { usedAt: now },
+      });
+      await setPassword(services, user, b.newPassword);
+      return noContent();
+    },
+  }),
+  defineRoute({
+    name: 'auth-user-reset-password',
+    service: 'auth',
+    method: 'POST',
+    path: 'User/resetPassword/{email}',
+    auth: 'none',
+    openapi: {
+      summary: 'Email a single-use reset code to a known account; answers the same for any email',
+      tags: T,
+      params: emailParams,
+      responses: responses(
+        { 200: { description: 'Accepted (empty body), whether or not the account exists' } },
+        400,
+        403,
+      ),
+    },
+    async handler({ services, params: p }) {
+      requireLoginEnabled(services);
+      const { email } = params(emailParams, p);
+      const { auth, prisma } = services;
+      // Everything happens after the answer, so known and unknown emails answer alike.
+      auth.background('password reset', async () => {
+        const user = await auth.users.byEmail(email);
+        if (!user?.passwordHash || auth.isBlocked(user.email)) return;
+        const code = randomBytes(15).toString('base64url');
+        await prisma.passwordResetCode.create({
+          data: {
+            userId: user.id,
+            codeHash: sha256(code),
+            expiresAt: new Date(Date.now() + RESET_CODE_TTL_MS),
+          },
+        });
+        await auth.mailer.send({
+          to: user.email,
+          subject: 'finwatch - Password Reset',
+          text:
+            `A password reset was requested for your finwatch account.\n\nYour reset code: ${code}\n\n` +
+            'It works once and expires in 30 minutes. If you did not ask for it, ignore this email.',
+          html:
+            '<p>A password reset was requested for your finwatch account.</p>' +
+            `<p>Your reset code: <strong>${code}</strong></p>` +
+            '<p>It works once and expires in 30 minutes. If you did not ask for it, ignore this email.</p>',
+        });
+      });
+      return emptyOk();
+    },
+  }),
+  defineRoute({
+    name: 'auth-user-update-password',
+    service: 'auth',
+    method: 'POST',
+    path: 'User/updatePassword',
+    auth: 'user',
+    openapi: {
+      summary: "Change the caller's password; tokens issued before stop working",
+      tags: T,
+      body: updatePasswordBody,
+      responses: responses(
+        { 200: { description: 'A new own token for the caller', schema: z.object({ token: z.string() }) } },
+        400,
+        401,
+        403,
+      ),
+    },
+    async handler({ services, caller, body }) {
+      requireLoginEnabled(services);
+      const b = await body(updatePasswordBody);
+      const user = await existingUser(services, caller.userId);
+      if (!(await services.auth.passwords.check(user.passwordHash, b.currentPassword))) {
+        throw badRequest('Invalid password', { currentPassword: ['Invalid password'] });
+      }
+      const updated = await setPassword(services, user, b.newPassword);
+      return json(200, { token: services.auth.issueToken(updated) });
+    },
+  }),
+  defineRoute({
+    name: 'auth-user-get-all',
+    service: 'auth',
+    method: 'GET',
+    path: 'User/GetAll',
+    auth: 'admin',
+    openapi: {
+      summary: 'All users',
+      tags: T,
+      responses: responses({ 200: { description: 'Users', schema: z.array(userDtoSchema) } }, 401, 403),
+    },
+    async handler({ services }) {
+      const users = await services.prisma.user.findMany({ orderBy: { username: 'asc' } });
+      return ok(users.map(toUserDto));
+    },
+  }),
+  defineRoute({
+    name: 'auth-user-get-all-by-group',
+    service: 'auth',
+    method: 'GET',
+    path: 'User/GetAllByGroupId/{groupId}',
+    auth: 'user',
+    openapi: {
+      summary: 'Users of a monitor group',
+      tags: T,
+      params: groupIdParams,
+      responses: responses({ 200: { description: 'Users', schema: z.array(userDtoSchema) } }, 400, 401, 403),
+    },
+    async handler({ services, params: p }) {
+      const { groupId } = params(groupIdParams, p);
+      const users = await services.prisma.user.findMany({
+        where: { monitorGroups: { some: { groupMonitorId: groupId } } },
+        orderBy: { username: 'asc' },
+      });
+      return ok(users.map(toUserDto));
+    },
+  }),
+  defineRoute({
+    name: 'auth-user-get-by-id',
+    service: 'auth',
+    method: 'GET',
+    path: 'User/GetById/{userId}',
+    auth: 'user',
+    openapi: {
+      summary: 'A user by id',
+      tags: T,
+      params: userIdParams,
+      responses: responses(
+        { 200: { description: 'The user', schema: userDtoSchema }, 204: { description: 'No such user' } },
+        400,
+        401,
+        403,
+      ),
+    },
+    async handler({ services, params: p }) {
+      const { userId } = params(userIdParams, p);
+      return dtoOr204(await services.auth.users.byId(userId));
+    },
+  }),
+  defineRoute({
+    name: 'auth-user-get-by-email',
+    service: 'auth',
+    method: 'GET',
+    path: 'User/GetByEmail/{userEmail}',
+    auth: 'user',
+    openapi: {
+      summary: 'A user by email',
+      tags: T,
+      params: z.object({ userEmail: z.string() }),
+      responses: responses(
+        { 200: { description: 'The user', schema: userDtoSchema }, 204: { description: 'No such user' } },
+        401,
+        403,
+      ),
+    },
+    async handler({ services, params: p }) {
+      return dtoOr204(await services.auth.users.byEmail(p.userEmail ?? ''));
+    },
+  }),
+  defineRoute({
+    name: 'auth-user-get-by-username',
+    service: 'auth',
+    method: 'GET',
+    path: 'User/GetByUserName/{userName}',
+    auth: 'user',
+    openapi: {
+      summary: 'A user by user name',
+      tags: T,
+      params: z.object({ userName: z.string() }),
+      responses: responses(
+        { 200: { description: 'The user', schema: userDtoSchema }, 204: { description: 'No such user' } },
+        401,
+        403,
+      ),
+    },
+    async handler({ services, params: p }) {
+      return dtoOr204(await services.auth.users.byUsername(p.userName ?? ''));
+    },
+  }),
+  defineRoute({
+    name: 'auth-user-get-count',
+    service: 'auth',
+    method: 'GET',
+    path: 'User/GetUserCount',
+    auth: 'user',
+    openapi: {
+      summary: 'Number of users',
+      tags: T,
+      responses: responses({ 200: { description: 'A number', schema: z.number().int() } }, 401, 403),
+    },
+    async handler({ services }) {
+      return ok(await services.prisma.user.count());
+    },
+  }),
+  defineRoute({
+    name: 'auth-user-details-by-token',
+    service: 'auth',
+    method: 'GET',
+    path: 'User/GetUserDetailsByToken',
+    auth: 'user',
+    openapi: {
+      summary: 'The caller',
+      tags: T,
+      responses: responses({ 200: { description: 'The caller', schema: userDtoSchema } }, 401, 403),
+    },
+    async handler({ caller }) {
+      return ok({
+        id: caller.userId,
+        username: caller.username,
+        email: caller.email,
+        isAdmin: caller.isAdmin,
+      });
+    },
+  }),
+  defineRoute({
+    name: 'auth-user-update-device-token',
+    service: 'auth',
+    method: 'POST',
+    path: 'User/UpdateUserDeviceToken',
+    auth: 'user',
+    openapi: {
+      summary: "Add a push device token to the caller's list",
+      tags: T,
+      body: deviceTokenBody,
+      responses: responses({ 200: { description: 'Stored (empty body)' } }, 400, 401, 403),
+    },
+    async handler({ services, caller, body }) {
+      const { deviceToken } = await body(deviceTokenBody);
+      await services.prisma.userDeviceToken.createMany({
+        data: [{ userId: caller.userId, deviceToken }],
+        skipDuplicates: true,
+      });
+      return emptyOk();
+    },
+  }),
+  defineRoute({
+    name: 'auth-user-device-tokens',
+    service: 'auth',
+    method: 'GET',
+    path: 'User/GetUserDeviceTokenList',
+    auth: 'user',
+    openapi: {
+      summary: "The caller's device tokens",
+      tags: T,
+      responses: responses({ 200: { description: 'Device tokens', schema: tokenList } }, 401, 403),
+    },
+    async handler({ services, caller }) {
+      return ok(await deviceTokensOf(services, caller.userId));
+    },
+  }),
+  defineRoute({
+    name: 'auth-user-device-tokens-by-user',
+    service: 'auth',
+    method: 'GET',
+    path: 'User/GetUserDeviceTokenListByUserId/{userId}',
+    auth: 'user',
+    openapi: {
+      summary: "A user's device tokens (that user or an administrator)",
+      tags: T,
+      params: userIdParams,
+      responses: responses({ 200: { description: 'Device tokens', schema: tokenList } }, 400, 401, 403),
+    },
+    async handler({ services, caller, params: p }) {
+      const { userId } = params(userIdParams, p);
+      requireSelfOrAdmin(caller, userId);
+      return ok(await deviceTokensOf(services, userId));
+    },
+  }),
+  defineRoute({
+    name: 'auth-user-device-tokens-by-group',
+    service: 'auth',
+    method: 'GET',
+    path: 'User/GetUserDeviceTokenListByGroupId/{groupId}',
+    auth: 'none',
+    openapi: {
+      summary: 'Device tokens of the users of a monitor group (the notification service)',
+      tags: T,
+      params: groupIdParams,
+      responses: responses({ 200: { description: 'Device tokens only', schema: tokenList } }, 400),
+    },
+    async handler({ services, params: p }) {
+      const { groupId } = params(groupIdParams, p);
+      const rows = await services.prisma.userDeviceToken.findMany({
+        where: { user: { monitorGroups: { some: { groupMonitorId: groupId } } } },
+        orderBy: { id: 'asc' },
+        select: { deviceToken: true },
+      });
+      return ok([...new Set(rows.map((r) => r.deviceToken))]);
+    },
+  }),
+  // After the literal User/... routes: the router prefers literals anyway.
+  defineRoute({
+    name: 'auth-user-by-email-or-directory',
+    service: 'auth',
+    method: 'GET',
+    path: 'User/{email}',
+    auth: 'user',
+    openapi: {
+      summary: 'A user by email; the caller, or a directory user created on first lookup',
+      tags: T,
+      params: emailParams,
+      responses: responses({ 200: { description: 'The user', schema: userDtoSchema } }, 400, 401, 403, 404),
+    },
+    async handler({ services, caller, params: p }) {
+      const { email } = params(emailParams, p);
+      const { auth } = services;
+      const existing = await auth.users.byEmail(email);
+      if (existing) return dto(existing);
+      if (normalizeEmail(email) === normalizeEmail(caller.email)) {
+        return dto(await existingUser(services, caller.userId));
+      }
+      if (!email.includes('@')) throw notFound('User not found.');
+      if (auth.isBlocked(email)) throw forbidden('The domain of this email is blocked.');
+      const found = await auth.graph.find(email);
+      if (!found) throw notFound('User not found.');
+      return dto(await auth.userForDirectoryIdentity(found.email, found.displayName));
+    },
+  }),
+];
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
