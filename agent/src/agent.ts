@@ -3,7 +3,7 @@ import type { AgentConfig } from './config.js';
 import { type CycleSummary, runCycle } from './cycle.js';
 import type { HealthState } from './health.js';
 import { IngestClient } from './ingest.js';
-import { KubeClient, resolveKubeConfig } from './kube.js';
+import { KubeClient, resolveKube, SERVICE_ACCOUNT_DIR } from './kube.js';
 import type { Logger } from './logger.js';
 import { runLoop } from './loop.js';
 
@@ -22,13 +22,12 @@ export class Agent {
     config: AgentConfig,
     log: Logger,
     env: Record<string, string | undefined> = process.env,
+    serviceAccountDir = SERVICE_ACCOUNT_DIR,
   ): Promise<Agent> {
-    const { kc, source } = resolveKubeConfig(env);
-    const kube = await KubeClient.create(kc);
-    log.info(
-      { kubeconfig: source, server: kc.getCurrentCluster()?.server },
-      'Kubernetes configuration loaded',
-    );
+    const target = await resolveKube(env, serviceAccountDir);
+    const kube = new KubeClient(target);
+    await kube.refreshCredentials();
+    log.info({ kubeconfig: target.source, server: target.server.href }, 'Kubernetes configuration loaded');
     const ingest = new IngestClient(
       config.metricsApiUrl,
       { concurrency: config.postConcurrency, timeoutMs: config.postTimeoutSeconds * 1000 },

@@ -1,14 +1,16 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { isIPv6 } from 'node:net';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { type Dispatcher, Pool } from 'undici';
 import type { ListResponse, ObjectMeta } from './kube-types.js';
 import type { Logger } from './logger.js';
 
-const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 export const PAGE_SIZE = 500;
 const MAX_LIST_RESTARTS = 3;
+/** Kubelet rewrites projected tokens well before expiry; re-reading once a minute is plenty. */
+const TOKEN_REREAD_MS = 60_000;
 
 /** A Kubernetes API call that failed; `unreachable` means no HTTP answer at all (the API server is down). */
 export class KubeError extends Error {
@@ -22,41 +24,101 @@ export class KubeError extends Error {
   }
 }
 
-/**
- * In a pod: the service account. Outside: KUBECONFIG, then ~/.kube/config. The library's own
- * loadFromDefault would silently fall back to http://localhost:8080, which hides a missing config.
- */
-export function resolveKubeConfig(env: Record<string, string | undefined>): {
-  kc: KubeConfig;
-  source: string;
-} {
-  const kc = new KubeConfig();
-  if (env['KUBERNETES_SERVICE_HOST'] && env['KUBERNETES_SERVICE_PORT'] && existsSync(IN_CLUSTER_TOKEN)) {
-    kc.loadFromCluster();
-    return { kc, source: 'in-cluster service account' };
-  }
-  const files = (env['KUBECONFIG'] ?? '').split(delimiter).filter((file) => file !== '');
-  const [first, ...rest] = files;
-  if (first !== undefined) {
-    // Same merge as kubectl: the first file's current context wins.
-    kc.loadFromFile(first);
-    for (const file of rest) {
-      const extra = new KubeConfig();
-      extra.loadFromFile(file);
-      kc.mergeConfig(extra, true);
-    }
-    return { kc, source: `KUBECONFIG=${files.join(delimiter)}` };
-  }
-  const home = join(homedir(), '.kube', 'config');
-  if (existsSync(home)) {
-    kc.loadFromFile(home);
-    return { kc, source: home };
-  }
-  throw new Error('no Kubernetes configuration: not in a pod, KUBECONFIG unset and ~/.kube/config missing');
+interface Tls {
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+  rejectUnauthorized?: boolean;
+  servername?: string;
 }
 
-interface Credentials {
-  headers: Record<string, string>;
+/** Where the API server is, how to trust it, and the auth headers for the next requests. */
+export interface KubeTarget {
+  server: URL;
+  tls: Tls;
+  source: string;
+  headers(): Promise<Record<string, string>>;
+}
+
+/**
+ * The pod case, done without @kubernetes/client-node: it is three files and two env vars, and the library
+ * costs about 70 MB of resident memory once imported, most of the agent's budget.
+ */
+function inCluster(env: Record<string, string | undefined>, dir: string): KubeTarget {
+  const host = env['KUBERNETES_SERVICE_HOST'] ?? '';
+  const server = new URL(`https://${isIPv6(host) ? `[${host}]` : host}:${env['KUBERNETES_SERVICE_PORT']}`);
+  let token = '';
+  let readAt = 0;
+  return {
+    server,
+    tls: { ca: readFileSync(join(dir, 'ca.crt')) },
+    source: `in-cluster service account (${dir})`,
+    headers: async () => {
+      if (Date.now() - readAt > TOKEN_REREAD_MS) {
+        token = readFileSync(join(dir, 'token'), 'utf8').trim();
+        readAt = Date.now();
+      }
+      return { authorization: `Bearer ${token}` };
+    },
+  };
+}
+
+/** Kubeconfig files go through the library: exec plugins, auth providers and the merge rules are its job. */
+async function fromKubeconfig(files: string[], source: string): Promise<KubeTarget> {
+  const { KubeConfig } = await import('@kubernetes/client-node');
+  const kc = new KubeConfig();
+  const [first, ...rest] = files;
+  if (first === undefined) throw new Error('no kubeconfig file');
+  kc.loadFromFile(first);
+  for (const file of rest) {
+    // Same merge as kubectl: the first file's current context wins.
+    const extra = new KubeConfig();
+    extra.loadFromFile(file);
+    kc.mergeConfig(extra, true);
+  }
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error(`${source}: no current cluster`);
+  const opts: Tls & { headers?: Record<string, string> } = {};
+  await kc.applyToHTTPSOptions(opts);
+  return {
+    server: new URL(cluster.server),
+    tls: {
+      ...(opts.ca ? { ca: opts.ca } : {}),
+      ...(opts.cert ? { cert: opts.cert } : {}),
+      ...(opts.key ? { key: opts.key } : {}),
+      ...(opts.rejectUnauthorized === false ? { rejectUnauthorized: false } : {}),
+      ...(opts.servername ? { servername: opts.servername } : {}),
+    },
+    source,
+    headers: async () => {
+      // Token files, exec plugins and OIDC refresh themselves inside the library when due.
+      const fresh: { headers?: Record<string, string> } = {};
+      await kc.applyToHTTPSOptions(fresh);
+      return { ...(fresh.headers ?? {}) };
+    },
+  };
+}
+
+/**
+ * In a pod: the service account. Outside: KUBECONFIG, then ~/.kube/config. The library's loadFromDefault
+ * would silently fall back to http://localhost:8080, which hides a missing configuration.
+ */
+export async function resolveKube(
+  env: Record<string, string | undefined>,
+  serviceAccountDir = SERVICE_ACCOUNT_DIR,
+): Promise<KubeTarget> {
+  if (
+    env['KUBERNETES_SERVICE_HOST'] &&
+    env['KUBERNETES_SERVICE_PORT'] &&
+    existsSync(join(serviceAccountDir, 'token'))
+  ) {
+    return inCluster(env, serviceAccountDir);
+  }
+  const files = (env['KUBECONFIG'] ?? '').split(delimiter).filter((file) => file !== '');
+  if (files.length > 0) return fromKubeconfig(files, `KUBECONFIG=${files.join(delimiter)}`);
+  const home = join(env['HOME'] || homedir(), '.kube', 'config');
+  if (existsSync(home)) return fromKubeconfig([home], home);
+  throw new Error('no Kubernetes configuration: not in a pod, KUBECONFIG unset and ~/.kube/config missing');
 }
 
 /**
@@ -67,51 +129,26 @@ interface Credentials {
 export class KubeClient {
   private readonly pool: Pool;
   private readonly basePath: string;
-  private credentials: Credentials = { headers: {} };
+  private headers: Record<string, string> = {};
 
-  private constructor(
-    private readonly kc: KubeConfig,
-    server: URL,
-    tls: { ca?: Buffer; cert?: Buffer; key?: Buffer; rejectUnauthorized?: boolean; servername?: string },
-  ) {
-    this.basePath = server.pathname.replace(/\/+$/, '');
-    this.pool = new Pool(server.origin, {
+  constructor(private readonly target: KubeTarget) {
+    this.basePath = target.server.pathname.replace(/\/+$/, '');
+    this.pool = new Pool(target.server.origin, {
       connections: 8,
       keepAliveTimeout: 30_000,
       headersTimeout: 30_000,
       bodyTimeout: 60_000,
-      connect: { ...tls, timeout: 10_000 },
+      connect: { ...target.tls, timeout: 10_000 },
     });
   }
 
-  static async create(kc: KubeConfig): Promise<KubeClient> {
-    const cluster = kc.getCurrentCluster();
-    if (!cluster) throw new Error('the Kubernetes configuration has no current cluster');
-    const opts: {
-      ca?: Buffer;
-      cert?: Buffer;
-      key?: Buffer;
-      rejectUnauthorized?: boolean;
-      servername?: string;
-      headers?: Record<string, string>;
-    } = {};
-    await kc.applyToHTTPSOptions(opts);
-    const client = new KubeClient(kc, new URL(cluster.server), {
-      ...(opts.ca ? { ca: opts.ca } : {}),
-      ...(opts.cert ? { cert: opts.cert } : {}),
-      ...(opts.key ? { key: opts.key } : {}),
-      ...(opts.rejectUnauthorized === false ? { rejectUnauthorized: false } : {}),
-      ...(opts.servername ? { servername: opts.servername } : {}),
-    });
-    client.credentials = { headers: { ...(opts.headers ?? {}) } };
-    return client;
+  get server(): string {
+    return this.target.server.href;
   }
 
-  /** Bound service-account tokens rotate; the library's token-file authenticator re-reads them when due. */
+  /** Called once per cycle: rotated tokens and refreshed exec credentials are picked up here. */
   async refreshCredentials(): Promise<void> {
-    const opts: { headers?: Record<string, string> } = {};
-    await this.kc.applyToHTTPSOptions(opts);
-    this.credentials = { headers: { ...(opts.headers ?? {}) } };
+    this.headers = await this.target.headers();
   }
 
   private path(path: string, query: Record<string, string | number | undefined>): string {
@@ -130,7 +167,7 @@ export class KubeClient {
       return await this.pool.request({
         method: 'GET',
         path: this.path(path, query),
-        headers: { accept, ...this.credentials.headers },
+        headers: { accept, ...this.headers },
       });
     } catch (error) {
       const code = (error as { code?: string }).code ?? 'ERROR';

@@ -1,5 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +39,10 @@ export interface RecordedKubeRequest {
 export interface FakeKube {
   url: string;
   kubeconfig: string;
+  /** With `tls`: a service-account directory (ca.crt, token) as a pod would see it. */
+  serviceAccountDir?: string;
+  host: string;
+  port: number;
   requests: RecordedKubeRequest[];
   maxConcurrentLogReads: number;
   close(): Promise<void>;
@@ -118,7 +124,36 @@ function tail(text: string, lines: number): string {
     .join('');
 }
 
-export async function startFakeKube(cluster: FakeCluster): Promise<FakeKube> {
+/** A throwaway self-signed certificate for 127.0.0.1, so the in-cluster (https) path can be exercised. */
+function selfSigned(dir: string): { key: Buffer; cert: Buffer } {
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=kubernetes',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'ca.crt'),
+    ],
+    { stdio: 'ignore' },
+  );
+  return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'ca.crt')) };
+}
+
+export async function startFakeKube(
+  cluster: FakeCluster,
+  options: { tls?: boolean } = {},
+): Promise<FakeKube> {
   const requests: RecordedKubeRequest[] = [];
   let logReads = 0;
   const state = { maxConcurrentLogReads: 0 };
@@ -221,13 +256,16 @@ export async function startFakeKube(cluster: FakeCluster): Promise<FakeKube> {
     return status(res, 404, 'NotFound', 'the server could not find the requested resource');
   };
 
-  const server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch((error) => status(res, 500, 'InternalError', String(error)));
-  });
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'fake-kube-'));
+  const server: Server = options.tls ? createTlsServer(selfSigned(dir), listener) : createServer(listener);
+  if (options.tls) writeFileSync(join(dir, 'token'), `${TOKEN}\n`);
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const dir = mkdtempSync(join(tmpdir(), 'fake-kube-'));
+  const port = (server.address() as AddressInfo).port;
+  const url = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   const kubeconfig = join(dir, 'config');
   // client-node 1.x refuses plain http unless the cluster says insecure-skip-tls-verify.
   writeFileSync(
@@ -248,6 +286,9 @@ export async function startFakeKube(cluster: FakeCluster): Promise<FakeKube> {
   return {
     url,
     kubeconfig,
+    ...(options.tls ? { serviceAccountDir: dir } : {}),
+    host: '127.0.0.1',
+    port,
     requests,
     get maxConcurrentLogReads() {
       return state.maxConcurrentLogReads;
