@@ -1,6 +1,7 @@
 // npm start: the whole platform on this machine with embedded defaults. PGlite under DATA_DIR,
 // Azurite for the queue, and the Azure simulator when no Cloud__* credentials are set.
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, readSettings } from '../shared/config/index.js';
 import { createLogger } from '../shared/observability/logger.js';
 import { startAzurite } from './azurite.js';
@@ -25,10 +26,7 @@ async function main() {
 
   const hasCloud = settings.Cloud__TenantId && settings.Cloud__ClientId && settings.Cloud__ClientSecret;
   if (!hasCloud && config.finops.AzureSimulator__Enabled) {
-    const simulatorModule = './azure-sim/index.js';
-    const { startAzureSimulator } = (await import(simulatorModule)) as {
-      startAzureSimulator(o: object): Promise<{ url: string; close(): Promise<void> }>;
-    };
+    const { startAzureSimulator } = await import('./azure-sim/index.js');
     const sim = await startAzureSimulator({});
     stops.push(() => sim.close());
     settings.Cloud__TenantId = '00000000-0000-0000-0000-000000000001';
@@ -36,6 +34,8 @@ async function main() {
     settings.Cloud__ClientSecret = 'simulator';
     settings.Cloud__ArmEndpoint = sim.url;
     settings.Cloud__AuthorityHost = sim.url;
+    // The simulator speaks HTTPS (MSAL insists) with a self-signed certificate for loopback.
+    settings.Cloud__CaFile = fileURLToPath(new URL('./azure-sim/tls/sim-cert.pem', import.meta.url));
     settings.Cloud__SubscriptionIds ||=
       '11111111-1111-4111-8111-111111111111,22222222-2222-4222-8222-222222222222';
     log.warn(
