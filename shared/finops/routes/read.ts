@@ -1,11 +1,19 @@
 import type { RouteDefinition } from '../../http/route.js';
 import { analysisRunsRoutes } from './read/analysis-runs.js';
+import { costDetailsRoutes } from './read/cost-details.js';
+import { resourcesRoutes } from './read/resources.js';
 import { subscriptionSummaryRoutes } from './read/subscription-summaries.js';
 import { subscriptionsRoutes } from './read/subscriptions.js';
 
-/** Stored-data routes: AnalysisRuns, Subscription(s), Resources, CostDetails, HistoricalCosts, Recommendations, Dashboard. */
+/**
+ * Stored-data routes (issue #5): Subscriptions, Subscription, AnalysisRuns, Resources,
+ * CostDetails, HistoricalCosts, Recommendations, Dashboard. Every one needs a user token;
+ * deleting a run or a Subscriptions row needs an administrator (W16).
+ */
 export const readRoutes: RouteDefinition[] = [
   ...subscriptionsRoutes,
   ...subscriptionSummaryRoutes,
   ...analysisRunsRoutes,
+  ...resourcesRoutes,
+  ...costDetailsRoutes,
 ];

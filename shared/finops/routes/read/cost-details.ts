@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { badRequest } from '../../../http/problem.js';
+import { ok } from '../../../http/respond.js';
+import { defineRoute, type RouteDefinition } from '../../../http/route.js';
+import { CostDetail, CostGroupSummary, CostServiceSummary } from '../../contract/schemas.js';
+import { costSummary, findCostDetails } from '../../queries/cost-details.js';
+import {
+  idParam,
+  listHeaders,
+  PAGED_HEADERS_NOTE,
+  paging,
+  pagingQuery,
+  runIdParams,
+  textParam,
+  UNPAGED_NOTE,
+} from './common.js';
+
+const tags = ['CostDetails'];
+const base = 'CostDetails/analysis/{analysisRunId}';
+const list = z.array(CostDetail);
+export const MAX_TOP_COUNT = 1000;
+
+export const costDetailsRoutes: RouteDefinition[] = [
+  defineRoute({
+    name: 'finops-costdetails-by-run',
+    service: 'finops',
+    method: 'GET',
+    path: base,
+    auth: 'user',
+    openapi: {
+      summary: 'Cost lines of a run, cost descending, with merged resource-group tags',
+      description: `${UNPAGED_NOTE} ${PAGED_HEADERS_NOTE}`,
+      tags,
+      params: runIdParams,
+      query: pagingQuery,
+      responses: { 200: { description: 'CostDetail[]', schema: list } },
+    },
+    async handler({ services, params, query }) {
+      const runId = idParam(params, 'analysisRunId');
+      const p = paging(query);
+      const { rows, total } = await findCostDetails(services.prisma, runId, undefined, p.skip, p.pageSize);
+      return ok(rows, listHeaders(total, p));
+    },
+  }),
+  defineRoute({
+    name: 'finops-costdetails-by-type',
+    service: 'finops',
+    method: 'GET',
+    path: `${base}/type/{costType}`,
+    auth: 'user',
+    openapi: {
+      summary: 'Cost lines of one cost type (ResourceGroup or Service, case-insensitive)',
+      description: `${UNPAGED_NOTE} ${PAGED_HEADERS_NOTE}`,
+      tags,
+      query: pagingQuery,
+      responses: { 200: { description: 'CostDetail[]', schema: list } },
+    },
+    async handler({ services, params, query }) {
+      const runId = idParam(params, 'analysisRunId');
+      const costType = textParam(params, 'costType');
+      const p = paging(query);
+      const { rows, total } = await findCostDetails(services.prisma, runId, costType, p.skip, p.pageSize);
+      return ok(rows, listHeaders(total, p));
+    },
+  }),
+  defineRoute({
+    name: 'finops-costdetails-top',
+    service: 'finops',
+    method: 'GET',
+    path: `${base}/top/{count}`,
+    auth: 'user',
+    openapi: {
+      summary: `The first count cost lines by cost (count 1–${MAX_TOP_COUNT}, else 400)`,
+      tags,
+      responses: { 200: { description: 'CostDetail[]', schema: list } },
+    },
+    async handler({ services, params }) {
+      const runId = idParam(params, 'analysisRunId');
+      const raw = (params.count ?? '').trim();
+      const count = /^\d{1,5}$/.test(raw) ? Number(raw) : Number.NaN;
+      if (!(count >= 1 && count <= MAX_TOP_COUNT)) {
+        throw badRequest(`count must be an integer from 1 to ${MAX_TOP_COUNT}.`, {
+          count: [`The value '${raw}' is not valid.`],
+        });
+      }
+      const { rows } = await findCostDetails(services.prisma, runId, undefined, 0, count);
+      return ok(rows);
+    },
+  }),
+  defineRoute({
+    name: 'finops-costdetails-summary-groups',
+    service: 'finops',
+    method: 'GET',
+    path: `${base}/summary/resourcegroups`,
+    auth: 'user',
+    openapi: {
+      summary: 'Sum of the ResourceGroup lines by group, totalCost descending',
+      tags,
+      params: runIdParams,
+      responses: { 200: { description: 'summary', schema: z.array(CostGroupSummary) } },
+    },
+    async handler({ services, params }) {
+      return ok(await costSummary(services.prisma, idParam(params, 'analysisRunId'), 'ResourceGroup'));
+    },
+  }),
+  defineRoute({
+    name: 'finops-costdetails-summary-services',
+    service: 'finops',
+    method: 'GET',
+    path: `${base}/summary/services`,
+    auth: 'user',
+    openapi: {
+      summary: 'Sum of the Service lines by service, totalCost descending',
+      tags,
+      params: runIdParams,
+      responses: { 200: { description: 'summary', schema: z.array(CostServiceSummary) } },
+    },
+    async handler({ services, params }) {
+      return ok(await costSummary(services.prisma, idParam(params, 'analysisRunId'), 'Service'));
+    },
+  }),
+];

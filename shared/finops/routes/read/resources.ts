@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { badRequest } from '../../../http/problem.js';
+import { ok } from '../../../http/respond.js';
+import { defineRoute, type RequestContext, type RouteDefinition } from '../../../http/route.js';
+import { ResourceAnalysis, ResourceGroupSummary, ResourceTypeSummary } from '../../contract/schemas.js';
+import {
+  findResources,
+  type ResourceFilter,
+  resourceGroupSummary,
+  resourceTypeSummary,
+} from '../../queries/resources.js';
+import {
+  idParam,
+  listHeaders,
+  PAGED_HEADERS_NOTE,
+  paging,
+  pagingQuery,
+  runIdParams,
+  textParam,
+  UNPAGED_NOTE,
+} from './common.js';
+
+const tags = ['Resources'];
+const base = 'Resources/analysis/{analysisRunId}';
+const list = z.array(ResourceAnalysis);
+
+function listRoute(
+  name: string,
+  path: string,
+  summary: string,
+  filter: (ctx: RequestContext) => ResourceFilter,
+  defaultPageSize?: number,
+  query: z.ZodObject = pagingQuery,
+): RouteDefinition {
+  return defineRoute({
+    name,
+    service: 'finops',
+    method: 'GET',
+    path,
+    auth: 'user',
+    openapi: {
+      summary,
+      description: defaultPageSize ? PAGED_HEADERS_NOTE : `${UNPAGED_NOTE} ${PAGED_HEADERS_NOTE}`,
+      tags,
+      params: runIdParams,
+      query,
+      responses: { 200: { description: 'ResourceAnalysis[]', schema: list } },
+    },
+    async handler(ctx) {
+      const runId = idParam(ctx.params, 'analysisRunId');
+      const f = filter(ctx);
+      const p = paging(ctx.query, defaultPageSize);
+      const { rows, total } = await findResources(ctx.services.prisma, runId, f, p.skip, p.pageSize);
+      return ok(rows, listHeaders(total, p));
+    },
+  });
+}
+
+export const resourcesRoutes: RouteDefinition[] = [
+  listRoute(
+    'finops-resources-by-run',
+    base,
+    'Resources of a run by type then name (page=1, pageSize=50)',
+    () => ({ kind: 'all' }),
+    50,
+  ),
+  listRoute(
+    'finops-resources-by-type',
+    `${base}/type/{resourceType}`,
+    'Resources of one type (case-insensitive), by name',
+    ({ params }) => ({ kind: 'type', type: textParam(params, 'resourceType') }),
+  ),
+  listRoute(
+    'finops-resources-by-group',
+    `${base}/resourcegroup/{resourceGroup}`,
+    'Resources of one resource group (case-insensitive), by type then name',
+    ({ params }) => ({ kind: 'group', group: textParam(params, 'resourceGroup') }),
+  ),
+  listRoute(
+    'finops-resources-flags',
+    `${base}/flags`,
+    'Resources with non-empty flags, optionally those whose flags contain flagContains (case-insensitive)',
+    ({ query }) => ({ kind: 'flags', contains: query.get('flagContains')?.trim() || undefined }),
+    undefined,
+    pagingQuery.extend({ flagContains: z.string().optional() }),
+  ),
+  listRoute(
+    'finops-resources-search',
+    `${base}/search`,
+    'Resources whose name, group or type contains searchTerm (case-insensitive, wildcards literal)',
+    ({ query }) => {
+      const term = query.get('searchTerm')?.trim();
+      if (!term) throw badRequest('Search term is required', { searchTerm: ['Search term is required'] });
+      return { kind: 'search', term };
+    },
+    undefined,
+    pagingQuery.extend({ searchTerm: z.string().min(1) }),
+  ),
+  defineRoute({
+    name: 'finops-resources-summary-types',
+    service: 'finops',
+    method: 'GET',
+    path: `${base}/summary/types`,
+    auth: 'user',
+    openapi: {
+      summary: 'Resource counts by type, count descending',
+      tags,
+      params: runIdParams,
+      responses: { 200: { description: 'summary', schema: z.array(ResourceTypeSummary) } },
+    },
+    async handler({ services, params }) {
+      return ok(await resourceTypeSummary(services.prisma, idParam(params, 'analysisRunId')));
+    },
+  }),
+  defineRoute({
+    name: 'finops-resources-summary-groups',
+    service: 'finops',
+    method: 'GET',
+    path: `${base}/summary/resourcegroups`,
+    auth: 'user',
+    openapi: {
+      summary: 'Resource counts by resource group (upper-case), count descending',
+      tags,
+      params: runIdParams,
+      responses: { 200: { description: 'summary', schema: z.array(ResourceGroupSummary) } },
+    },
+    async handler({ services, params }) {
+      return ok(await resourceGroupSummary(services.prisma, idParam(params, 'analysisRunId')));
+    },
+  }),
+];
