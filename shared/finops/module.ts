@@ -1,23 +1,34 @@
 import type { InvocationContext, Timer } from '@azure/functions';
 import type { CoreServices } from '../app/services.js';
+import { AnalysisEngine, type EngineOptions } from './engine/engine.js';
 
 /** The FinOps service's background side: the queue trigger and the weekly timer. */
 export interface FinopsModule {
   /** Runs one queued analysis job (queue trigger, batch size 1). Throws to have it retried. */
   handleQueueMessage(message: unknown, context: InvocationContext): Promise<void>;
-  /** Enqueues one job per configured subscription (weekly timer). */
+  /** Enqueues one job per configured (and onboarded) subscription (weekly timer). */
   handleWeeklyTimer(timer: Timer, context: InvocationContext): Promise<void>;
+  /** The analysis engine: jobs, the gate, start routes, cleanup, settings. */
+  engine: AnalysisEngine;
   close(): Promise<void>;
 }
 
-// Foundation placeholder: the analysis engine (issue #4) replaces this.
-export async function createFinopsModule(core: CoreServices): Promise<FinopsModule> {
+export async function createFinopsModule(
+  core: CoreServices,
+  options: EngineOptions = {},
+): Promise<FinopsModule> {
+  const engine = new AnalysisEngine(core, options);
+  engine.start();
   return {
-    async handleQueueMessage(message, context) {
-      core.log.warn({ message, invocationId: context.invocationId }, 'analysis engine not wired yet');
-      throw new Error('analysis engine not available');
+    engine,
+    handleQueueMessage: (message, context) => engine.handleQueueMessage(message, context),
+    async handleWeeklyTimer(timer, context) {
+      core.log.info(
+        { invocationId: context.invocationId, isPastDue: timer.isPastDue },
+        'weekly analysis timer',
+      );
+      await engine.enqueueWeekly();
     },
-    async handleWeeklyTimer() {},
-    async close() {},
+    close: () => engine.close(),
   };
 }

@@ -1,4 +1,136 @@
-import type { RouteDefinition } from '../../http/route.js';
+import { z } from 'zod';
+import { GUID } from '../../config/fields.js';
+import { badRequest, notFound } from '../../http/problem.js';
+import { json, ok } from '../../http/respond.js';
+import { defineRoute, type RequestContext, type RouteDefinition } from '../../http/route.js';
+import { toJobDto } from '../engine/jobs.js';
+import { type MonthSelection, parseMonthSelection } from '../engine/period.js';
+
+const TAGS = ['Analysis'];
+
+/** The start routes' body: a JSON string "<guid>" (the original's) or { "subscriptionId": "<guid>" }. */
+async function subscriptionIdFrom(ctx: RequestContext): Promise<string> {
+  const body = await ctx.body(z.unknown());
+  let value: unknown = body;
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    const key = Object.keys(body).find((k) => k.toLowerCase() === 'subscriptionid');
+    value = key ? (body as Record<string, unknown>)[key] : undefined;
+  }
+  const id = typeof value === 'string' ? value.trim() : '';
+  if (!id)
+    throw badRequest('Subscription ID is required', { subscriptionId: ['Subscription ID is required'] });
+  if (!GUID.test(id)) {
+    throw badRequest('Subscription ID must be a GUID', { subscriptionId: ['must be a subscription GUID'] });
+  }
+  return id;
+}
+
+function monthSelectionFrom(ctx: RequestContext): MonthSelection {
+  const m = parseMonthSelection(ctx.query.get('monthSelection'));
+  if (!m)
+    throw badRequest('monthSelection must be current or previous', {
+      monthSelection: ['must be current or previous'],
+    });
+  return m;
+}
+
+const startBody = z.union([z.string(), z.object({ subscriptionId: z.string() })]);
+const monthQuery = z.object({ monthSelection: z.enum(['current', 'previous']).optional() });
 
 /** /finops/api/Analysis/*: start, start-async, jobs, settings, cleanup. */
-export const analysisRoutes: RouteDefinition[] = [];
+export const analysisRoutes: RouteDefinition[] = [
+  defineRoute({
+    name: 'finops-analysis-start',
+    service: 'finops',
+    method: 'POST',
+    path: 'Analysis/start',
+    auth: 'user',
+    openapi: {
+      summary: 'Run an analysis now and answer its summary',
+      description:
+        'Runs after any analysis ahead of it (one at a time). Prefer start-async: a full analysis takes minutes.',
+      tags: TAGS,
+      body: startBody,
+      query: monthQuery,
+      responses: {
+        200: { description: 'Sync summary (success may be false)' },
+        400: { description: 'Invalid id' },
+      },
+    },
+    async handler(ctx) {
+      const subscriptionId = await subscriptionIdFrom(ctx);
+      const monthSelection = monthSelectionFrom(ctx);
+      return ok(await ctx.services.finops.engine.startSync(subscriptionId, monthSelection));
+    },
+  }),
+  defineRoute({
+    name: 'finops-analysis-start-async',
+    service: 'finops',
+    method: 'POST',
+    path: 'Analysis/start-async',
+    auth: 'user',
+    openapi: {
+      summary: 'Queue an analysis',
+      tags: TAGS,
+      body: startBody,
+      query: monthQuery,
+      responses: { 202: { description: '{ jobId, subscriptionId, status } and a Location header' } },
+    },
+    async handler(ctx) {
+      const subscriptionId = await subscriptionIdFrom(ctx);
+      const monthSelection = monthSelectionFrom(ctx);
+      const job = await ctx.services.finops.engine.startAsync(subscriptionId, monthSelection);
+      const origin = new URL(ctx.request.url).origin;
+      return json(
+        202,
+        { jobId: job.id, subscriptionId, status: job.status },
+        { Location: `${origin}/finops/api/Analysis/jobs/${job.id}` },
+      );
+    },
+  }),
+  defineRoute({
+    name: 'finops-analysis-job',
+    service: 'finops',
+    method: 'GET',
+    path: 'Analysis/jobs/{jobId}',
+    auth: 'user',
+    openapi: {
+      summary: 'Status of an analysis job',
+      tags: TAGS,
+      params: z.object({ jobId: z.uuid() }),
+      responses: { 200: { description: 'Job status' }, 404: { description: 'Unknown or expired job id' } },
+    },
+    async handler(ctx) {
+      const id = ctx.params.jobId ?? '';
+      if (!GUID.test(id)) throw notFound('Unknown or expired job id');
+      const job = await ctx.services.finops.engine.jobs.get(id.toLowerCase());
+      if (!job) throw notFound('Unknown or expired job id');
+      return ok(toJobDto(job));
+    },
+  }),
+  defineRoute({
+    name: 'finops-analysis-settings',
+    service: 'finops',
+    method: 'GET',
+    path: 'Analysis/settings',
+    auth: 'user',
+    openapi: { summary: 'Active analysis settings (cost query type)', tags: TAGS },
+    async handler(ctx) {
+      return ok(ctx.services.finops.engine.settings());
+    },
+  }),
+  defineRoute({
+    name: 'finops-analysis-cleanup',
+    service: 'finops',
+    method: 'POST',
+    path: 'Analysis/cleanup',
+    auth: 'admin',
+    openapi: {
+      summary: 'Delete old analysis runs, keeping the latest run of each subscription (administrators only)',
+      tags: TAGS,
+    },
+    async handler(ctx) {
+      return ok(await ctx.services.finops.engine.cleanup());
+    },
+  }),
+];

@@ -1,0 +1,381 @@
+/**
+ * One analysis of one subscription: name → resources (Resource Graph) → cost of the month (by
+ * resource group and service, and by resource) → pause → six months of daily history → flags →
+ * budget → recommendations (AI agent, or rules) → one all-or-nothing write.
+ */
+import type { Prisma, PrismaClient } from '../../db/generated/client.js';
+import type { Logger } from '../../observability/logger.js';
+import type { AzureAccess, AzureResource, DailyCost } from '../azure/index.js';
+import { type AiSettings, requestRecommendation } from './ai.js';
+import { budgetStatus } from './budget.js';
+import { shortReason } from './errors.js';
+import { computeFlags, flagsText, type ResourceFlag } from './flags.js';
+import { type AnalysisPeriod, analysisPeriod, type MonthSelection } from './period.js';
+import { persistRun } from './persist.js';
+import {
+  type AnalysisFacts,
+  buildPrompt,
+  type FlaggedResource,
+  ruleBasedRecommendation,
+  summarize,
+} from './recommendations.js';
+
+export interface AnalysisDeps {
+  azure: AzureAccess;
+  prisma: PrismaClient;
+  log: Logger;
+  costQueryType: string;
+  /** Undefined: no AI agent configured (rule-based recommendations). */
+  ai?: Omit<AiSettings, 'signal'>;
+  now?: () => Date;
+}
+
+export interface AnalysisInput {
+  subscriptionId: string;
+  monthSelection: MonthSelection;
+}
+
+/** Reports the phase and progress (0–100); may throw to abort the analysis. */
+export type ProgressFn = (phase: string, progress: number) => Promise<void>;
+
+export interface AnalysisResult {
+  analysisRunId: number;
+  subscriptionName: string;
+  totalMonthlyCost: number;
+  resourcesAnalyzed: number;
+  rowsWritten: number;
+  writeMs: number;
+  recommendationSource: 'ai' | 'rules';
+  recommendationError: string | null;
+  period: AnalysisPeriod;
+}
+
+const SEP = '\u0000';
+const upper = (s: string) => s.toUpperCase();
+const round4 = (n: number) => Math.round(n * 10000) / 10000;
+
+function add(map: Map<string, number>, key: string, value: number) {
+  map.set(key, (map.get(key) ?? 0) + value);
+}
+
+/** Month-to-date (or previous month) cost lines: one per resource group, one per service and group. */
+export function costDetailLines(rows: Array<{ resourceGroup: string; serviceName: string; cost: number }>) {
+  const byGroup = new Map<string, number>();
+  const byService = new Map<string, number>();
+  for (const r of rows) {
+    const g = upper(r.resourceGroup);
+    add(byGroup, g, r.cost);
+    add(byService, `${r.serviceName}${SEP}${g}`, r.cost);
+  }
+  return { byGroup, byService };
+}
+
+/** Daily history aggregated per day (Total), per day and group, per day, group and service. */
+export class HistoryAggregate {
+  readonly total = new Map<string, number>();
+  readonly group = new Map<string, number>();
+  readonly service = new Map<string, number>();
+  rows = 0;
+
+  add(rows: readonly DailyCost[]) {
+    for (const r of rows) {
+      if (!r.date) continue;
+      const g = upper(r.resourceGroup);
+      add(this.total, r.date, r.cost);
+      add(this.group, `${r.date}${SEP}${g}`, r.cost);
+      add(this.service, `${r.date}${SEP}${g}${SEP}${r.serviceName}`, r.cost);
+      this.rows++;
+    }
+  }
+
+  get size() {
+    return this.total.size + this.group.size + this.service.size;
+  }
+
+  /** HistoricalCost rows (without analysisRunId), generated lazily. costDate has no offset (UTC midnight). */
+  *historicalRows(subscriptionId: string, currency: string, recordedAt: Date) {
+    const day = (d: string) => new Date(`${d}T00:00:00.000Z`);
+    for (const [date, cost] of this.total) {
+      yield {
+        subscriptionId,
+        costDate: day(date),
+        costType: 'Total',
+        resourceGroup: null,
+        name: null,
+        cost: round4(cost),
+        currency,
+        recordedAt,
+      };
+    }
+    for (const [key, cost] of this.group) {
+      const [date, g] = key.split(SEP) as [string, string];
+      yield {
+        subscriptionId,
+        costDate: day(date),
+        costType: 'ResourceGroup',
+        resourceGroup: g,
+        name: null,
+        cost: round4(cost),
+        currency,
+        recordedAt,
+      };
+    }
+    for (const [key, cost] of this.service) {
+      const [date, g, service] = key.split(SEP) as [string, string, string];
+      yield {
+        subscriptionId,
+        costDate: day(date),
+        costType: 'Service',
+        resourceGroup: g,
+        name: service,
+        cost: round4(cost),
+        currency,
+        recordedAt,
+      };
+    }
+  }
+}
+
+function propertiesJson(r: AzureResource): string {
+  const extra: Record<string, unknown> = {};
+  if (r.sku && !('sku' in r.properties)) extra.sku = r.sku;
+  if (r.kind && !('kind' in r.properties)) extra.kind = r.kind;
+  if (r.managedBy && !('managedBy' in r.properties)) extra.managedBy = r.managedBy;
+  return JSON.stringify({ ...r.properties, ...extra });
+}
+
+function top(map: Map<string, number>, n: number) {
+  return [...map.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([name, cost]) => ({ name, cost: Math.round(cost * 100) / 100 }));
+}
+
+export async function runAnalysis(
+  deps: AnalysisDeps,
+  input: AnalysisInput,
+  progress: ProgressFn,
+  signal?: AbortSignal,
+): Promise<AnalysisResult> {
+  const now = deps.now?.() ?? new Date();
+  const { azure, prisma, log } = deps;
+  const subscriptionId = input.subscriptionId;
+  const period = analysisPeriod(input.monthSelection, now);
+
+  await progress('subscription', 2);
+  const subscriptionName = await azure.getSubscriptionName(subscriptionId);
+
+  await progress('resources', 5);
+  const resources: AzureResource[] = [];
+  await azure.listResources(subscriptionId, async (page) => {
+    for (const r of page) resources.push(r);
+    await progress('resources', Math.min(25, 5 + resources.length / 1000));
+  });
+
+  await progress('cost: month to date', 28);
+  const mtd = await azure.monthToDateByGroupAndService(subscriptionId, period.cost);
+  await progress('cost: per resource', 35);
+  const perResource = await azure.costByResource(subscriptionId, period.cost);
+
+  await progress('pause before history', 40);
+  await azure.pace.betweenMtdAndHistory();
+
+  await progress('cost: history', 45);
+  const history = new HistoryAggregate();
+  const hist = await azure.dailyHistory(
+    subscriptionId,
+    period.history.from,
+    period.history.to,
+    async (rows, page) => {
+      history.add(rows);
+      await progress('cost: history', Math.min(75, 46 + page * 2));
+    },
+  );
+  const currency = mtd.currency || hist.currency || perResource.currency || 'USD';
+  const totalMonthlyCost = mtd.total;
+
+  await progress('flags', 78);
+  const flagsByIndex = new Map<number, ResourceFlag[]>();
+  const flagged: FlaggedResource[] = [];
+  const typeCounts = new Map<string, number>();
+  resources.forEach((r, i) => {
+    typeCounts.set(r.type, (typeCounts.get(r.type) ?? 0) + 1);
+    const cost = perResource.byResourceId.get(r.id.toLowerCase());
+    const flags = computeFlags(r, cost, now);
+    if (flags.length) {
+      flagsByIndex.set(i, flags);
+      flagged.push({
+        name: r.name,
+        type: r.type,
+        resourceGroup: upper(r.resourceGroup),
+        flags,
+        monthToDateCost: cost !== undefined && cost > 0 ? round4(cost) : null,
+      });
+    }
+  });
+  flagged.sort((a, b) => (b.monthToDateCost ?? 0) - (a.monthToDateCost ?? 0));
+
+  const sub = await prisma.subscription.findFirst({
+    where: { subscriptionId: { equals: subscriptionId, mode: 'insensitive' } },
+    select: { budget: true },
+  });
+  const monthlyBudget = sub?.budget === null || sub?.budget === undefined ? null : Number(sub.budget);
+  const budget = budgetStatus(totalMonthlyCost, monthlyBudget);
+
+  const lines = costDetailLines(mtd.rows);
+  const byServiceOnly = new Map<string, number>();
+  for (const r of mtd.rows) add(byServiceOnly, r.serviceName, r.cost);
+  const facts: AnalysisFacts = {
+    subscriptionId,
+    subscriptionName,
+    monthSelection: input.monthSelection,
+    periodFrom: period.from,
+    periodTo: period.to,
+    currency,
+    totalMonthlyCost,
+    monthlyBudget: budget ? monthlyBudget : null,
+    budget,
+    resourceCount: resources.length,
+    resourcesByType: [...typeCounts.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .map(([type, count]) => ({ type, count })),
+    topResourceGroups: top(lines.byGroup, 10),
+    topServices: top(byServiceOnly, 10),
+    flagged,
+  };
+
+  await progress('recommendations', 82);
+  const recordedAt = new Date();
+  let recommendationSource: 'ai' | 'rules' = 'rules';
+  let recommendationError: string | null = null;
+  let aiModel = 'N/A';
+  let conversationId = 'N/A';
+  let recommendation: Omit<Prisma.AiRecommendationCreateManyInput, 'analysisRunId'>;
+  const rules = () => {
+    const r = ruleBasedRecommendation(facts);
+    return {
+      recommendationText: r.text,
+      summary: r.summary,
+      messageId: '',
+      conversationId: '',
+      model: 'rules',
+      timestamp: recordedAt.getTime() / 1000,
+      source: 'rules',
+      recordedAt,
+    };
+  };
+  if (deps.ai) {
+    try {
+      const answer = await requestRecommendation(
+        { ...deps.ai, ...(signal ? { signal } : {}) },
+        buildPrompt(facts),
+      );
+      recommendationSource = 'ai';
+      aiModel = answer.model || 'unknown';
+      conversationId = answer.conversationId || 'N/A';
+      recommendation = {
+        recommendationText: answer.content,
+        summary: summarize(answer.content),
+        messageId: answer.messageId,
+        conversationId: answer.conversationId,
+        model: answer.model,
+        timestamp: Date.now() / 1000,
+        source: 'ai',
+        recordedAt,
+      };
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      recommendationError = shortReason(err);
+      log.warn(
+        { subscriptionId, reason: recommendationError },
+        'AI step failed; using rule-based recommendations',
+      );
+      recommendation = rules();
+    }
+  } else {
+    recommendation = rules();
+  }
+
+  await progress('saving', 88);
+  const runDate = new Date();
+  const saved = await persistRun(prisma, {
+    run: {
+      subscriptionId,
+      subscriptionName,
+      runDate,
+      totalMonthlyCost: round4(totalMonthlyCost),
+      totalResourcesAnalyzed: resources.length,
+      aiModel,
+      conversationId,
+      reportFilePath: '',
+      currency,
+      costQueryType: deps.costQueryType,
+      monthSelection: input.monthSelection,
+      periodFrom: new Date(`${period.from}T00:00:00.000Z`),
+      periodTo: new Date(`${period.to}T00:00:00.000Z`),
+      recommendationSource,
+      recommendationError,
+    },
+    resources: (function* () {
+      for (let i = 0; i < resources.length; i++) {
+        const r = resources[i]!;
+        const flags = flagsByIndex.get(i) ?? [];
+        const cost = perResource.byResourceId.get(r.id.toLowerCase());
+        yield {
+          resourceId: r.id,
+          resourceType: r.type,
+          resourceName: r.name,
+          resourceGroup: upper(r.resourceGroup),
+          location: r.location,
+          propertiesJson: propertiesJson(r),
+          tagsJson: Object.keys(r.tags).length ? JSON.stringify(r.tags) : null,
+          metricsJson: null,
+          flags: flagsText(flags),
+          flagDetails: flags.length ? (flags as unknown as Prisma.InputJsonValue) : undefined,
+          monthToDateCost: cost === undefined ? 0 : round4(cost),
+          recordedAt,
+        };
+      }
+    })(),
+    costDetails: (function* () {
+      for (const [g, cost] of lines.byGroup) {
+        yield {
+          costType: 'ResourceGroup',
+          name: g,
+          resourceGroup: g,
+          cost: round4(cost),
+          currency,
+          recordedAt,
+        };
+      }
+      for (const [key, cost] of lines.byService) {
+        const [service, g] = key.split(SEP) as [string, string];
+        yield {
+          costType: 'Service',
+          name: service,
+          resourceGroup: g,
+          cost: round4(cost),
+          currency,
+          recordedAt,
+        };
+      }
+    })(),
+    historicalCosts: history.historicalRows(subscriptionId, currency, recordedAt),
+    recommendations: [recommendation],
+  });
+  log.info(
+    { subscriptionId, analysisRunId: saved.runId, rows: saved.rows, writeMs: Math.round(saved.ms) },
+    'analysis saved',
+  );
+  return {
+    analysisRunId: saved.runId,
+    subscriptionName,
+    totalMonthlyCost,
+    resourcesAnalyzed: resources.length,
+    rowsWritten: saved.rows,
+    writeMs: saved.ms,
+    recommendationSource,
+    recommendationError,
+    period,
+  };
+}
