@@ -1,0 +1,89 @@
+import { fileURLToPath } from 'node:url';
+import type { HttpRequest } from '@azure/functions';
+import type { AzureSimulator } from '../../dev/azure-sim/index.js';
+import type { AppServices } from '../../shared/app/services.js';
+import type { Caller } from '../../shared/auth/caller.js';
+import type { Settings } from '../../shared/config/index.js';
+import { unauthorized } from '../../shared/http/problem.js';
+import { startTestHost, type TestHost, type TestHostOptions } from '../support/host.js';
+import type { apiClient } from '../support/http.js';
+
+export const SIM_CERT_FILE = fileURLToPath(new URL('../../dev/azure-sim/tls/sim-cert.pem', import.meta.url));
+export const USER = 'user-token';
+export const ADMIN = 'admin-token';
+
+/** Tokens for these tests: the auth module is another issue's, so the hosts here resolve two fixed callers. */
+export function stubAuth(services: AppServices): void {
+  services.auth.authenticate = async (request: HttpRequest): Promise<Caller> => {
+    const token = (request.headers.get('authorization') ?? '').replace(/^Bearer\s+/i, '');
+    if (token !== USER && token !== ADMIN) throw unauthorized();
+    const isAdmin = token === ADMIN;
+    return {
+      userId: isAdmin ? '1' : '2',
+      email: isAdmin ? 'admin@example.com' : 'user@example.com',
+      username: isAdmin ? 'admin' : 'user',
+      isAdmin,
+      tokenKind: 'local',
+      claims: {},
+      token,
+    };
+  };
+}
+
+/** Settings that point the engine at the simulator, with no pauses and a 1 s heartbeat. */
+export function simSettings(sim: AzureSimulator, extra: Settings = {}): Settings {
+  return {
+    Cloud__TenantId: '00000000-0000-0000-0000-0000000000aa',
+    Cloud__ClientId: 'finwatch-test',
+    Cloud__ClientSecret: 'simulator-secret',
+    Cloud__ArmEndpoint: sim.url,
+    Cloud__AuthorityHost: sim.url,
+    Cloud__CaFile: SIM_CERT_FILE,
+    CostQuery__PaceScale: '0',
+    AnalysisJobs__HeartbeatSeconds: '1',
+    ...extra,
+  };
+}
+
+export async function startAnalysisHost(
+  sim: AzureSimulator,
+  options: TestHostOptions & { extra?: Settings } = {},
+): Promise<TestHost> {
+  const { extra, settings, ...rest } = options;
+  const host = await startTestHost({ ...rest, settings: { ...simSettings(sim, extra), ...settings } });
+  stubAuth(host.services);
+  return host;
+}
+
+export type Api = ReturnType<typeof apiClient>;
+
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 20_000,
+  everyMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (done(v)) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Polls GET jobs/{id} until its status is one of `statuses`. */
+export async function waitForJob(api: Api, jobId: string, statuses: string[], timeoutMs = 20_000) {
+  const res = await waitFor(
+    `job ${jobId} to be ${statuses.join('|')}`,
+    () => api.get(`/finops/api/Analysis/jobs/${jobId}`, { token: USER }),
+    (r) => r.status === 200 && statuses.includes(r.body.status),
+    timeoutMs,
+  );
+  return res.body;
+}
+
+export const SUB_A = '0b5c6a1e-1111-4a2b-8c3d-000000000001';
+export const SUB_B = '0b5c6a1e-1111-4a2b-8c3d-000000000002';
+export const SUB_C = '0b5c6a1e-1111-4a2b-8c3d-000000000003';
