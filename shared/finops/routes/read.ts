@@ -1,6 +1,9 @@
 import type { RouteDefinition } from '../../http/route.js';
 import { analysisRunsRoutes } from './read/analysis-runs.js';
 import { costDetailsRoutes } from './read/cost-details.js';
+import { dashboardRoutes } from './read/dashboard.js';
+import { historicalCostsRoutes } from './read/historical-costs.js';
+import { recommendationsRoutes } from './read/recommendations.js';
 import { resourcesRoutes } from './read/resources.js';
 import { subscriptionSummaryRoutes } from './read/subscription-summaries.js';
 import { subscriptionsRoutes } from './read/subscriptions.js';
@@ -16,4 +19,7 @@ export const readRoutes: RouteDefinition[] = [
   ...analysisRunsRoutes,
   ...resourcesRoutes,
   ...costDetailsRoutes,
+  ...historicalCostsRoutes,
+  ...recommendationsRoutes,
+  ...dashboardRoutes,
 ];

@@ -1,0 +1,153 @@
+import type { PrismaClient } from '../../db/client.js';
+import type { Prisma } from '../../db/generated/client.js';
+import { Prisma as P } from '../../db/generated/client.js';
+import { groupName, offsetFree, toCount } from './format.js';
+import { DEFAULT_INFRA_SUPPORT_COST } from './mappers.js';
+import { latestRun } from './runs.js';
+
+type Decimal = Prisma.Decimal;
+
+/**
+ * The dashboard reads the newest run across all subscriptions, as the original did; an optional
+ * `subscriptionId` scopes every dashboard route to one subscription instead (W13).
+ */
+export async function dashboardSummary(prisma: PrismaClient, subscriptionId?: string) {
+  const run = await latestRun(prisma, subscriptionId);
+  if (!run) return null;
+  const top = (costType: string) =>
+    prisma.costDetail.findMany({
+      where: { analysisRunId: run.id, costType },
+      orderBy: [{ cost: 'desc' }, { id: 'asc' }],
+      take: 5,
+      select: { name: true, cost: true },
+    });
+  const [totalRuns, resources, withIssues, byGroup, byService, rec] = await Promise.all([
+    prisma.analysisRun.count({ where: subscriptionId ? { subscriptionId } : {} }),
+    prisma.resourceAnalysis.count({ where: { analysisRunId: run.id } }),
+    prisma.resourceAnalysis.count({
+      where: { analysisRunId: run.id, AND: [{ flags: { not: null } }, { flags: { not: '' } }] },
+    }),
+    top('ResourceGroup'),
+    top('Service'),
+    prisma.aiRecommendation.findFirst({ where: { analysisRunId: run.id }, select: { id: true } }),
+  ]);
+  return {
+    latestRun: {
+      id: run.id,
+      runDate: offsetFree(run.runDate),
+      subscriptionName: run.subscriptionName,
+      totalMonthlyCost: run.totalMonthlyCost,
+      totalResourcesAnalyzed: run.totalResourcesAnalyzed,
+      subscriptionId: run.subscriptionId,
+      currency: run.currency,
+    },
+    totalAnalysisRuns: totalRuns,
+    resourcesAnalyzed: resources,
+    resourcesWithIssues: withIssues,
+    topCostsByResourceGroup: byGroup.map((c) => ({ name: groupName(c.name), cost: c.cost })),
+    topCostsByService: byService.map((c) => ({ name: c.name, cost: c.cost })),
+    hasAiRecommendations: rec !== null,
+  };
+}
+
+/** now minus `months` calendar months, the day clamped to the target month (as .NET AddMonths). */
+export function monthsBefore(now: Date, months: number): Date {
+  const y = now.getUTCFullYear();
+  const m = now.getUTCMonth() - months;
+  const target = new Date(Date.UTC(y, m, 1));
+  const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
+  target.setUTCDate(Math.min(now.getUTCDate(), lastDay));
+  target.setUTCHours(now.getUTCHours(), now.getUTCMinutes(), now.getUTCSeconds(), now.getUTCMilliseconds());
+  return target;
+}
+
+/** Runs of the last `months` months, runDate ascending, each with its subscription's infra support cost. */
+export async function costTrends(prisma: PrismaClient, months: number, cap: number, subscriptionId?: string) {
+  const cutoff = monthsBefore(new Date(), months);
+  const scope = subscriptionId ? P.sql`AND r."subscriptionId" = ${subscriptionId}` : P.empty;
+  const rows = await prisma.$queryRaw<
+    Array<{
+      runDate: Date;
+      totalMonthlyCost: Decimal;
+      totalResourcesAnalyzed: number;
+      subscriptionId: string;
+      currency: string;
+      infra: Decimal;
+    }>
+  >`
+    SELECT r."runDate", r."totalMonthlyCost", r."totalResourcesAnalyzed", r."subscriptionId", r.currency,
+           COALESCE(s."infraSupportCost", ${DEFAULT_INFRA_SUPPORT_COST}) AS infra
+    FROM "AnalysisRuns" r LEFT JOIN "Subscriptions" s ON s."subscriptionId" = lower(trim(r."subscriptionId"))
+    WHERE r."runDate" >= ${cutoff} ${scope}
+    ORDER BY r."runDate", r.id LIMIT ${cap}`;
+  return {
+    period: `Last ${months} months`,
+    dataPoints: rows.length,
+    trends: rows.map((r) => ({
+      runDate: offsetFree(r.runDate),
+      totalMonthlyCost: r.totalMonthlyCost,
+      totalResourcesAnalyzed: r.totalResourcesAnalyzed,
+      subscriptionId: r.subscriptionId,
+      currency: r.currency,
+      infraSupportCost: r.infra,
+    })),
+  };
+}
+
+export async function resourceDistribution(prisma: PrismaClient, subscriptionId?: string) {
+  const run = await latestRun(prisma, subscriptionId);
+  if (!run) return null;
+  const rows = await prisma.$queryRaw<Array<{ resourceType: string; count: bigint; percentage: Decimal }>>`
+    SELECT "resourceType", count(*) AS count,
+           round(count(*) * 100.0 / sum(count(*)) OVER (), 2) AS percentage
+    FROM "ResourceAnalyses" WHERE "analysisRunId" = ${run.id}
+    GROUP BY "resourceType" ORDER BY count(*) DESC, "resourceType"`;
+  const distribution = rows.map((r) => ({
+    resourceType: r.resourceType,
+    count: toCount(r.count),
+    percentage: Number(r.percentage),
+  }));
+  return {
+    analysisRunId: run.id,
+    runDate: offsetFree(run.runDate),
+    totalResources: distribution.reduce((s, d) => s + d.count, 0),
+    distribution,
+  };
+}
+
+/**
+ * Flagged resources of the latest run by type (count descending, then type; issues by name).
+ * Counts are exact; the issue lists hold at most `cap` resources in all (W6), and
+ * `issuesTruncated` (added) says when some were left out.
+ */
+export async function optimizationOpportunities(prisma: PrismaClient, cap: number, subscriptionId?: string) {
+  const run = await latestRun(prisma, subscriptionId);
+  if (!run) return null;
+  const flagged = P.sql`"analysisRunId" = ${run.id} AND flags IS NOT NULL AND flags <> ''`;
+  const [counts, issues] = await Promise.all([
+    prisma.$queryRaw<Array<{ resourceType: string; count: bigint }>>`
+      SELECT "resourceType", count(*) AS count FROM "ResourceAnalyses" WHERE ${flagged}
+      GROUP BY "resourceType" ORDER BY count(*) DESC, "resourceType"`,
+    prisma.$queryRaw<Array<{ resourceType: string; resourceName: string; flags: string | null }>>`
+      SELECT "resourceType", "resourceName", flags FROM "ResourceAnalyses" WHERE ${flagged}
+      ORDER BY "resourceType", "resourceName", id LIMIT ${cap}`,
+  ]);
+  const byType = new Map<string, Array<{ resourceName: string; flags: string | null }>>();
+  for (const i of issues) {
+    const list = byType.get(i.resourceType) ?? [];
+    list.push({ resourceName: i.resourceName, flags: i.flags });
+    byType.set(i.resourceType, list);
+  }
+  const total = counts.reduce((s, c) => s + toCount(c.count), 0);
+  return {
+    analysisRunId: run.id,
+    runDate: offsetFree(run.runDate),
+    totalOpportunities: total,
+    byResourceType: counts.map((c) => ({
+      resourceType: c.resourceType,
+      count: toCount(c.count),
+      issues: byType.get(c.resourceType) ?? [],
+    })),
+    issuesTruncated: issues.length < total,
+  };
+}

@@ -1,0 +1,256 @@
+import type { PrismaClient } from '../../db/client.js';
+import type { HistoricalCost, Prisma } from '../../db/generated/client.js';
+import { Prisma as P } from '../../db/generated/client.js';
+import { groupName, offsetFree, toCount } from './format.js';
+import { DEFAULT_INFRA_SUPPORT_COST, historicalOut } from './mappers.js';
+import { mergedGroupTags, tagKey } from './tags.js';
+
+type Decimal = Prisma.Decimal;
+
+/**
+ * The infra support overlay: each subscription's monthly `infraSupportCost` from its
+ * Subscriptions row (400 when it has none), keyed by the lower-cased subscription id.
+ */
+export async function infraSupportCosts(prisma: PrismaClient, subscriptionIds: string[]) {
+  const ids = [...new Set(subscriptionIds.map((s) => s.trim().toLowerCase()))];
+  const out = new Map<string, Decimal | number>();
+  if (ids.length === 0) return out;
+  const rows = await prisma.subscription.findMany({
+    where: { subscriptionId: { in: ids } },
+    select: { subscriptionId: true, infraSupportCost: true },
+  });
+  for (const r of rows) out.set(r.subscriptionId, r.infraSupportCost);
+  return out;
+}
+
+const infraOf = (map: Map<string, Decimal | number>, subscriptionId: string) =>
+  map.get(subscriptionId.trim().toLowerCase()) ?? DEFAULT_INFRA_SUPPORT_COST;
+
+/** The overlay value for one run's subscription (400 for an unknown run or subscription). */
+export async function runInfraSupport(prisma: PrismaClient, runId: number) {
+  const rows = await prisma.$queryRaw<Array<{ subscriptionId: string; infra: Decimal }>>`
+    SELECT r."subscriptionId", COALESCE(s."infraSupportCost", ${DEFAULT_INFRA_SUPPORT_COST}) AS infra
+    FROM "AnalysisRuns" r LEFT JOIN "Subscriptions" s ON s."subscriptionId" = lower(trim(r."subscriptionId"))
+    WHERE r.id = ${runId}`;
+  return rows[0]?.infra ?? DEFAULT_INFRA_SUPPORT_COST;
+}
+
+async function decorate(prisma: PrismaClient, rows: HistoricalCost[]) {
+  const runIds = [...new Set(rows.map((r) => r.analysisRunId))];
+  const [tags, infra] = await Promise.all([
+    mergedGroupTags(
+      prisma,
+      runIds,
+      rows.map((r) => r.resourceGroup),
+    ),
+    infraSupportCosts(prisma, [...new Set(rows.map((r) => r.subscriptionId))]),
+  ]);
+  return rows.map((h) =>
+    historicalOut(
+      h,
+      h.resourceGroup ? tags.get(tagKey(h.analysisRunId, h.resourceGroup)) : undefined,
+      infraOf(infra, h.subscriptionId),
+    ),
+  );
+}
+
+const BY_DATE: Prisma.HistoricalCostOrderByWithRelationInput[] = [{ costDate: 'asc' }, { id: 'asc' }];
+
+/** Historical rows of a run (all three cost types), costDate ascending, with tags and overlay. */
+export async function historicalByRun(prisma: PrismaClient, runId: number, skip: number, take: number) {
+  const where = { analysisRunId: runId };
+  const [rows, total] = await Promise.all([
+    prisma.historicalCost.findMany({ where, orderBy: BY_DATE, skip, take }),
+    prisma.historicalCost.count({ where }),
+  ]);
+  return { rows: await decorate(prisma, rows), total };
+}
+
+/** Historical rows of a subscription across its runs, optionally within [start, end]. */
+export async function historicalBySubscription(
+  prisma: PrismaClient,
+  subscriptionId: string,
+  start: Date | undefined,
+  end: Date | undefined,
+  skip: number,
+  take: number,
+) {
+  const where: Prisma.HistoricalCostWhereInput = {
+    subscriptionId,
+    ...(start || end ? { costDate: { ...(start ? { gte: start } : {}), ...(end ? { lte: end } : {}) } } : {}),
+  };
+  const [rows, total] = await Promise.all([
+    prisma.historicalCost.findMany({ where, orderBy: BY_DATE, skip, take }),
+    prisma.historicalCost.count({ where }),
+  ]);
+  return { rows: await decorate(prisma, rows), total };
+}
+
+/** [{date, cost, currency, infraSupportCost}] from the run's Total rows, ascending. */
+export async function dailyTotals(prisma: PrismaClient, runId: number, skip: number, take: number) {
+  const where = { analysisRunId: runId, costType: 'Total' };
+  const [rows, total, infra] = await Promise.all([
+    prisma.historicalCost.findMany({
+      where,
+      orderBy: BY_DATE,
+      skip,
+      take,
+      select: { costDate: true, cost: true, currency: true },
+    }),
+    prisma.historicalCost.count({ where }),
+    runInfraSupport(prisma, runId),
+  ]);
+  return {
+    rows: rows.map((r) => ({
+      date: offsetFree(r.costDate),
+      cost: r.cost,
+      currency: r.currency,
+      infraSupportCost: infra,
+    })),
+    total,
+  };
+}
+
+/** [{date, resourceGroup, cost, currency}] of ResourceGroup rows, by date then group; filter case-insensitive. */
+export async function historicalByGroup(
+  prisma: PrismaClient,
+  runId: number,
+  group: string | undefined,
+  skip: number,
+  take: number,
+) {
+  const filter = group ? P.sql`AND upper("resourceGroup") = upper(${group})` : P.empty;
+  const [rows, count] = await Promise.all([
+    prisma.$queryRaw<
+      Array<{ costDate: Date; resourceGroup: string | null; cost: Decimal; currency: string }>
+    >`
+      SELECT "costDate", "resourceGroup", cost, currency FROM "HistoricalCosts"
+      WHERE "analysisRunId" = ${runId} AND "costType" = 'ResourceGroup' ${filter}
+      ORDER BY "costDate", upper("resourceGroup"), id LIMIT ${take} OFFSET ${skip}`,
+    prisma.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM "HistoricalCosts"
+      WHERE "analysisRunId" = ${runId} AND "costType" = 'ResourceGroup' ${filter}`,
+  ]);
+  return {
+    rows: rows.map((r) => ({
+      date: offsetFree(r.costDate),
+      resourceGroup: groupName(r.resourceGroup),
+      cost: r.cost,
+      currency: r.currency,
+    })),
+    total: toCount(count[0]?.n),
+  };
+}
+
+/** [{date, service, resourceGroup, cost, currency}] of Service rows, by date then service name. */
+export async function historicalByService(
+  prisma: PrismaClient,
+  runId: number,
+  service: string | undefined,
+  skip: number,
+  take: number,
+) {
+  const filter = service ? P.sql`AND lower(name) = lower(${service})` : P.empty;
+  const [rows, count] = await Promise.all([
+    prisma.$queryRaw<
+      Array<{
+        costDate: Date;
+        name: string | null;
+        resourceGroup: string | null;
+        cost: Decimal;
+        currency: string;
+      }>
+    >`
+      SELECT "costDate", name, "resourceGroup", cost, currency FROM "HistoricalCosts"
+      WHERE "analysisRunId" = ${runId} AND "costType" = 'Service' ${filter}
+      ORDER BY "costDate", name, upper("resourceGroup"), id LIMIT ${take} OFFSET ${skip}`,
+    prisma.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM "HistoricalCosts"
+      WHERE "analysisRunId" = ${runId} AND "costType" = 'Service' ${filter}`,
+  ]);
+  return {
+    rows: rows.map((r) => ({
+      date: offsetFree(r.costDate),
+      service: r.name,
+      resourceGroup: groupName(r.resourceGroup),
+      cost: r.cost,
+      currency: r.currency,
+    })),
+    total: toCount(count[0]?.n),
+  };
+}
+
+/**
+ * Month totals of a run's Total rows (summed in SQL) with the subscription's infra support cost
+ * stacked on each month: the overlay charts draw (the web client hard-coded $400).
+ */
+export async function monthlyWithInfraSupport(prisma: PrismaClient, runId: number) {
+  const [rows, infra] = await Promise.all([
+    prisma.$queryRaw<Array<{ month: string; cost: Decimal; currency: string }>>`
+      SELECT to_char(date_trunc('month', "costDate"), 'YYYY-MM') AS month, sum(cost) AS cost, currency
+      FROM "HistoricalCosts" WHERE "analysisRunId" = ${runId} AND "costType" = 'Total'
+      GROUP BY 1, currency ORDER BY 1, currency`,
+    runInfraSupport(prisma, runId),
+  ]);
+  const infraD = new P.Decimal(infra.toString());
+  return {
+    infraSupportCost: infra,
+    months: rows.map((r) => ({
+      month: r.month,
+      cost: r.cost,
+      infraSupportCost: infra,
+      totalWithInfraSupport: new P.Decimal(r.cost.toString()).plus(infraD),
+      currency: r.currency,
+    })),
+  };
+}
+
+interface TrendRow {
+  n: bigint;
+  avg: Decimal | null;
+  max: Decimal | null;
+  min: Decimal | null;
+  first: Decimal | null;
+  last: Decimal | null;
+  startDate: Date | null;
+  endDate: Date | null;
+  currency: string | null;
+}
+
+/** The original's trend payload over the run's daily totals, aggregated in SQL, plus the overlay. */
+export async function costTrend(prisma: PrismaClient, runId: number) {
+  const rows = await prisma.$queryRaw<TrendRow[]>`
+    WITH t AS (
+      SELECT id, "costDate", cost, currency FROM "HistoricalCosts"
+      WHERE "analysisRunId" = ${runId} AND "costType" = 'Total'
+    )
+    SELECT count(*) AS n, avg(cost) AS avg, max(cost) AS max, min(cost) AS min,
+      (SELECT cost FROM t ORDER BY "costDate", id LIMIT 1) AS first,
+      (SELECT cost FROM t ORDER BY "costDate" DESC, id DESC LIMIT 1) AS last,
+      min("costDate") AS "startDate", max("costDate") AS "endDate", min(currency) AS currency
+    FROM t`;
+  const t = rows[0];
+  const n = toCount(t?.n);
+  if (!t || n < 2 || !t.first || !t.last || !t.startDate || !t.endDate) {
+    return { message: 'Not enough data for trend analysis', dataPoints: n };
+  }
+  const first = new P.Decimal(t.first.toString());
+  const last = new P.Decimal(t.last.toString());
+  const trend = last.greaterThan(first) ? 'Increasing' : last.lessThan(first) ? 'Decreasing' : 'Stable';
+  const changePercent = first.greaterThan(0)
+    ? last.minus(first).dividedBy(first).times(100).toDecimalPlaces(2, P.Decimal.ROUND_HALF_EVEN)
+    : new P.Decimal(0);
+  const overlay = await monthlyWithInfraSupport(prisma, runId);
+  return {
+    startDate: offsetFree(t.startDate),
+    endDate: offsetFree(t.endDate),
+    firstCost: t.first,
+    lastCost: t.last,
+    averageCost: t.avg,
+    maxCost: t.max,
+    minCost: t.min,
+    trend,
+    changePercent,
+    dataPoints: n,
+    currency: t.currency ?? 'USD',
+    ...overlay,
+  };
+}

@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import { badRequest, notFound } from '../../../http/problem.js';
+import { ok } from '../../../http/respond.js';
+import { defineRoute, type RouteDefinition } from '../../../http/route.js';
+import {
+  CostTrends,
+  DashboardSummaryAnswer,
+  OptimizationOpportunities,
+  Problem,
+  ResourceDistribution,
+} from '../../contract/schemas.js';
+import {
+  costTrends,
+  dashboardSummary,
+  optimizationOpportunities,
+  resourceDistribution,
+} from '../../queries/dashboard.js';
+import { MAX_LIST_ROWS } from './common.js';
+
+const tags = ['Dashboard'];
+const NO_RUNS = 'No analysis runs found';
+const scopeQuery = z.object({
+  subscriptionId: z
+    .string()
+    .optional()
+    .describe(
+      'Added (W13): scope to one subscription; by default the newest run across all, as the original',
+    ),
+});
+const noRunsDoc = { description: `problem+json, detail "${NO_RUNS}"`, schema: Problem };
+const scope = (query: URLSearchParams) => query.get('subscriptionId')?.trim() || undefined;
+export const MAX_TREND_MONTHS = 120;
+
+export const dashboardRoutes: RouteDefinition[] = [
+  defineRoute({
+    name: 'finops-dashboard-summary',
+    service: 'finops',
+    method: 'GET',
+    path: 'Dashboard/summary',
+    auth: 'user',
+    openapi: {
+      summary: 'Key figures of the newest run; {message, totalRuns:0} when there is none',
+      tags,
+      query: scopeQuery,
+      responses: { 200: { description: 'summary', schema: DashboardSummaryAnswer } },
+    },
+    async handler({ services, query }) {
+      const s = await dashboardSummary(services.prisma, scope(query));
+      return ok(s ?? { message: 'No analysis runs found. Start a new analysis to see data.', totalRuns: 0 });
+    },
+  }),
+  defineRoute({
+    name: 'finops-dashboard-cost-trends',
+    service: 'finops',
+    method: 'GET',
+    path: 'Dashboard/cost-trends',
+    auth: 'user',
+    openapi: {
+      summary: `Runs of the last months (default 6, 1–${MAX_TREND_MONTHS}), runDate ascending`,
+      description: `Each point carries (added) subscriptionId, currency and its subscription's monthly infraSupportCost. At most ${MAX_LIST_ROWS} points.`,
+      tags,
+      query: scopeQuery.extend({ months: z.string().optional() }),
+      responses: { 200: { description: 'trends', schema: CostTrends } },
+    },
+    async handler({ services, query }) {
+      const raw = query.get('months')?.trim();
+      const months = raw === undefined || raw === '' ? 6 : /^\d{1,4}$/.test(raw) ? Number(raw) : Number.NaN;
+      if (!(months >= 1 && months <= MAX_TREND_MONTHS)) {
+        throw badRequest(`months must be an integer from 1 to ${MAX_TREND_MONTHS}.`, {
+          months: [`The value '${raw}' is not valid.`],
+        });
+      }
+      return ok(await costTrends(services.prisma, months, MAX_LIST_ROWS, scope(query)));
+    },
+  }),
+  defineRoute({
+    name: 'finops-dashboard-resource-distribution',
+    service: 'finops',
+    method: 'GET',
+    path: 'Dashboard/resource-distribution',
+    auth: 'user',
+    openapi: {
+      summary: 'Resource types of the newest run with counts and percentages (2 dp), count descending',
+      tags,
+      query: scopeQuery,
+      responses: { 200: { description: 'distribution', schema: ResourceDistribution }, 404: noRunsDoc },
+    },
+    async handler({ services, query }) {
+      const d = await resourceDistribution(services.prisma, scope(query));
+      if (!d) throw notFound(NO_RUNS);
+      return ok(d);
+    },
+  }),
+  defineRoute({
+    name: 'finops-dashboard-optimization-opportunities',
+    service: 'finops',
+    method: 'GET',
+    path: 'Dashboard/optimization-opportunities',
+    auth: 'user',
+    openapi: {
+      summary: 'Flagged resources of the newest run grouped by type (count descending)',
+      description: `The issue lists hold at most ${MAX_LIST_ROWS} resources in all; issuesTruncated (added) tells when some were left out.`,
+      tags,
+      query: scopeQuery,
+      responses: { 200: { description: 'opportunities', schema: OptimizationOpportunities }, 404: noRunsDoc },
+    },
+    async handler({ services, query }) {
+      const o = await optimizationOpportunities(services.prisma, MAX_LIST_ROWS, scope(query));
+      if (!o) throw notFound(NO_RUNS);
+      return ok(o);
+    },
+  }),
+];

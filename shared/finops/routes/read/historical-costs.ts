@@ -1,0 +1,205 @@
+import { z } from 'zod';
+import { badRequest } from '../../../http/problem.js';
+import { ok } from '../../../http/respond.js';
+import { defineRoute, type RouteDefinition } from '../../../http/route.js';
+import {
+  DailyTotal,
+  HistoricalByGroup,
+  HistoricalByService,
+  HistoricalCost,
+  TrendAnswer,
+} from '../../contract/schemas.js';
+import {
+  costTrend,
+  dailyTotals,
+  historicalByGroup,
+  historicalByRun,
+  historicalByService,
+  historicalBySubscription,
+} from '../../queries/historical.js';
+import {
+  idParam,
+  listHeaders,
+  PAGED_HEADERS_NOTE,
+  paging,
+  pagingQuery,
+  runIdParams,
+  textParam,
+  UNPAGED_NOTE,
+} from './common.js';
+
+const tags = ['HistoricalCosts'];
+const base = 'HistoricalCosts/analysis/{analysisRunId}';
+const LIST_NOTE = `${UNPAGED_NOTE} ${PAGED_HEADERS_NOTE}`;
+const OVERLAY_NOTE =
+  "Each row carries infraSupportCost (added): the subscription's monthly infra support cost (400 without a Subscriptions row).";
+
+/**
+ * A date query parameter as ASP.NET bound DateTime: `2026-05-04` or a date-time. A value with an
+ * offset is converted to UTC; one without is taken as the stored wall-clock time. Invalid → 400.
+ */
+function dateQuery(query: URLSearchParams, name: string): Date | undefined {
+  const raw = query.get(name)?.trim();
+  if (!raw) return undefined;
+  const m =
+    /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,7}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/i.exec(
+      raw,
+    );
+  let d: Date | undefined;
+  if (m) {
+    const [, y, mo, da, h = '0', mi = '0', s = '0', frac = '0', zone] = m;
+    const ms = Number(frac.slice(0, 3).padEnd(3, '0'));
+    d = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(da), Number(h), Number(mi), Number(s), ms));
+    if (d.getUTCMonth() !== Number(mo) - 1 || d.getUTCDate() !== Number(da)) d = undefined;
+    else if (zone && zone.toUpperCase() !== 'Z') {
+      const z2 = /([+-])(\d{2}):?(\d{2})/.exec(zone)!;
+      const off = (Number(z2[2]) * 60 + Number(z2[3])) * (z2[1] === '-' ? -1 : 1);
+      d = new Date(d.getTime() - off * 60_000);
+    }
+  }
+  if (!d || Number.isNaN(d.getTime())) {
+    throw badRequest(`The query parameter '${name}' is not a valid date.`, {
+      [name]: [`The value '${raw}' is not valid; use yyyy-MM-dd or an ISO 8601 date-time.`],
+    });
+  }
+  return d;
+}
+
+export const historicalCostsRoutes: RouteDefinition[] = [
+  defineRoute({
+    name: 'finops-historical-by-run',
+    service: 'finops',
+    method: 'GET',
+    path: base,
+    auth: 'user',
+    openapi: {
+      summary: 'Historical rows of a run (Total, ResourceGroup, Service), costDate ascending, with tags',
+      description: `${LIST_NOTE} ${OVERLAY_NOTE}`,
+      tags,
+      params: runIdParams,
+      query: pagingQuery,
+      responses: { 200: { description: 'HistoricalCost[]', schema: z.array(HistoricalCost) } },
+    },
+    async handler({ services, params, query }) {
+      const runId = idParam(params, 'analysisRunId');
+      const p = paging(query);
+      const { rows, total } = await historicalByRun(services.prisma, runId, p.skip, p.pageSize);
+      return ok(rows, listHeaders(total, p));
+    },
+  }),
+  defineRoute({
+    name: 'finops-historical-by-subscription',
+    service: 'finops',
+    method: 'GET',
+    path: 'HistoricalCosts/subscription/{subscriptionId}',
+    auth: 'user',
+    openapi: {
+      summary:
+        'Historical rows of a subscription across its runs, optionally between startDate and endDate (inclusive)',
+      description: `${LIST_NOTE} ${OVERLAY_NOTE}`,
+      tags,
+      query: pagingQuery.extend({ startDate: z.string().optional(), endDate: z.string().optional() }),
+      responses: { 200: { description: 'HistoricalCost[]', schema: z.array(HistoricalCost) } },
+    },
+    async handler({ services, params, query }) {
+      const subscriptionId = textParam(params, 'subscriptionId');
+      const start = dateQuery(query, 'startDate');
+      const end = dateQuery(query, 'endDate');
+      const p = paging(query);
+      const { rows, total } = await historicalBySubscription(
+        services.prisma,
+        subscriptionId,
+        start,
+        end,
+        p.skip,
+        p.pageSize,
+      );
+      return ok(rows, listHeaders(total, p));
+    },
+  }),
+  defineRoute({
+    name: 'finops-historical-daily-totals',
+    service: 'finops',
+    method: 'GET',
+    path: `${base}/daily-totals`,
+    auth: 'user',
+    openapi: {
+      summary: 'Daily totals of a run, ascending',
+      description: `${LIST_NOTE} ${OVERLAY_NOTE}`,
+      tags,
+      params: runIdParams,
+      query: pagingQuery,
+      responses: { 200: { description: '[{date, cost, currency}]', schema: z.array(DailyTotal) } },
+    },
+    async handler({ services, params, query }) {
+      const runId = idParam(params, 'analysisRunId');
+      const p = paging(query);
+      const { rows, total } = await dailyTotals(services.prisma, runId, p.skip, p.pageSize);
+      return ok(rows, listHeaders(total, p));
+    },
+  }),
+  defineRoute({
+    name: 'finops-historical-by-group',
+    service: 'finops',
+    method: 'GET',
+    path: `${base}/by-resourcegroup`,
+    auth: 'user',
+    openapi: {
+      summary:
+        'Daily cost per resource group (upper-case), by date then group; resourceGroup filters (case-insensitive)',
+      description: LIST_NOTE,
+      tags,
+      params: runIdParams,
+      query: pagingQuery.extend({ resourceGroup: z.string().optional() }),
+      responses: { 200: { description: 'rows', schema: z.array(HistoricalByGroup) } },
+    },
+    async handler({ services, params, query }) {
+      const runId = idParam(params, 'analysisRunId');
+      const group = query.get('resourceGroup')?.trim() || undefined;
+      const p = paging(query);
+      const { rows, total } = await historicalByGroup(services.prisma, runId, group, p.skip, p.pageSize);
+      return ok(rows, listHeaders(total, p));
+    },
+  }),
+  defineRoute({
+    name: 'finops-historical-by-service',
+    service: 'finops',
+    method: 'GET',
+    path: `${base}/by-service`,
+    auth: 'user',
+    openapi: {
+      summary: 'Daily cost per service, by date then service; serviceName filters (case-insensitive)',
+      description: LIST_NOTE,
+      tags,
+      params: runIdParams,
+      query: pagingQuery.extend({ serviceName: z.string().optional() }),
+      responses: { 200: { description: 'rows', schema: z.array(HistoricalByService) } },
+    },
+    async handler({ services, params, query }) {
+      const runId = idParam(params, 'analysisRunId');
+      const service = query.get('serviceName')?.trim() || undefined;
+      const p = paging(query);
+      const { rows, total } = await historicalByService(services.prisma, runId, service, p.skip, p.pageSize);
+      return ok(rows, listHeaders(total, p));
+    },
+  }),
+  defineRoute({
+    name: 'finops-historical-trend',
+    service: 'finops',
+    method: 'GET',
+    path: `${base}/trend`,
+    auth: 'user',
+    openapi: {
+      summary: 'Trend of the daily totals (first, last, average, max, min, changePercent)',
+      description:
+        'Fewer than 2 points: {message, dataPoints}. Added: currency, infraSupportCost and months ' +
+        '[{month, cost, infraSupportCost, totalWithInfraSupport, currency}] for the overlay.',
+      tags,
+      params: runIdParams,
+      responses: { 200: { description: 'trend', schema: TrendAnswer } },
+    },
+    async handler({ services, params }) {
+      return ok(await costTrend(services.prisma, idParam(params, 'analysisRunId')));
+    },
+  }),
+];
