@@ -63,14 +63,21 @@ function readBody(req: http.IncomingMessage): Promise<Buffer> {
 }
 
 async function writeResponse(res: http.ServerResponse, init: HttpResponseInit, head: boolean): Promise<void> {
-  const headers = new Headers(init.headers as ConstructorParameters<typeof Headers>[0]);
+  const out: Record<string, string> = {};
+  if (init.headers) {
+    const entries =
+      init.headers.constructor === Object
+        ? Object.entries(init.headers as Record<string, string>)
+        : [...new Headers(init.headers as ConstructorParameters<typeof Headers>[0]).entries()];
+    for (const [k, v] of entries) out[k.toLowerCase()] = v;
+  }
   let body: string | Buffer | undefined;
   if (init.jsonBody !== undefined) {
     body = JSON.stringify(init.jsonBody);
-    if (!headers.has('content-type')) headers.set('content-type', 'application/json; charset=utf-8');
+    out['content-type'] ??= 'application/json; charset=utf-8';
   } else if (typeof init.body === 'string') {
     body = init.body;
-    if (!headers.has('content-type')) headers.set('content-type', 'text/plain; charset=utf-8');
+    out['content-type'] ??= 'text/plain; charset=utf-8';
   } else if (init.body instanceof Uint8Array || init.body instanceof ArrayBuffer) {
     body = Buffer.from(init.body as ArrayBuffer);
   } else if (init.body !== undefined && init.body !== null) {
@@ -78,13 +85,8 @@ async function writeResponse(res: http.ServerResponse, init: HttpResponseInit, h
       await new Response(init.body as ConstructorParameters<typeof Response>[0]).arrayBuffer(),
     );
   }
-  const status = init.status ?? 200;
-  const out: Record<string, string> = {};
-  headers.forEach((v, k) => {
-    out[k] = v;
-  });
   if (body !== undefined) out['content-length'] = String(Buffer.byteLength(body));
-  res.writeHead(status, out);
+  res.writeHead(init.status ?? 200, out);
   res.end(head ? undefined : body);
 }
 

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaClient } from './generated/client.js';
-import { type MigrateResult, migrateDatabase } from './migrate.js';
+import { type MigrateResult, migrateDatabase, readMigrationDirectories } from './migrate.js';
 import { MIGRATION_SOURCES } from './paths.js';
 
 export type { PrismaClient } from './generated/client.js';
@@ -60,7 +60,21 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return {
     prisma,
     kind,
-    migrate: () => migrateDatabase(factory, MIGRATION_SOURCES, options.log),
+    async migrate() {
+      // Fast path for every start after the first: when _prisma_migrations already records each
+      // migration, the WebAssembly schema engine (seconds to compile) is not loaded at all.
+      const dirs = await readMigrationDirectories(MIGRATION_SOURCES.migrationsDir);
+      if (dirs.length > 0) {
+        const applied = await prisma
+          .$queryRawUnsafe<Array<{ migration_name: string }>>(
+            `SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+          )
+          .catch(() => undefined);
+        const names = new Set(applied?.map((r) => r.migration_name));
+        if (applied && dirs.every((d) => names.has(d.path))) return { applied: [], mode: 'migrations' };
+      }
+      return migrateDatabase(factory, MIGRATION_SOURCES, options.log);
+    },
     async close() {
       await prisma.$disconnect();
       await closeDriver();

@@ -3,16 +3,36 @@ import { ZodError, type ZodType } from 'zod';
 import type { AppServices } from '../app/services.js';
 import type { Caller } from '../auth/caller.js';
 import { parseJsonText, validate, zodErrors } from './body.js';
-import { corsHeaders, parseCorsOrigins, preflightHeaders } from './cors.js';
+import { type CorsPolicy, corsHeaders, parseCorsOrigins, preflightHeaders } from './cors.js';
 import { forbidden, HttpError, problemResponse } from './problem.js';
 import type { RequestContext, RouteDefinition } from './route.js';
 import type { RouteMatch } from './router.js';
 
 function withHeaders(response: HttpResponseInit, extra: Record<string, string>): HttpResponseInit {
   if (Object.keys(extra).length === 0) return response;
-  const headers = new Headers(response.headers as ConstructorParameters<typeof Headers>[0]);
+  const current = response.headers;
+  if (current === undefined || (typeof current === 'object' && current.constructor === Object)) {
+    // The common case, plain objects, without building a Headers instance per response.
+    const out: Record<string, string> = { ...(current as Record<string, string> | undefined) };
+    const present = new Set(Object.keys(out).map((k) => k.toLowerCase()));
+    for (const [k, v] of Object.entries(extra)) if (!present.has(k.toLowerCase())) out[k] = v;
+    return { ...response, headers: out };
+  }
+  const headers = new Headers(current as ConstructorParameters<typeof Headers>[0]);
   for (const [k, v] of Object.entries(extra)) if (!headers.has(k)) headers.set(k, v);
   return { ...response, headers: Object.fromEntries(headers.entries()) };
+}
+
+const policies = new WeakMap<object, CorsPolicy>();
+
+/** The CORS policy of a configuration, parsed once. */
+function corsPolicyOf(services: Pick<AppServices, 'config'>): CorsPolicy {
+  let policy = policies.get(services.config.platform);
+  if (!policy) {
+    policy = parseCorsOrigins(services.config.platform.CORS_ALLOWED_ORIGINS);
+    policies.set(services.config.platform, policy);
+  }
+  return policy;
 }
 
 function pathOf(request: HttpRequest): string {
@@ -87,7 +107,7 @@ export async function dispatchRoute(
       invocation,
       services,
       params,
-      query: new URL(request.url).searchParams,
+      query: request.query,
       caller,
       async body<T>(schema: ZodType<T>): Promise<T> {
         bodyText ??= request.text();
@@ -108,7 +128,7 @@ export function unmatchedResponse(
   request: HttpRequest,
   invocation: InvocationContext,
 ): HttpResponseInit {
-  const policy = parseCorsOrigins(services.config.platform.CORS_ALLOWED_ORIGINS);
+  const policy = corsPolicyOf(services);
   const origin = request.headers.get('origin');
   if (request.method === 'OPTIONS' && match.kind === 'method-not-allowed') {
     return {
