@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import azf from '@azure/functions';
 import jwt from 'jsonwebtoken';
-import type { Caller } from '../../shared/auth/caller.js';
 import type { PrismaClient } from '../../shared/db/client.js';
 import { Prisma } from '../../shared/db/generated/client.js';
-import { unauthorized } from '../../shared/http/problem.js';
 import { TEST_JWT_KEY, type TestHost } from '../support/host.js';
 
 export interface TestUser {
@@ -16,7 +14,7 @@ export interface TestUser {
 
 /**
  * An own HS256 token as the auth service issues them (issue #3 claims), for a user row inserted
- * directly. The real auth module accepts it; see `ensureAuth` for the interim.
+ * directly; the real auth module validates it like any token it issued.
  */
 export function mintToken(user: { id: string; email: string; isAdmin: boolean; username: string }): string {
   return jwt.sign(
@@ -53,56 +51,20 @@ export async function createUser(prisma: PrismaClient, isAdmin: boolean): Promis
 }
 
 /**
- * Until the auth service (issue #3) replaces the foundation's placeholder, which refuses every
- * token, this installs on the test host an interim authenticator that validates the same HS256
- * tokens (key, issuer, audience, exp) and reads isAdmin from the database. When the real module
- * already accepts the token, nothing is replaced and the tests run through it.
- * Returns which one is in use.
+ * Checks that the host's real auth module (issue #3) accepts the minted token, so every
+ * authenticated request of these tests goes through the production token validation and the
+ * database's isAdmin flag. (An interim authenticator stood in before the auth module landed.)
  */
-export async function ensureAuth(host: TestHost, probe: TestUser): Promise<'real' | 'interim'> {
+export async function ensureAuth(host: TestHost, probe: TestUser): Promise<void> {
   const request = new azf.HttpRequest({
     url: `${host.url}/finops/api/AnalysisRuns`,
     method: 'GET',
     headers: { authorization: `Bearer ${probe.token}` },
   });
-  try {
-    await host.services.auth.authenticate(request);
-    return 'real';
-  } catch {
-    // placeholder: fall through
+  const caller = await host.services.auth.authenticate(request);
+  if (caller.userId !== probe.id || caller.isAdmin !== probe.isAdmin) {
+    throw new Error(`the auth module resolved ${caller.userId} for ${probe.id}`);
   }
-  const prisma = host.services.prisma;
-  const original = host.services.auth;
-  host.services.auth = {
-    ...original,
-    async authenticate(req): Promise<Caller> {
-      const header = req.headers.get('authorization') ?? '';
-      const token = /^Bearer\s+(.+)$/i.exec(header)?.[1];
-      if (!token) throw unauthorized();
-      let claims: jwt.JwtPayload;
-      try {
-        claims = jwt.verify(token, TEST_JWT_KEY, {
-          algorithms: ['HS256'],
-          issuer: ['finwatch-test', 'other-issuer'],
-          audience: ['finwatch-test', 'other-audience'],
-        }) as jwt.JwtPayload;
-      } catch {
-        throw unauthorized('The token is invalid or expired.');
-      }
-      const user = await prisma.user.findUnique({ where: { id: String(claims.id ?? claims.sub) } });
-      if (!user) throw unauthorized('The token is invalid or expired.');
-      return {
-        userId: user.id,
-        email: user.email,
-        username: user.username,
-        isAdmin: user.isAdmin,
-        tokenKind: 'local',
-        claims,
-        token,
-      };
-    },
-  };
-  return 'interim';
 }
 
 // ------------------------------------------------------------------------------------------------
