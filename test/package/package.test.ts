@@ -1,0 +1,179 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildPackage, type PackageResult } from '../../scripts/package.js';
+import { routes } from '../../shared/app/routes.js';
+import { fullPath } from '../../shared/http/route.js';
+import { type CoreBinding, REPO_ROOT, runStub, type StubRequest, type StubResult } from './stub.js';
+
+/** Entry names of a zip file, from its central directory (no extraction library needed). */
+function zipEntries(file: string): string[] {
+  const buf = readFileSync(file);
+  const eocd = buf.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  if (eocd < 0) throw new Error('not a zip file');
+  const count = buf.readUInt16LE(eocd + 10);
+  let at = buf.readUInt32LE(eocd + 16);
+  const names: string[] = [];
+  for (let i = 0; i < count; i++) {
+    if (buf.readUInt32LE(at) !== 0x02014b50) throw new Error('bad central directory');
+    const nameLength = buf.readUInt16LE(at + 28);
+    const extra = buf.readUInt16LE(at + 30);
+    const comment = buf.readUInt16LE(at + 32);
+    names.push(buf.toString('utf8', at + 46, at + 46 + nameLength));
+    at += 46 + nameLength + extra + comment;
+  }
+  return names;
+}
+
+const trigger = (fn: StubResult['functions'][number]): CoreBinding | undefined =>
+  Object.values(fn.bindings).find((b) => b.direction === 'in' && /trigger$/i.test(b.type));
+
+const appVersion = (
+  JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
+
+// A token-protected GET without parameters per service: answered 401 by the bundle's auth module.
+const protectedRoute = (service: 'auth' | 'finops') => {
+  const route = routes.find(
+    (r) => r.service === service && r.auth !== 'none' && r.method === 'GET' && !r.path.includes('{'),
+  );
+  if (!route) throw new Error(`no protected GET route without parameters in ${service}`);
+  return route;
+};
+
+const requests: StubRequest[] = [
+  { function: 'auth-version', url: 'http://localhost/auth/api/Version' },
+  {
+    function: 'finops-version',
+    url: 'http://localhost/finops/api/Version',
+    headers: { accept: 'application/json' },
+  },
+  ...(['auth', 'finops'] as const).map((service) => {
+    const route = protectedRoute(service);
+    return { function: route.name, url: `http://localhost/${fullPath(route)}` };
+  }),
+  { function: 'finops-unmatched', url: 'http://localhost/finops/api/NoSuchThing' },
+  {
+    function: 'finops-swagger-assets',
+    url: 'http://localhost/finops/api/swagger/assets/swagger-ui.css',
+    params: { file: 'swagger-ui.css' },
+  },
+];
+
+describe('deployment package (npm run package)', () => {
+  let outRoot: string;
+  let pkg: PackageResult;
+  let loaded: StubResult;
+
+  beforeAll(async () => {
+    // Built outside the repository, so nothing can resolve from the repository's node_modules.
+    outRoot = mkdtempSync(path.join(tmpdir(), 'finwatch-package-'));
+    pkg = await buildPackage(outRoot);
+    loaded = await runStub(pkg.bundle, { requests, cwd: pkg.dir });
+  }, 120_000);
+
+  afterAll(() => {
+    if (outRoot) rmSync(outRoot, { recursive: true, force: true });
+  });
+
+  it('loads under the Functions worker stand-in and selects the @azure/functions programming model', () => {
+    expect(loaded.importError).toBeUndefined();
+    expect(loaded.programmingModel?.name).toBe('@azure/functions');
+  });
+
+  it('registers every route of the table with its method, route template and anonymous auth level', () => {
+    const http = loaded.functions.filter((f) => trigger(f)?.type === 'httpTrigger');
+    for (const route of routes) {
+      const fn = http.find((f) => f.name === route.name);
+      expect(fn, route.name).toBeDefined();
+      expect(trigger(fn!)).toMatchObject({
+        methods: [route.method],
+        route: fullPath(route),
+        authLevel: 'anonymous',
+      });
+      expect(Object.values(fn!.bindings).some((b) => b.direction === 'out' && b.type === 'http')).toBe(true);
+    }
+    // The table plus the two per-service catch-alls, nothing else, each name once.
+    expect(http.map((f) => f.name).sort()).toEqual(
+      [...routes.map((r) => r.name), 'auth-unmatched', 'finops-unmatched'].sort(),
+    );
+    expect(http.filter((f) => f.name.endsWith('-unmatched')).map((f) => trigger(f)?.route)).toEqual([
+      'auth/api/{*rest}',
+      'finops/api/{*rest}',
+    ]);
+  });
+
+  it('registers the analysis-jobs queue trigger and the weekly timer', () => {
+    const queue = loaded.functions.filter((f) => trigger(f)?.type === 'queueTrigger');
+    expect(queue).toHaveLength(1);
+    expect(trigger(queue[0]!)).toMatchObject({
+      queueName: 'analysis-jobs',
+      connection: 'AzureWebJobsStorage',
+    });
+    const timers = loaded.functions.filter((f) => trigger(f)?.type === 'timerTrigger');
+    expect(timers).toHaveLength(1);
+    expect(trigger(timers[0]!)).toMatchObject({ schedule: '0 0 2 * * 0', runOnStartup: false });
+  });
+
+  it('answers through the bundled handlers: the Version of each service, 401 without a token, 404 and the docs assets', () => {
+    const byName = new Map(loaded.responses.map((r) => [r.function, r]));
+    expect(loaded.responses.filter((r) => r.error)).toEqual([]);
+    expect(byName.get('auth-version')).toMatchObject({ status: 200, body: appVersion });
+    expect(byName.get('finops-version')).toMatchObject({ status: 200, body: JSON.stringify(appVersion) });
+    for (const service of ['auth', 'finops'] as const) {
+      const res = byName.get(protectedRoute(service).name);
+      expect(res?.status, service).toBe(401);
+      expect(res?.headers?.['content-type']).toMatch(/application\/problem\+json/);
+    }
+    expect(byName.get('finops-unmatched')?.status).toBe(404);
+    const css = byName.get('finops-swagger-assets');
+    expect(css).toMatchObject({ status: 200 });
+    expect(css?.body?.length).toBeGreaterThan(10_000);
+  });
+
+  it('zips host.json, a minimal package.json, the bundle, its wasm assets, the migrations and argon2 for linux-x64', () => {
+    const entries = zipEntries(pkg.zip);
+    expect(entries).toEqual(expect.arrayContaining(['host.json', 'package.json', 'dist/index.mjs']));
+    expect(entries).toEqual(
+      expect.arrayContaining([
+        'prisma/schema.prisma',
+        'dist/pglite.wasm',
+        'dist/pglite.data',
+        'dist/initdb.wasm',
+        'node_modules/@prisma/schema-engine-wasm/schema_engine_bg.wasm',
+        'node_modules/argon2/prebuilds/linux-x64/argon2.glibc.node',
+      ]),
+    );
+    const migrations = entries.filter((e) => /^prisma\/migrations\/[^/]+\/migration\.sql$/.test(e));
+    expect(migrations.length).toBeGreaterThan(0);
+    expect(entries).toEqual(expect.arrayContaining(['prisma/migrations/migration_lock.toml']));
+    // Nothing but the runtime externals in node_modules: no @azure/functions, no Prisma client.
+    const modules = new Set(
+      entries
+        .filter((e) => e.startsWith('node_modules/'))
+        .map((e) =>
+          e
+            .split('/')
+            .slice(1, e.split('/')[1]!.startsWith('@') ? 3 : 2)
+            .join('/'),
+        ),
+    );
+    expect([...modules].sort()).toEqual(
+      ['@phc/format', '@prisma/schema-engine-wasm', 'argon2', 'node-gyp-build', 'swagger-ui-dist'].sort(),
+    );
+    expect(entries).toEqual(pkg.files);
+
+    const manifest = JSON.parse(readFileSync(path.join(pkg.dir, 'package.json'), 'utf8'));
+    expect(manifest).toMatchObject({
+      name: 'finwatch',
+      version: appVersion,
+      type: 'module',
+      main: 'dist/index.mjs',
+    });
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(['@prisma/schema-engine-wasm', 'argon2']);
+    expect(readFileSync(path.join(pkg.dir, 'host.json'), 'utf8')).toBe(
+      readFileSync(path.join(REPO_ROOT, 'host.json'), 'utf8'),
+    );
+  });
+});
