@@ -115,10 +115,17 @@ function bigCluster() {
 
 const role = process.argv[2];
 if (role === 'kube') {
-  const kube = await startFakeKube(bigCluster());
+  // TLS and a service-account directory: the agent runs exactly as in a pod.
+  const kube = await startFakeKube(bigCluster(), { tls: true });
   // The bench does not need the request log; keeping it would grow this process only.
   kube.requests.push = () => 0;
-  console.log(JSON.stringify({ url: kube.url, kubeconfig: kube.kubeconfig }));
+  console.log(
+    JSON.stringify({
+      host: kube.host,
+      port: String(kube.port),
+      serviceAccountDir: kube.serviceAccountDir ?? '',
+    }),
+  );
 } else if (role === 'ingest') {
   const ingest = await startFakeIngest({ validate: false });
   ingest.accepted.push = () => 0;

@@ -13,6 +13,8 @@ export interface CycleSummary {
   failed: Counts;
   kubeErrors: number;
   logReadErrors: number;
+  /** Milliseconds per step, posts included. */
+  steps: Record<string, number>;
   /** The API server or the ingest API could not be reached: the loop backs off. */
   degraded: boolean;
 }
@@ -42,8 +44,10 @@ export async function runCycle(
     ['nodes', () => collectNodes(ctx)],
     ['events', () => collectEvents(ctx, sentEvents)],
   ];
+  const durations: Record<string, number> = {};
   for (const [name, step] of steps) {
     if (signal.aborted) break;
+    const stepStarted = Date.now();
     try {
       await step();
     } catch (error) {
@@ -52,6 +56,7 @@ export async function runCycle(
       log.error({ step: name, err: error }, 'collection step failed');
     }
     await ingest.flush();
+    durations[name] = Date.now() - stepStarted;
   }
   const stats = ingest.takeStats();
   const summary: CycleSummary = {
@@ -60,6 +65,7 @@ export async function runCycle(
     failed: stats.failed,
     kubeErrors: ctx.kubeErrors,
     logReadErrors: ctx.logReadErrors,
+    steps: durations,
     degraded: stats.down || ctx.kubeUnreachable,
   };
   log.info(summary, 'cycle finished');

@@ -59,3 +59,46 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', done, { once: true });
   });
 }
+
+/**
+ * A queue drained by a fixed number of workers while producers are still adding to it, so slow work
+ * (log reads) runs alongside the producer instead of after each batch.
+ */
+export class WorkQueue<T> {
+  private readonly items: T[] = [];
+  private closed = false;
+  private wake: (() => void) | undefined;
+
+  push(item: T): void {
+    this.items.push(item);
+    this.wake?.();
+  }
+
+  /** No more items will come; workers finish what is queued and return. */
+  close(): void {
+    this.closed = true;
+    this.wake?.();
+  }
+
+  async drain(concurrency: number, task: (item: T) => Promise<void>): Promise<void> {
+    const worker = async (): Promise<void> => {
+      for (;;) {
+        const item = this.items.shift();
+        if (item !== undefined) {
+          await task(item);
+          continue;
+        }
+        if (this.closed) return;
+        await new Promise<void>((resolve) => {
+          const previous = this.wake;
+          this.wake = () => {
+            this.wake = undefined;
+            previous?.();
+            resolve();
+          };
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  }
+}

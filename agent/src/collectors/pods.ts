@@ -1,7 +1,7 @@
 import type { CycleContext } from '../cycle-context.js';
 import { KubeError } from '../kube.js';
 import type { Container, ContainerStatus, Pod, PodMetrics } from '../kube-types.js';
-import { forEachLimited } from '../limiter.js';
+import { WorkQueue } from '../limiter.js';
 import { parseQuantity, quantityOrNull } from '../quantities.js';
 import { collectLogs, type LogTarget } from './logs.js';
 
@@ -230,8 +230,27 @@ export function podPayloads(
   });
 }
 
-/** Step 1: one payload per container of every pod in the watched namespaces, and their logs when enabled. */
+/**
+ * Step 1: one payload per container of every pod in the watched namespaces, and their logs when enabled.
+ * Log reads run in their own bounded pool for the whole step, alongside the metric posts of every
+ * namespace, so the step takes about as long as the slower of the two rather than their sum.
+ */
 export async function collectPods(ctx: CycleContext): Promise<void> {
+  const logs = new WorkQueue<LogTarget>();
+  const reading = ctx.config.collectLogs
+    ? logs.drain(ctx.config.logConcurrency, (target) => collectLogs(ctx, target))
+    : Promise.resolve();
+  try {
+    await postPodMetrics(ctx, (target) => {
+      if (ctx.config.collectLogs) logs.push(target);
+    });
+  } finally {
+    logs.close();
+    await reading;
+  }
+}
+
+async function postPodMetrics(ctx: CycleContext, onRunning: (target: LogTarget) => void): Promise<void> {
   let shares: Promise<NodeShares | undefined> | undefined;
   for (const namespace of ctx.config.namespaces) {
     if (ctx.stopping) return;
@@ -243,24 +262,15 @@ export async function collectPods(ctx: CycleContext): Promise<void> {
           const needShares = metrics === undefined || pods.some((pod) => needsNodeShare(pod, metrics));
           if (needShares) shares ??= nodeShares(ctx);
           const pageShares = needShares ? await shares : undefined;
-          const payloads = pods.flatMap((pod) =>
-            podPayloads(pod, ctx.config.clusterName, ctx.now, metrics, pageShares),
-          );
-          const logTargets: LogTarget[] = ctx.config.collectLogs
-            ? payloads
-                .filter((p) => p.containerState === 'running')
-                .map((p) => ({ namespace, pod: p.pod, container: p.container }))
-            : [];
-          // Log reads overlap with the metric posts; each side is bounded by its own limit.
-          await Promise.all([
-            (async () => {
-              for (const payload of payloads) {
-                if (ctx.stopping) return;
-                await ctx.ingest.send('pod', payload);
+          for (const pod of pods) {
+            for (const payload of podPayloads(pod, ctx.config.clusterName, ctx.now, metrics, pageShares)) {
+              if (ctx.stopping) return;
+              if (payload.containerState === 'running') {
+                onRunning({ namespace, pod: payload.pod, container: payload.container });
               }
-            })(),
-            forEachLimited(logTargets, ctx.config.logConcurrency, (target) => collectLogs(ctx, target)),
-          ]);
+              await ctx.ingest.send('pod', payload);
+            }
+          }
         },
         {},
         ctx.log,

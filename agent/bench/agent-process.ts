@@ -1,0 +1,120 @@
+/**
+ * The measured process of the bench (compiled to JS and run with plain `node`, as the image runs the
+ * agent): one cycle of the real agent in in-cluster mode, then a bare loop posting the same number of
+ * payloads of each kind to the same sink through the same HTTP client. Prints one JSON line.
+ */
+import { Agent } from '../src/agent.js';
+import { loadConfig } from '../src/config.js';
+import { type Counts, IngestClient, PAYLOAD_KINDS, type PayloadKind } from '../src/ingest.js';
+import { createLogger } from '../src/logger.js';
+
+const samples: Record<PayloadKind, object> = {
+  pod: {
+    clusterName: 'bench',
+    namespace: 'team-1',
+    pod: 'app-1-7d9f8c6b5-x1',
+    container: 'c0',
+    cpuUsageCores: 0.012345678,
+    cpuLimitCores: 0.5,
+    memoryUsageBytes: 83183616,
+    memoryLimitBytes: 536870912,
+    nodeName: 'node-1',
+    podState: 'Running',
+    restartCount: 0,
+    podAge: 86400,
+    usageSource: 'metrics',
+    cpuRequestCores: 0.1,
+    memoryRequestBytes: 134217728,
+    containerState: 'running',
+    containerRestartCount: 0,
+  },
+  log: {
+    clusterName: 'bench',
+    namespace: 'team-1',
+    pod: 'app-1-7d9f8c6b5-x1',
+    container: 'c0',
+    logContent: '2026-01-05T10:00:00Z INFO request handled path=/api/items/1 status=200 ms=12\n'.repeat(100),
+  },
+  node: {
+    clusterName: 'bench',
+    nodeName: 'node-1',
+    clusterEnvironment: 'PROD',
+    cpuUsageCores: 2.345,
+    cpuCapacityCores: 8,
+    memoryUsageBytes: 12884901888,
+    memoryCapacityBytes: 34359738368,
+    kubernetesVersion: 'v1.30.4',
+    cloudProvider: 'AKS',
+    isReady: true,
+    hasMemoryPressure: false,
+    hasDiskPressure: false,
+    hasPidPressure: false,
+    architecture: 'amd64',
+    operatingSystem: 'linux',
+    region: 'westeurope',
+    instanceType: 'Standard_D8s_v5',
+    zone: 'westeurope-1',
+    kubeletVersion: 'v1.30.4',
+    usageSource: 'metrics',
+  },
+  event: {
+    clusterName: 'bench',
+    namespace: 'team-1',
+    eventName: 'app-1.1',
+    eventUid: 'ev-uid-1',
+    involvedObjectKind: 'Pod',
+    involvedObjectName: 'app-1',
+    involvedObjectNamespace: 'team-1',
+    eventType: 'Normal',
+    reason: 'Pulled',
+    message: 'Container image "registry.example.com/app:1.2.3" already present on machine',
+    sourceComponent: 'kubelet',
+    count: 1,
+    firstTimestamp: '2026-01-04T10:00:00.000Z',
+    lastTimestamp: '2026-01-04T10:00:00.000Z',
+  },
+};
+
+async function bareLoop(url: string, counts: Counts, concurrency: number): Promise<number> {
+  const client = new IngestClient(url, { concurrency, timeoutMs: 10_000 }, createLogger('warn'));
+  const started = performance.now();
+  for (const kind of PAYLOAD_KINDS) {
+    for (let i = 0; i < counts[kind]; i++) await client.send(kind, samples[kind]);
+    await client.flush();
+  }
+  const elapsed = performance.now() - started;
+  const stats = client.takeStats();
+  await client.close();
+  const failed = PAYLOAD_KINDS.reduce((n, k) => n + stats.failed[k], 0);
+  if (failed > 0) throw new Error(`bare loop: ${failed} posts failed`);
+  return elapsed;
+}
+
+const env = { ...process.env };
+const config = loadConfig(env);
+const agent = await Agent.create(
+  config,
+  createLogger(config.logLevel),
+  env,
+  env['BENCH_SERVICE_ACCOUNT_DIR'],
+);
+
+// Warm this process's HTTP paths and the sink with a short bare loop so neither measured run pays for it.
+await bareLoop(config.metricsApiUrl, { pod: 200, log: 50, node: 20, event: 200 }, config.postConcurrency);
+
+const cpu = (since: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(since);
+  return Math.round((used.user + used.system) / 1000);
+};
+let cpuAt = process.cpuUsage();
+const started = performance.now();
+const summary = await agent.runOnce();
+const cycleMs = performance.now() - started;
+const cycleCpuMs = cpu(cpuAt);
+const peakRssMb = process.resourceUsage().maxRSS / 1024;
+const heapMb = process.memoryUsage().heapUsed / 1048576;
+await agent.close();
+cpuAt = process.cpuUsage();
+const bareMs = await bareLoop(config.metricsApiUrl, summary.posted, config.postConcurrency);
+const bareCpuMs = cpu(cpuAt);
+console.log(JSON.stringify({ summary, cycleMs, bareMs, peakRssMb, heapMb, cycleCpuMs, bareCpuMs }));
