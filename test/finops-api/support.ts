@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import azf from '@azure/functions';
 import jwt from 'jsonwebtoken';
+import type { Settings } from '../../shared/config/index.js';
 import type { PrismaClient } from '../../shared/db/client.js';
 import { Prisma } from '../../shared/db/generated/client.js';
 import { TEST_JWT_KEY, type TestHost } from '../support/host.js';
@@ -230,4 +232,21 @@ export async function insertFixtureRun(prisma: PrismaClient, o: FixtureRunOption
     });
   }
   return run;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Real analyses: settings pointing the analysis engine at the Azure simulator (dev/azure-sim).
+
+export const SIM_CERT_FILE = fileURLToPath(new URL('../../dev/azure-sim/tls/sim-cert.pem', import.meta.url));
+
+export function simulatorSettings(simUrl: string): Settings {
+  return {
+    Cloud__TenantId: '00000000-0000-0000-0000-0000000000aa',
+    Cloud__ClientId: 'finwatch-test',
+    Cloud__ClientSecret: 'simulator-secret',
+    Cloud__ArmEndpoint: simUrl,
+    Cloud__AuthorityHost: simUrl,
+    Cloud__CaFile: SIM_CERT_FILE,
+    CostQuery__PaceScale: '0',
+  };
 }
