@@ -22,7 +22,10 @@ class FakeAgent {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        this.requests.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+        this.requests.push({
+          headers: req.headers,
+          body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+        });
         const reply = this.replies.shift() ?? this.fallback;
         const send = () => {
           if (res.destroyed) return;
@@ -68,7 +71,13 @@ describe('AI step', () => {
   it('posts { input } with the key header and reads output.content and the ids', async () => {
     agent.replies.push({ status: 200, body: okBody('# Do less') });
     const answer = await requestRecommendation(settings(), 'the prompt');
-    expect(answer).toEqual({ content: '# Do less', conversationId: 'conv-1', model: 'gpt-test', messageId: 'msg-1', attempts: 1 });
+    expect(answer).toEqual({
+      content: '# Do less',
+      conversationId: 'conv-1',
+      model: 'gpt-test',
+      messageId: 'msg-1',
+      attempts: 1,
+    });
     expect(agent.requests[0]!.body).toEqual({ input: 'the prompt' });
     expect(agent.requests[0]!.headers['x-agent-key']).toBe('secret-key');
   });
@@ -83,7 +92,10 @@ describe('AI step', () => {
   it('waits Retry-After and the backoff, scaled by the pace setting', async () => {
     agent.replies.push({ status: 429, headers: { 'retry-after': '7' } }, { status: 502 });
     const waits: number[] = [];
-    await requestRecommendation({ ...settings(), paceScale: 1, sleep: async (ms) => void waits.push(ms) }, 'p');
+    await requestRecommendation(
+      { ...settings(), paceScale: 1, sleep: async (ms) => void waits.push(ms) },
+      'p',
+    );
     expect(waits).toEqual([7_000, 4_000]);
   });
 
@@ -109,7 +121,9 @@ describe('AI step', () => {
     expect((await requestRecommendation(settings(), 'p').catch((e) => e)).message).toMatch(/HTTP 401/);
     expect(agent.requests).toHaveLength(1);
     agent.replies.push({ status: 200, body: { output: {} } });
-    expect((await requestRecommendation(settings(), 'p').catch((e) => e)).message).toMatch(/without output.content/);
+    expect((await requestRecommendation(settings(), 'p').catch((e) => e)).message).toMatch(
+      /without output.content/,
+    );
     expect(agent.requests).toHaveLength(2);
   });
 
@@ -121,7 +135,12 @@ describe('AI step', () => {
       sim = await startAzureSimulator({ resourcesPerSubscription: 15 });
       host = await startAnalysisHost(sim, {
         queueWorker: false,
-        extra: { AI__ApiUrl: agent.url, AI__ApiKey: 'secret-key', AI__ApiKeyHeaderName: 'x-agent-key', AI__TimeoutSeconds: '1' },
+        extra: {
+          AI__ApiUrl: agent.url,
+          AI__ApiKey: 'secret-key',
+          AI__ApiKeyHeaderName: 'x-agent-key',
+          AI__TimeoutSeconds: '1',
+        },
       });
       api = apiClient(host.url);
     });
@@ -142,7 +161,12 @@ describe('AI step', () => {
         where: { id: res.body.analysisRunId },
         include: { aiRecommendations: true },
       });
-      expect(run).toMatchObject({ aiModel: 'gpt-test', conversationId: 'conv-1', recommendationSource: 'ai', recommendationError: null });
+      expect(run).toMatchObject({
+        aiModel: 'gpt-test',
+        conversationId: 'conv-1',
+        recommendationSource: 'ai',
+        recommendationError: null,
+      });
       expect(run.aiRecommendations[0]).toMatchObject({
         source: 'ai',
         model: 'gpt-test',
@@ -156,7 +180,9 @@ describe('AI step', () => {
       agent.fallback = { status: 200, body: okBody('late'), delayMs: 1_500 };
       const res = await api.post('/finops/api/Analysis/start', { token: USER, json: SUB_B });
       expect(res.body.success).toBe(true);
-      expect(res.body.message).toMatch(/AI recommendations unavailable: The AI agent failed after 3 attempts: timed out/);
+      expect(res.body.message).toMatch(
+        /AI recommendations unavailable: The AI agent failed after 3 attempts: timed out/,
+      );
       expect(agent.requests).toHaveLength(3);
       const run = await host.services.prisma.analysisRun.findUniqueOrThrow({
         where: { id: res.body.analysisRunId },

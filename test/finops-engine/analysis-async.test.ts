@@ -39,7 +39,10 @@ describe('queued analyses', () => {
 
   it('moves a job pending → running → completed, with phase and progress', async () => {
     sim.faults.slow(150, 'cost');
-    const res = await api.post('/finops/api/Analysis/start-async?monthSelection=current', { token: USER, json: SUB_A });
+    const res = await api.post('/finops/api/Analysis/start-async?monthSelection=current', {
+      token: USER,
+      json: SUB_A,
+    });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ jobId: expect.any(String), subscriptionId: SUB_A, status: 'pending' });
     expect(res.headers.get('location')).toBe(`${host.url}/finops/api/Analysis/jobs/${res.body.jobId}`);
@@ -55,7 +58,12 @@ describe('queued analyses', () => {
       20_000,
       30,
     );
-    expect(running.body).toMatchObject({ status: 'running', success: null, analysisRunId: null, completedAt: null });
+    expect(running.body).toMatchObject({
+      status: 'running',
+      success: null,
+      analysisRunId: null,
+      completedAt: null,
+    });
     expect(running.body.startedAt).toMatch(/\+00:00$/);
     expect(running.body.progress).toBeGreaterThanOrEqual(0);
     const done = await waitForJob(api, res.body.jobId, ['completed', 'failed']);
@@ -82,7 +90,12 @@ describe('queued analyses', () => {
     sim.faults.fail({ status: 404, endpoint: 'subscription', count: 1 });
     const res = await api.post('/finops/api/Analysis/start-async', { token: USER, json: SUB_B });
     const job = await waitForJob(api, res.body.jobId, ['completed', 'failed']);
-    expect(job).toMatchObject({ status: 'failed', success: false, analysisRunId: 0, subscriptionName: 'Unknown' });
+    expect(job).toMatchObject({
+      status: 'failed',
+      success: false,
+      analysisRunId: 0,
+      subscriptionName: 'Unknown',
+    });
     expect(job.message).toMatch(/^Error: /);
     expect(job.errorDetails).toMatch(/404|Simulated/);
     expect(`${job.message}${job.errorDetails}`).not.toMatch(/\n\s+at /);
@@ -122,7 +135,10 @@ describe('queued analyses', () => {
     const syncPromise = api.post('/finops/api/Analysis/start', { token: USER, json: SUB_C });
     const pendingSync = await waitFor(
       'the sync job row',
-      () => host.services.prisma.analysisJob.findFirst({ where: { source: 'sync', subscriptionId: SUB_C, analysisRunId: null } }),
+      () =>
+        host.services.prisma.analysisJob.findFirst({
+          where: { source: 'sync', subscriptionId: SUB_C, analysisRunId: null },
+        }),
       (j) => j !== null,
     );
     expect(pendingSync!.status).toBe('pending');
@@ -139,11 +155,17 @@ describe('queued analyses', () => {
   });
 
   it('enqueues one weekly job per configured and onboarded subscription', async () => {
-    await host.services.prisma.subscription.create({ data: { subscriptionId: SUB_C, description: 'onboarded' } });
+    await host.services.prisma.subscription.create({
+      data: { subscriptionId: SUB_C, description: 'onboarded' },
+    });
     await host.services.prisma.subscription.create({ data: { subscriptionId: SUB_A.toUpperCase() } });
     const before = new Date();
     await host.services.finops.handleWeeklyTimer(
-      { isPastDue: false, schedule: { adjustForDST: false }, scheduleStatus: { last: '', next: '', lastUpdated: '' } },
+      {
+        isPastDue: false,
+        schedule: { adjustForDST: false },
+        scheduleStatus: { last: '', next: '', lastUpdated: '' },
+      },
       new azf.InvocationContext({ functionName: 'weekly-analysis', invocationId: 'weekly-test' }),
     );
     const jobs = await host.services.prisma.analysisJob.findMany({

@@ -59,7 +59,9 @@ describe('synchronous analysis against the simulator', () => {
     );
     expect(codes.size).toBeGreaterThanOrEqual(WASTE_CASES.length);
     const flagged = resources.find((r) => r.flags?.includes('UnattachedDisk'))!;
-    const detail = (flagged.flagDetails as Array<{ code: string; message: string; monthToDateCost: number }>)[0]!;
+    const detail = (
+      flagged.flagDetails as Array<{ code: string; message: string; monthToDateCost: number }>
+    )[0]!;
     expect(detail.code).toBe('UnattachedDisk');
     expect(detail.message).toMatch(/not attached/);
     expect(detail.monthToDateCost).toBeCloseTo(Number(flagged.monthToDateCost), 4);
@@ -84,10 +86,17 @@ describe('synchronous analysis against the simulator', () => {
       where: { analysisRunId: runId, costType: 'Total' },
       orderBy: { costDate: 'asc' },
     });
-    const days = Math.round((Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - from.getTime()) / 86_400_000) + 1;
+    const days =
+      Math.round(
+        (Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - from.getTime()) / 86_400_000,
+      ) + 1;
     expect(totals).toHaveLength(days);
     expect(totals[0]!.costDate.toISOString()).toBe(from.toISOString());
-    const byType = await prisma.historicalCost.groupBy({ by: ['costType'], where: { analysisRunId: runId }, _count: true });
+    const byType = await prisma.historicalCost.groupBy({
+      by: ['costType'],
+      where: { analysisRunId: runId },
+      _count: true,
+    });
     expect(Object.fromEntries(byType.map((t) => [t.costType, t._count]))).toMatchObject({
       Total: days,
       ResourceGroup: expect.any(Number),
@@ -110,7 +119,9 @@ describe('synchronous analysis against the simulator', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
-    const run = await host.services.prisma.analysisRun.findUniqueOrThrow({ where: { id: res.body.analysisRunId } });
+    const run = await host.services.prisma.analysisRun.findUniqueOrThrow({
+      where: { id: res.body.analysisRunId },
+    });
     const now = new Date();
     expect(run.monthSelection).toBe('previous');
     expect(run.periodFrom.toISOString().slice(0, 10)).toBe(
@@ -130,14 +141,23 @@ describe('synchronous analysis against the simulator', () => {
     const bad = await api.post('/finops/api/Analysis/start', { token: USER, json: 'not-a-guid' });
     expect(isProblem(bad, 400)).toBe(true);
     expect(bad.body.errors.subscriptionId).toBeDefined();
-    expect(isProblem(await api.post('/finops/api/Analysis/start-async', { token: USER, json: '  ' }), 400)).toBe(true);
-    expect(isProblem(await api.post('/finops/api/Analysis/start-async', { token: USER, json: { other: 1 } }), 400)).toBe(true);
-    const month = await api.post('/finops/api/Analysis/start-async?monthSelection=last', { token: USER, json: SUB_A });
+    expect(
+      isProblem(await api.post('/finops/api/Analysis/start-async', { token: USER, json: '  ' }), 400),
+    ).toBe(true);
+    expect(
+      isProblem(await api.post('/finops/api/Analysis/start-async', { token: USER, json: { other: 1 } }), 400),
+    ).toBe(true);
+    const month = await api.post('/finops/api/Analysis/start-async?monthSelection=last', {
+      token: USER,
+      json: SUB_A,
+    });
     expect(isProblem(month, 400)).toBe(true);
   });
 
   it('answers 404 for unknown job ids and the settings', async () => {
-    const unknown = await api.get('/finops/api/Analysis/jobs/6f1c1d8e-0000-4000-8000-000000000000', { token: USER });
+    const unknown = await api.get('/finops/api/Analysis/jobs/6f1c1d8e-0000-4000-8000-000000000000', {
+      token: USER,
+    });
     expect(isProblem(unknown, 404)).toBe(true);
     expect(unknown.body.message).toBe('Unknown or expired job id');
     expect((await api.get('/finops/api/Analysis/jobs/not-a-guid', { token: USER })).status).toBe(404);
@@ -160,11 +180,15 @@ describe('synchronous analysis against the simulator', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ success: true, analysisRunsDeleted: 1, analysisRunsKept: 2 });
     expect(res.body.deletedRuns[0]).toMatch(
-      new RegExp(`^Run #\\d+ - Subscription: .+ \\(${SUB_A}\\) - Date: \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$`),
+      new RegExp(
+        `^Run #\\d+ - Subscription: .+ \\(${SUB_A}\\) - Date: \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$`,
+      ),
     );
     const left = await prisma.analysisRun.findMany({ where: { subscriptionId: SUB_A } });
     expect(left.map((r) => r.id)).toEqual([again.body.analysisRunId]);
-    const orphans = await prisma.historicalCost.count({ where: { analysisRunId: { notIn: (await prisma.analysisRun.findMany()).map((r) => r.id) } } });
+    const orphans = await prisma.historicalCost.count({
+      where: { analysisRunId: { notIn: (await prisma.analysisRun.findMany()).map((r) => r.id) } },
+    });
     expect(orphans).toBe(0);
 
     const none = await api.post('/finops/api/Analysis/cleanup', { token: ADMIN });

@@ -5,7 +5,12 @@ import { normalizeResource } from '../../shared/finops/azure/resource-graph.js';
 import { budgetStatus } from '../../shared/finops/engine/budget.js';
 import { computeFlags, flagsText } from '../../shared/finops/engine/flags.js';
 import { analysisPeriod, parseMonthSelection } from '../../shared/finops/engine/period.js';
-import { type AnalysisFacts, buildPrompt, promptData, ruleBasedRecommendation } from '../../shared/finops/engine/recommendations.js';
+import {
+  type AnalysisFacts,
+  buildPrompt,
+  promptData,
+  ruleBasedRecommendation,
+} from '../../shared/finops/engine/recommendations.js';
 
 describe('budget rule', () => {
   it('is headroom at 79.99 %', () => {
@@ -22,7 +27,11 @@ describe('budget rule', () => {
   it('is over budget at exactly 100 % and above', () => {
     expect(budgetStatus(1000, 1000)!.state).toBe('over');
     expect(budgetStatus(999.99, 1000)!.state).toBe('near');
-    expect(budgetStatus(1500, 1000)).toMatchObject({ state: 'over', utilizationPercent: 150, headroom: -500 });
+    expect(budgetStatus(1500, 1000)).toMatchObject({
+      state: 'over',
+      utilizationPercent: 150,
+      headroom: -500,
+    });
   });
   it('does not apply without a positive budget', () => {
     expect(budgetStatus(10, null)).toBeNull();
@@ -58,7 +67,11 @@ const facts = (budget: number | null, cost = 850): AnalysisFacts => ({
 describe('AI prompt and rule-based recommendations', () => {
   it('carries MonthlyBudget and the budget status when there is a budget', () => {
     const data = promptData(facts(1000));
-    expect(data).toMatchObject({ MonthlyBudget: 1000, BudgetUtilizationPercent: 85, BudgetStatus: 'near budget' });
+    expect(data).toMatchObject({
+      MonthlyBudget: 1000,
+      BudgetUtilizationPercent: 85,
+      BudgetStatus: 'near budget',
+    });
     expect(buildPrompt(facts(1000))).toMatch(/Budget status: Near budget/);
   });
   it('is unchanged by the budget rule without a budget', () => {
@@ -76,7 +89,9 @@ describe('AI prompt and rule-based recommendations', () => {
 describe('waste flags', () => {
   const now = new Date('2026-11-22T00:00:00Z');
   const sub = generateSubscription('0b5c6a1e-1111-4a2b-8c3d-00000000000f', { resources: 300, seed: 7, now });
-  const resources: AzureResource[] = sub.resources.map((r) => normalizeResource(r as unknown as Record<string, unknown>));
+  const resources: AzureResource[] = sub.resources.map((r) =>
+    normalizeResource(r as unknown as Record<string, unknown>),
+  );
 
   it('flags exactly the simulator resources that carry a waste case', () => {
     const expected: Record<string, string> = {
@@ -107,14 +122,44 @@ describe('waste flags', () => {
   });
 
   it('skips service-managed disks, Free plans and Basic load balancers', () => {
-    const base = { id: 'x', name: 'n', resourceGroup: 'g', location: 'l', kind: null, managedBy: null, tags: {} };
-    const pvc: AzureResource = { ...base, name: 'pvc-1234', type: 'microsoft.compute/disks', sku: null, properties: { diskState: 'Unattached' }, tags: { 'kubernetes.io-created-for-pvc-name': 'data' } };
+    const base = {
+      id: 'x',
+      name: 'n',
+      resourceGroup: 'g',
+      location: 'l',
+      kind: null,
+      managedBy: null,
+      tags: {},
+    };
+    const pvc: AzureResource = {
+      ...base,
+      name: 'pvc-1234',
+      type: 'microsoft.compute/disks',
+      sku: null,
+      properties: { diskState: 'Unattached' },
+      tags: { 'kubernetes.io-created-for-pvc-name': 'data' },
+    };
     expect(computeFlags(pvc, 1, now)).toEqual([]);
-    const free: AzureResource = { ...base, type: 'microsoft.web/serverfarms', sku: { tier: 'Free' }, properties: { numberOfSites: 0 } };
+    const free: AzureResource = {
+      ...base,
+      type: 'microsoft.web/serverfarms',
+      sku: { tier: 'Free' },
+      properties: { numberOfSites: 0 },
+    };
     expect(computeFlags(free, 1, now)).toEqual([]);
-    const basic: AzureResource = { ...base, type: 'microsoft.network/loadbalancers', sku: { name: 'Basic' }, properties: { backendAddressPools: [] } };
+    const basic: AzureResource = {
+      ...base,
+      type: 'microsoft.network/loadbalancers',
+      sku: { name: 'Basic' },
+      properties: { backendAddressPools: [] },
+    };
     expect(computeFlags(basic, 1, now)).toEqual([]);
-    const both: AzureResource = { ...base, type: 'microsoft.compute/disks', sku: null, properties: { diskState: 'Unattached' } };
+    const both: AzureResource = {
+      ...base,
+      type: 'microsoft.compute/disks',
+      sku: null,
+      properties: { diskState: 'Unattached' },
+    };
     expect(flagsText(computeFlags(both, 1, now))).toMatch(/^UnattachedDisk: /);
   });
 });
@@ -122,13 +167,24 @@ describe('waste flags', () => {
 describe('month selection', () => {
   it('current covers the month to date and six months of history to today', () => {
     const p = analysisPeriod('current', new Date('2026-03-15T10:00:00Z'));
-    expect(p).toMatchObject({ from: '2026-03-01', to: '2026-03-15', history: { from: '2025-09-01', to: '2026-03-15' } });
+    expect(p).toMatchObject({
+      from: '2026-03-01',
+      to: '2026-03-15',
+      history: { from: '2025-09-01', to: '2026-03-15' },
+    });
     expect(p.cost).toEqual({ kind: 'MonthToDate' });
   });
   it('previous covers the last full calendar month, history up to its end', () => {
     const p = analysisPeriod('previous', new Date('2026-03-15T10:00:00Z'));
-    expect(p).toMatchObject({ from: '2026-02-01', to: '2026-02-28', history: { from: '2025-08-01', to: '2026-02-28' } });
-    expect(analysisPeriod('previous', new Date('2026-01-05T00:00:00Z'))).toMatchObject({ from: '2025-12-01', to: '2025-12-31' });
+    expect(p).toMatchObject({
+      from: '2026-02-01',
+      to: '2026-02-28',
+      history: { from: '2025-08-01', to: '2026-02-28' },
+    });
+    expect(analysisPeriod('previous', new Date('2026-01-05T00:00:00Z'))).toMatchObject({
+      from: '2025-12-01',
+      to: '2025-12-31',
+    });
   });
   it('parses the query parameter', () => {
     expect(parseMonthSelection(null)).toBe('current');

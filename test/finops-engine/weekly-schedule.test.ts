@@ -24,7 +24,9 @@ describe('weekly analysis schedule', () => {
   });
 
   it('refuses an unknown day, an hour above 23 and a minute above 59', () => {
-    expect(() => settings({ WeeklyAnalysis__DayOfWeekUtc: 'Funday' })).toThrow(/WeeklyAnalysis__DayOfWeekUtc/);
+    expect(() => settings({ WeeklyAnalysis__DayOfWeekUtc: 'Funday' })).toThrow(
+      /WeeklyAnalysis__DayOfWeekUtc/,
+    );
     expect(() => settings({ WeeklyAnalysis__HourUtc: '24' })).toThrow(/WeeklyAnalysis__HourUtc/);
     expect(() => settings({ WeeklyAnalysis__MinuteUtc: '60' })).toThrow(/WeeklyAnalysis__MinuteUtc/);
   });
@@ -41,19 +43,33 @@ describe('weekly analysis schedule', () => {
     const sunday2 = settings({});
     it('is later the same day when the time has not come yet', () => {
       // 2026-11-22 is a Sunday.
-      expect(nextWeeklyRun(sunday2, new Date('2026-11-22T01:59:59Z')).toISOString()).toBe('2026-11-22T02:00:00.000Z');
+      expect(nextWeeklyRun(sunday2, new Date('2026-11-22T01:59:59Z')).toISOString()).toBe(
+        '2026-11-22T02:00:00.000Z',
+      );
     });
     it('is a week later when it is exactly the scheduled time or after it', () => {
-      expect(nextWeeklyRun(sunday2, new Date('2026-11-22T02:00:00Z')).toISOString()).toBe('2026-11-29T02:00:00.000Z');
-      expect(nextWeeklyRun(sunday2, new Date('2026-11-22T02:00:01Z')).toISOString()).toBe('2026-11-29T02:00:00.000Z');
+      expect(nextWeeklyRun(sunday2, new Date('2026-11-22T02:00:00Z')).toISOString()).toBe(
+        '2026-11-29T02:00:00.000Z',
+      );
+      expect(nextWeeklyRun(sunday2, new Date('2026-11-22T02:00:01Z')).toISOString()).toBe(
+        '2026-11-29T02:00:00.000Z',
+      );
     });
     it('finds the next matching weekday across a month and a year end', () => {
       const fri = settings({ WeeklyAnalysis__DayOfWeekUtc: 'Friday', WeeklyAnalysis__HourUtc: '6' });
-      expect(nextWeeklyRun(fri, new Date('2026-11-28T12:00:00Z')).toISOString()).toBe('2026-12-04T06:00:00.000Z');
-      expect(nextWeeklyRun(fri, new Date('2026-12-31T12:00:00Z')).toISOString()).toBe('2027-01-01T06:00:00.000Z');
+      expect(nextWeeklyRun(fri, new Date('2026-11-28T12:00:00Z')).toISOString()).toBe(
+        '2026-12-04T06:00:00.000Z',
+      );
+      expect(nextWeeklyRun(fri, new Date('2026-12-31T12:00:00Z')).toISOString()).toBe(
+        '2027-01-01T06:00:00.000Z',
+      );
     });
     it('always lands on the configured weekday, hour and minute, within seven days', () => {
-      const s = settings({ WeeklyAnalysis__DayOfWeekUtc: 'Tuesday', WeeklyAnalysis__HourUtc: '13', WeeklyAnalysis__MinuteUtc: '7' });
+      const s = settings({
+        WeeklyAnalysis__DayOfWeekUtc: 'Tuesday',
+        WeeklyAnalysis__HourUtc: '13',
+        WeeklyAnalysis__MinuteUtc: '7',
+      });
       for (let h = 0; h < 24 * 14; h += 5) {
         const from = new Date(Date.UTC(2026, 2, 1, h, 17));
         const next = nextWeeklyRun(s, from);
