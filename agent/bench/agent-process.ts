@@ -113,8 +113,17 @@ const cycleMs = performance.now() - started;
 const cycleCpuMs = cpu(cpuAt);
 const peakRssMb = process.resourceUsage().maxRSS / 1024;
 const heapMb = process.memoryUsage().heapUsed / 1048576;
+// Optional soak: more cycles against the same cluster, to see whether memory stays flat.
+const extraCycles = Math.max(0, Number(env['BENCH_CYCLES'] ?? '1') - 1);
+const rssAfterCycleMb: number[] = [Math.round(process.memoryUsage().rss / 1048576)];
+for (let i = 0; i < extraCycles; i++) {
+  await agent.runOnce();
+  rssAfterCycleMb.push(Math.round(process.memoryUsage().rss / 1048576));
+}
 await agent.close();
 cpuAt = process.cpuUsage();
 const bareMs = await bareLoop(config.metricsApiUrl, summary.posted, config.postConcurrency);
 const bareCpuMs = cpu(cpuAt);
-console.log(JSON.stringify({ summary, cycleMs, bareMs, peakRssMb, heapMb, cycleCpuMs, bareCpuMs }));
+console.log(
+  JSON.stringify({ summary, cycleMs, bareMs, peakRssMb, heapMb, cycleCpuMs, bareCpuMs, rssAfterCycleMb }),
+);

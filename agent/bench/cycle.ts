@@ -69,7 +69,7 @@ try {
       LOG_LEVEL: 'Warning',
       // Knobs for experiments; unset means the agent's defaults, as in deploy/deployment.yaml.
       ...Object.fromEntries(
-        ['POST_CONCURRENCY', 'LOG_CONCURRENCY']
+        ['POST_CONCURRENCY', 'LOG_CONCURRENCY', 'BENCH_CYCLES']
           .filter((name) => process.env[name] !== undefined)
           .map((name) => [name, process.env[name]]),
       ),
@@ -83,6 +83,7 @@ try {
     heapMb: number;
     cycleCpuMs: number;
     bareCpuMs: number;
+    rssAfterCycleMb: number[];
   };
   const posts = PAYLOAD_KINDS.reduce((n, k) => n + (result.summary.posted[k] ?? 0), 0);
   const failed = PAYLOAD_KINDS.reduce((n, k) => n + (result.summary.failed[k] ?? 0), 0);
@@ -101,6 +102,7 @@ try {
         postsPerSecond: Math.round(posts / (result.cycleMs / 1000)),
         peakRssMb: +result.peakRssMb.toFixed(1),
         heapUsedAfterCycleMb: +result.heapMb.toFixed(1),
+        rssAfterEachCycleMb: result.rssAfterCycleMb,
         agentCpuSeconds: { cycle: result.cycleCpuMs / 1000, bareLoop: result.bareCpuMs / 1000 },
         bareLoopSeconds: +(result.bareMs / 1000).toFixed(2),
         ratio: +ratio.toFixed(2),

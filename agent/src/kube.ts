@@ -187,7 +187,7 @@ export class KubeClient {
   /**
    * Calls `onPage` for every page of a list (limit 500 + continue), so a 2,000-pod namespace never sits in
    * memory at once. A 410 means the continue token expired: the list restarts from the top, and items
-   * already handed out (by uid) are filtered so a restart does not post them twice.
+   * already handed out (by uid, else namespace/name) are filtered so a restart does not post them twice.
    */
   async listEach<T extends { metadata?: ObjectMeta }>(
     path: string,
@@ -206,10 +206,10 @@ export class KubeClient {
             continue: token,
           });
           const items = (page.items ?? []).filter((item) => {
-            const uid = item.metadata?.uid;
-            if (uid === undefined) return attempt === 0;
-            if (seen.has(uid)) return false;
-            seen.add(uid);
+            // metrics.k8s.io objects carry no uid; namespace/name is unique within one list.
+            const id = item.metadata?.uid ?? `${item.metadata?.namespace ?? ''}/${item.metadata?.name ?? ''}`;
+            if (seen.has(id)) return false;
+            seen.add(id);
             return true;
           });
           if (items.length > 0) await onPage(items);

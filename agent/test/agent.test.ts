@@ -269,6 +269,20 @@ describe('cycle', () => {
     expect(summary.kubeErrors).toBe(0);
   });
 
+  it('restarts a metrics.k8s.io list on 410 and keeps every measured container', async () => {
+    const cluster = sampleCluster();
+    cluster.maxPage = 1;
+    cluster.expireContinue.add('/apis/metrics.k8s.io/v1beta1/namespaces/data/pods');
+    // db-0 sits on the second page, so it is only read after the restart.
+    if (Array.isArray(cluster.podMetrics)) {
+      cluster.podMetrics.unshift({ metadata: { name: 'gone-0', namespace: 'data' }, containers: [] });
+    }
+    h = await harness(cluster);
+    await h.agent.runOnce();
+    const rows = bodies(h.ingest, '/api/metrics/pod');
+    expect(podRow(rows, 'db-0', 'postgres')).toMatchObject({ usageSource: 'metrics', cpuUsageCores: 1.5 });
+  });
+
   it('logs and counts a 500 from the API server and carries on with the rest of the cycle', async () => {
     const cluster = sampleCluster();
     cluster.failing.add('/api/v1/namespaces/shop/pods');
