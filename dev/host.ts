@@ -153,7 +153,10 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       .finally(() => inflight.delete(work));
     inflight.add(work);
   });
-  server.keepAliveTimeout = 5_000;
+  // Longer than clients' own idle timeouts (undici: 4 s), so the server never closes a socket a
+  // client is about to reuse (ECONNRESET under load); close() still drops idle sockets at once.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
