@@ -7,7 +7,7 @@ import type { Caller } from './caller.js';
 import { DirectoryTokens, directoryCa } from './directory.js';
 import { GraphLookup } from './graph.js';
 import { PasswordChecker } from './passwords.js';
-import { issueToken, verifyOwnToken } from './tokens.js';
+import { issueToken, signingKeyObject, verifyOwnToken } from './tokens.js';
 import { normalizeEmail, type UserRow, UserStore } from './users.js';
 
 /** The auth service's part of the app: token validation and caller resolution for every route. */
@@ -63,6 +63,7 @@ export async function createAuthModule(core: CoreServices): Promise<AuthModule> 
   const graph = new GraphLookup(settings, log, directory.dispatcher, ca);
   const mailer = createMailer(config, log);
   const passwords = new PasswordChecker();
+  const key = signingKeyObject(settings);
   const pending = new Set<Promise<void>>();
   const blocked = settings.BLOCKED_DOMAINS.map((d) => `@${d.replace(/^@/, '').toLowerCase()}`);
   const admins = new Set(settings.ADMIN_EMAILS.map(normalizeEmail));
@@ -94,7 +95,7 @@ export async function createAuthModule(core: CoreServices): Promise<AuthModule> 
   async function authenticateOwn(token: string): Promise<Caller> {
     let claims: jwt.JwtPayload;
     try {
-      claims = verifyOwnToken(settings, token);
+      claims = verifyOwnToken(settings, token, key);
     } catch (e) {
       log.debug({ err: (e as Error).message }, 'own token refused');
       throw unauthorized('The token is invalid or expired.');
@@ -151,7 +152,7 @@ export async function createAuthModule(core: CoreServices): Promise<AuthModule> 
     isBlocked,
     isListedAdmin,
     userForDirectoryIdentity,
-    issueToken: (user) => issueToken(settings, user),
+    issueToken: (user) => issueToken(settings, user, Date.now(), key),
     async authenticate(request) {
       const m = /^\s*Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(request.headers.get('authorization') ?? '');
       if (!m) throw unauthorized();

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import argon2 from 'argon2';
 
 /**
@@ -13,16 +14,45 @@ export const PASSWORD_HASH_OPTIONS = {
 
 export const MIN_PASSWORD_LENGTH = 8;
 
-export function hashPassword(password: string): Promise<string> {
-  return argon2.hash(password, PASSWORD_HASH_OPTIONS);
+/**
+ * At most this many hashes at once per process: argon2 runs on libuv's thread pool, and on a
+ * small machine four hashes at once would starve the event loop of CPU. Extra requests queue.
+ */
+export const MAX_CONCURRENT_HASHES = Math.max(1, availableParallelism() - 1);
+
+/** A counting semaphore for the hashing work of one module. */
+export class HashGate {
+  #running = 0;
+  readonly #waiting: (() => void)[] = [];
+  constructor(readonly limit = MAX_CONCURRENT_HASHES) {}
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#running >= this.limit) await new Promise<void>((r) => this.#waiting.push(r));
+    else this.#running++;
+    try {
+      return await work();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#running--;
+    }
+  }
 }
 
-export async function verifyPassword(hash: string, password: string): Promise<boolean> {
-  try {
-    return await argon2.verify(hash, password);
-  } catch {
-    return false;
-  }
+export function hashPassword(password: string, gate?: HashGate): Promise<string> {
+  const work = () => argon2.hash(password, PASSWORD_HASH_OPTIONS);
+  return gate ? gate.run(work) : work();
+}
+
+export async function verifyPassword(hash: string, password: string, gate?: HashGate): Promise<boolean> {
+  const work = async () => {
+    try {
+      return await argon2.verify(hash, password);
+    } catch {
+      return false;
+    }
+  };
+  return gate ? gate.run(work) : work();
 }
 
 /**
@@ -31,11 +61,17 @@ export async function verifyPassword(hash: string, password: string): Promise<bo
  */
 export class PasswordChecker {
   #dummy: Promise<string> | undefined;
+  readonly gate = new HashGate();
+
+  /** A new hash, through this module's gate. */
+  hash(password: string): Promise<string> {
+    return hashPassword(password, this.gate);
+  }
 
   async check(hash: string | null | undefined, password: string): Promise<boolean> {
-    if (hash) return verifyPassword(hash, password);
-    this.#dummy ??= hashPassword('finwatch-dummy-password-for-equal-work');
-    await verifyPassword(await this.#dummy, password);
+    if (hash) return verifyPassword(hash, password, this.gate);
+    this.#dummy ??= hashPassword('finwatch-dummy-password-for-equal-work', this.gate);
+    await verifyPassword(await this.#dummy, password, this.gate);
     return false;
   }
 }

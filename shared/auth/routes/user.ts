@@ -4,7 +4,7 @@ import type { AppServices } from '../../app/services.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/problem.js';
 import { emptyOk, json, noContent, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
-import { hashPassword, MIN_PASSWORD_LENGTH } from '../passwords.js';
+import { MIN_PASSWORD_LENGTH } from '../passwords.js';
 import { isUniqueViolation, normalizeEmail, toUserDto, type UserRow } from '../users.js';
 import {
   existingUser,
@@ -66,7 +66,7 @@ async function deleteUser(services: AppServices, user: UserRow): Promise<void> {
 }
 
 async function setPassword(services: AppServices, user: UserRow, newPassword: string): Promise<UserRow> {
-  const passwordHash = await hashPassword(newPassword);
+  const passwordHash = await services.auth.passwords.hash(newPassword);
   // Tokens issued before this instant stop working.
   const updated = await services.auth.users.update(user.id, {
     passwordHash,
@@ -110,7 +110,7 @@ export const userRoutes: RouteDefinition[] = [
       }
       const { auth } = services;
       if (auth.isBlocked(b.userEmail)) throw forbidden('The domain of this account is blocked.');
-      const passwordHash = await hashPassword(b.password);
+      const passwordHash = await services.auth.passwords.hash(b.password);
       let user: UserRow;
       try {
         user = await auth.users.create({
