@@ -79,10 +79,6 @@ export class IngestClient {
     return stats;
   }
 
-  get concurrencyInUse(): number {
-    return this.limiter.inFlight;
-  }
-
   /**
    * Queues one payload. Resolves once a concurrency slot is taken, not when the post ends, so a collector
    * is paced by the ingest API without holding more than `concurrency` payloads in memory.

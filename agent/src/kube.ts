@@ -194,6 +194,7 @@ export class KubeClient {
     onPage: (items: T[]) => Promise<void>,
     query: Record<string, string | undefined> = {},
     log?: Logger,
+    signal?: AbortSignal,
   ): Promise<void> {
     const seen = new Set<string>();
     for (let attempt = 0; ; attempt++) {
@@ -214,7 +215,8 @@ export class KubeClient {
           });
           if (items.length > 0) await onPage(items);
           token = page.metadata?.continue || undefined;
-        } while (token);
+          // On shutdown the remaining pages are not fetched; callers see `signal.aborted` and skip cleanup.
+        } while (token && !signal?.aborted);
         return;
       } catch (error) {
         if (error instanceof KubeError && error.status === 410 && token && attempt < MAX_LIST_RESTARTS) {

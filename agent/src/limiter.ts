@@ -1,13 +1,9 @@
-/** Counting semaphore: bounds concurrent posts and log reads without buffering an unbounded queue of work. */
+/** Counting semaphore for the posts: callers wait for a slot, so no unbounded queue of bodies builds up. */
 export class Limiter {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
 
   constructor(readonly capacity: number) {}
-
-  get inFlight(): number {
-    return this.active;
-  }
 
   async acquire(): Promise<void> {
     if (this.active < this.capacity) {
@@ -23,28 +19,6 @@ export class Limiter {
     if (next) next();
     else this.active--;
   }
-
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    await this.acquire();
-    try {
-      return await task();
-    } finally {
-      this.release();
-    }
-  }
-}
-
-/** Run `task` for every item with at most `concurrency` running at once. */
-export async function forEachLimited<T>(
-  items: Iterable<T>,
-  concurrency: number,
-  task: (item: T) => Promise<void>,
-): Promise<void> {
-  const iterator = items[Symbol.iterator]();
-  const worker = async (): Promise<void> => {
-    for (let next = iterator.next(); !next.done; next = iterator.next()) await task(next.value);
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

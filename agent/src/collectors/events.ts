@@ -124,8 +124,10 @@ export async function collectEvents(ctx: CycleContext, sent: SentEvents): Promis
         },
         {},
         ctx.log,
+        ctx.signal,
       );
-      sent.retainOnly(namespace, listed);
+      // Only a complete listing may prune memory; a shutdown leaves the list unfinished.
+      if (!ctx.stopping) sent.retainOnly(namespace, listed);
     } catch (error) {
       ctx.kubeFailed(`listing events in ${namespace}`, error);
     }

@@ -274,6 +274,7 @@ async function postPodMetrics(ctx: CycleContext, onRunning: (target: LogTarget) 
         },
         {},
         ctx.log,
+        ctx.signal,
       );
     } catch (error) {
       ctx.kubeFailed(`listing pods in ${namespace}`, error);
