@@ -31,6 +31,11 @@ export class TtlCache<V> {
     this.#entries.delete(key);
   }
 
+  /** Drops every entry whose value matches (e.g. every key of one user). */
+  deleteWhere(match: (value: V) => boolean): void {
+    for (const [key, e] of this.#entries) if (match(e.value)) this.#entries.delete(key);
+  }
+
   clear(): void {
     this.#entries.clear();
   }

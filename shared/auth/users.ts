@@ -47,6 +47,13 @@ export class UserStore {
     this.#cache.clear();
   }
 
+  /** Forgets one user's cached lookups (by id and by any email it had), and an email's miss. */
+  forget(id: string, email?: string): void {
+    this.#cache.delete(`id:${id.toLowerCase()}`);
+    if (email) this.#cache.delete(`email:${normalizeEmail(email)}`);
+    this.#cache.deleteWhere((u) => u?.id === id);
+  }
+
   async byId(id: string): Promise<UserRow | null> {
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
     const key = `id:${id.toLowerCase()}`;
@@ -88,7 +95,7 @@ export class UserStore {
         const user = await this.#prisma.user.create({
           data: { email, username, passwordHash: data.passwordHash ?? null, isAdmin: data.isAdmin ?? false },
         });
-        this.invalidate();
+        this.forget(user.id, email);
         return user;
       } catch (e) {
         if (data.uniqueUsername && attempt < 3 && isUniqueViolation(e, 'username')) {
@@ -107,13 +114,13 @@ export class UserStore {
     >,
   ): Promise<UserRow> {
     const user = await this.#prisma.user.update({ where: { id }, data });
-    this.invalidate();
+    this.forget(id, user.email);
     return user;
   }
 
   async delete(id: string): Promise<void> {
     await this.#prisma.user.delete({ where: { id } });
-    this.invalidate();
+    this.forget(id);
   }
 
   adminCount(): Promise<number> {

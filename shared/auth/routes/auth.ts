@@ -65,11 +65,12 @@ export const authApiRoutes: RouteDefinition[] = [
       requireLoginEnabled(services);
       const b = await body(loginBody);
       const { auth, prisma } = services;
-      const account = normalizeEmail(b.username);
-      await checkThrottle(services, account);
       const user = b.username.includes('@')
         ? ((await auth.users.byEmail(b.username)) ?? (await auth.users.byUsername(b.username)))
         : await auth.users.byUsername(b.username);
+      // One counter per account whichever name is typed; unknown names count by what was typed.
+      const account = user ? user.email : normalizeEmail(b.username);
+      await checkThrottle(services, account);
       // Unknown accounts and accounts without a password verify against a dummy hash: same cost.
       const valid = await auth.passwords.check(user?.passwordHash, b.password);
       if (!user || !valid) {
