@@ -124,7 +124,7 @@ export function loadConfig(env: Env): AgentConfig {
     healthPort: integer(env, 'HEALTH_PORT', 8080, 0, 65_535),
     postConcurrency: integer(env, 'POST_CONCURRENCY', 16, 1, 256),
     postTimeoutSeconds: integer(env, 'POST_TIMEOUT_SECONDS', 10, 1, 300),
-    logConcurrency: integer(env, 'LOG_CONCURRENCY', 4, 1, 64),
+    logConcurrency: integer(env, 'LOG_CONCURRENCY', 8, 1, 64),
     logMaxBytes: integer(env, 'LOG_MAX_BYTES', 262_144, 1_024, 10_485_760),
   };
 }
