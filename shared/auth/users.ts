@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { PrismaClient, User } from '../db/generated/client.js';
+import type { Prisma, PrismaClient, User } from '../db/generated/client.js';
 import { TtlCache } from './cache.js';
 
 export type UserRow = User;
+
+/** Advisory lock key of changes that may remove an administrator. */
+const ADMIN_LOCK_KEY = 7_305_001;
 
 /** The wire shape of every "user" answer (the original's UserDto). */
 export interface UserDto {
@@ -121,6 +124,26 @@ export class UserStore {
   async delete(id: string): Promise<void> {
     await this.#prisma.user.delete({ where: { id } });
     this.forget(id);
+  }
+
+  /**
+   * Runs a change that might remove an administrator (demotion, deletion) under a database-wide
+   * advisory lock, and refuses it when the user is the last administrator: two concurrent
+   * requests on two instances cannot both remove "one of two" admins.
+   */
+  async keepingAnAdmin<T>(
+    id: string,
+    change: (tx: Prisma.TransactionClient) => Promise<T>,
+  ): Promise<T | 'last-admin'> {
+    const result = await this.#prisma.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(${ADMIN_LOCK_KEY})) AS l`;
+      const user = await tx.user.findUnique({ where: { id }, select: { isAdmin: true } });
+      if (user?.isAdmin && (await tx.user.count({ where: { isAdmin: true } })) <= 1)
+        return 'last-admin' as const;
+      return change(tx);
+    });
+    this.forget(id);
+    return result;
   }
 
   adminCount(): Promise<number> {

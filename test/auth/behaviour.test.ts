@@ -408,6 +408,31 @@ describe('auth service behaviour', () => {
       ).toBe(true);
     });
 
+    it('lets only one of two concurrent demotions of the last two administrators through', async () => {
+      await host.services.prisma.user.updateMany({
+        where: { id: { not: admin.id } },
+        data: { isAdmin: false },
+      });
+      host.services.auth.users.invalidate();
+      const second = await seedUser(host, { isAdmin: true });
+      const demote = (u: UserRow, by: UserRow) =>
+        api.put('/auth/api/User/update', {
+          token: tokenOf(host, by),
+          json: { id: u.id, username: u.username, email: u.email, isAdmin: false },
+        });
+      const results = await Promise.all([demote(admin, second), demote(second, admin)]);
+      const admins = await host.services.prisma.user.count({ where: { isAdmin: true } });
+      // Restore `admin` as the administrator for the other tests.
+      await host.services.prisma.user.update({ where: { id: admin.id }, data: { isAdmin: true } });
+      host.services.auth.users.invalidate();
+      // One wins; the other is refused: 409 when both got past the admin check at once, else 403
+      // because its caller was demoted first. Either way one administrator remains.
+      const statuses = results.map((r) => r.status).sort();
+      expect(statuses[0]).toBe(200);
+      expect([403, 409]).toContain(statuses[1]);
+      expect(admins).toBe(1);
+    });
+
     it('deleting a user deletes its device tokens, clusters, subscriptions, groups, actions and token', async () => {
       const user = await seedUser(host);
       const token = tokenOf(host, user);

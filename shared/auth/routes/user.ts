@@ -52,17 +52,15 @@ const dto = (u: UserRow) => ok(toUserDto(u));
 /** The original answers Ok(null) → 204 for a missing user on its lookups. */
 const dtoOr204 = (u: UserRow | null) => (u ? dto(u) : noContent());
 
-/** The last administrator can be neither demoted nor deleted. */
-async function keepAnAdmin(services: AppServices, user: UserRow): Promise<void> {
-  if (user.isAdmin && (await services.auth.users.adminCount()) <= 1) {
-    throw conflict('The last administrator cannot be demoted or deleted.');
-  }
-}
+const lastAdmin = () => conflict('The last administrator cannot be demoted or deleted.');
 
+/** Deletes a user (never the last administrator); its rows cascade. */
 async function deleteUser(services: AppServices, user: UserRow): Promise<void> {
-  await keepAnAdmin(services, user);
   // Device tokens, clusters, subscriptions, groups, actions and reset codes cascade.
-  await services.auth.users.delete(user.id);
+  const r = await services.auth.users.keepingAnAdmin(user.id, (tx) =>
+    tx.user.delete({ where: { id: user.id } }),
+  );
+  if (r === 'last-admin') throw lastAdmin();
 }
 
 async function setPassword(services: AppServices, user: UserRow, newPassword: string): Promise<UserRow> {
@@ -191,15 +189,18 @@ export const userRoutes: RouteDefinition[] = [
     async handler({ services, body }) {
       const b = await body(updateBody);
       const user = await existingUser(services, b.id);
-      if (user.isAdmin && !b.isAdmin) await keepAnAdmin(services, user);
       if (services.auth.isBlocked(b.email)) throw forbidden('The domain of this email is blocked.');
+      const data = { username: b.username, email: normalizeEmail(b.email), isAdmin: b.isAdmin };
       try {
-        const updated = await services.auth.users.update(user.id, {
-          username: b.username,
-          email: normalizeEmail(b.email),
-          isAdmin: b.isAdmin,
-        });
-        return dto(updated);
+        if (user.isAdmin && !b.isAdmin) {
+          const r = await services.auth.users.keepingAnAdmin(user.id, (tx) =>
+            tx.user.update({ where: { id: user.id }, data }),
+          );
+          if (r === 'last-admin') throw lastAdmin();
+          services.auth.users.forget(r.id, r.email);
+          return dto(r);
+        }
+        return dto(await services.auth.users.update(user.id, data));
       } catch (e) {
         if (isUniqueViolation(e)) throw conflict('Another user has this email or user name.');
         throw e;
