@@ -174,6 +174,17 @@ describe('email: welcome and password reset through a real SMTP server', () => {
     ).toBe(200);
   });
 
+  it('keeps at most three live codes per account, so repeated requests cannot flood a mailbox', async () => {
+    const email = await createAccount();
+    for (let i = 0; i < 5; i++) {
+      expect((await api.post(`/auth/api/User/resetPassword/${email}`)).status).toBe(200);
+      await host.services.auth.idle();
+    }
+    const sent = smtp.inbox.filter((m) => m.to.includes(email) && decodeQp(m.raw).includes('Password Reset'));
+    expect(sent).toHaveLength(3);
+    expect(await host.services.prisma.passwordResetCode.count({ where: { user: { email } } })).toBe(3);
+  });
+
   it('sends nothing for an unknown email or a directory-only account', async () => {
     const ghost = `ghost-${uniq()}@example.com`;
     await api.post(`/auth/api/User/resetPassword/${ghost}`);

@@ -74,7 +74,13 @@ export const authApiRoutes: RouteDefinition[] = [
       // Unknown accounts and accounts without a password verify against a dummy hash: same cost.
       const valid = await auth.passwords.check(user?.passwordHash, b.password);
       if (!user || !valid) {
-        await prisma.loginFailure.create({ data: { account } });
+        await prisma.$transaction([
+          // Failures older than the window no longer count: drop them as new ones arrive.
+          prisma.loginFailure.deleteMany({
+            where: { account, createdAt: { lt: new Date(Date.now() - LOGIN_WINDOW_MS) } },
+          }),
+          prisma.loginFailure.create({ data: { account } }),
+        ]);
         throw badRequest('Invalid credentials.');
       }
       if (auth.isBlocked(user.email)) throw forbidden('The domain of this account is blocked.');

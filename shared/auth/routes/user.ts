@@ -19,6 +19,7 @@ import {
 } from './common.js';
 
 const RESET_CODE_TTL_MS = 30 * 60_000;
+const MAX_LIVE_RESET_CODES = 3;
 const password = () =>
   z.string().min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`);
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
@@ -264,11 +265,21 @@ export const userRoutes: RouteDefinition[] = [
     async handler({ services, params: p }) {
       requireLoginEnabled(services);
       const { email } = params(emailParams, p);
-      const { auth, prisma } = services;
+      const { auth, prisma, log } = services;
       // Everything happens after the answer, so known and unknown emails answer alike.
       auth.background('password reset', async () => {
         const user = await auth.users.byEmail(email);
         if (!user?.passwordHash || auth.isBlocked(user.email)) return;
+        const now = Date.now();
+        await prisma.passwordResetCode.deleteMany({
+          where: { userId: user.id, OR: [{ expiresAt: { lt: new Date(now) } }, { usedAt: { not: null } }] },
+        });
+        // At most a few live codes per account: a stranger cannot flood someone's mailbox.
+        const live = await prisma.passwordResetCode.count({ where: { userId: user.id } });
+        if (live >= MAX_LIVE_RESET_CODES) {
+          log.warn({ userId: user.id }, 'password reset not sent: too many live codes');
+          return;
+        }
         const code = randomBytes(15).toString('base64url');
         await prisma.passwordResetCode.create({
           data: {
