@@ -69,8 +69,9 @@ export class PasswordChecker {
   }
 
   async check(hash: string | null | undefined, password: string): Promise<boolean> {
-    if (hash) return verifyPassword(hash, password, this.gate);
+    // Made at the first sign-in of any kind, so even the first unknown account costs the same.
     this.#dummy ??= hashPassword('finwatch-dummy-password-for-equal-work', this.gate);
+    if (hash) return verifyPassword(hash, password, this.gate);
     await verifyPassword(await this.#dummy, password, this.gate);
     return false;
   }

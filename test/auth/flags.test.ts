@@ -5,14 +5,19 @@ import { PASSWORD, seedUser, tokenOf, uniq } from './helpers.js';
 
 const MOBILE_KEY = 'mobile-key-for-tests-0123456789';
 
-describe('ENABLED_LOGIN_AUTH=false and DEMO_MODE=true', () => {
+describe('ENABLED_LOGIN_AUTH=false, DEMO_MODE=true, CacheSettings__CacheProvider=None', () => {
   let host: TestHost;
   let api: ReturnType<typeof apiClient>;
 
   beforeAll(async () => {
     host = await startTestHost({
       queueWorker: false,
-      settings: { ENABLED_LOGIN_AUTH: 'False', DEMO_MODE: 'true', MOBILE_API_KEY: MOBILE_KEY },
+      settings: {
+        ENABLED_LOGIN_AUTH: 'False',
+        DEMO_MODE: 'true',
+        MOBILE_API_KEY: MOBILE_KEY,
+        CacheSettings__CacheProvider: 'None',
+      },
     });
     api = apiClient(host.url);
   });
@@ -75,5 +80,16 @@ describe('ENABLED_LOGIN_AUTH=false and DEMO_MODE=true', () => {
     const existing = await seedUser(host);
     await api.post('/auth/api/Auth/azure', { json: { email: existing.email, apiKey: MOBILE_KEY } });
     expect(await host.services.prisma.userMonitorGroup.count({ where: { userId: existing.id } })).toBe(0);
+  });
+
+  it('without a cache, sees a change made by another instance at once', async () => {
+    const user = await seedUser(host);
+    const token = tokenOf(host, user);
+    expect((await api.get('/auth/api/User/GetUserDetailsByToken', { token })).body.isAdmin).toBe(false);
+    // Another instance (straight to the database) promotes, then deletes the user.
+    await host.services.prisma.user.update({ where: { id: user.id }, data: { isAdmin: true } });
+    expect((await api.get('/auth/api/User/GetUserDetailsByToken', { token })).body.isAdmin).toBe(true);
+    await host.services.prisma.user.delete({ where: { id: user.id } });
+    expect(isProblem(await api.get('/auth/api/User/GetUserDetailsByToken', { token }), 401)).toBe(true);
   });
 });
