@@ -36,11 +36,6 @@ export function groupName(value: string | null): string | null {
   return value === null ? null : value.toUpperCase();
 }
 
-/** Escapes LIKE/ILIKE wildcards so a search term matches literally (used with ESCAPE '\'). */
-export function escapeLike(term: string): string {
-  return term.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 /** A count from SQL (bigint) as a JS number. */
 export function toCount(value: bigint | number | null | undefined): number {
   return value === null || value === undefined ? 0 : Number(value);

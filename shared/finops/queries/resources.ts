@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../../db/client.js';
 import { Prisma } from '../../db/generated/client.js';
-import { escapeLike, groupName, toCount } from './format.js';
+import { groupName, toCount } from './format.js';
 import { type ResourceRow, resourceOut } from './mappers.js';
 
 const COLUMNS = Prisma.sql`id, "analysisRunId", "resourceType", "resourceName", "resourceGroup", location,
@@ -15,24 +15,66 @@ export type ResourceFilter =
   | { kind: 'flags'; contains?: string | undefined }
   | { kind: 'search'; term: string };
 
-function condition(f: ResourceFilter): Prisma.Sql {
+/** Case-insensitive literal substring test: no LIKE pattern is built, so % and _ match themselves. */
+const contains = (column: Prisma.Sql, term: string) =>
+  Prisma.sql`strpos(lower(${column}), ${term.toLowerCase()}) > 0`;
+
+function condition(f: ResourceFilter, exact: boolean): Prisma.Sql {
   switch (f.kind) {
     case 'all':
       return Prisma.empty;
+    // Exact first (served by the indexes; the engine stores types as Azure returns them and groups
+    // upper-case), then case-insensitively when the exact match finds nothing.
     case 'type':
-      return Prisma.sql`AND lower("resourceType") = lower(${f.type})`;
+      return exact
+        ? Prisma.sql`AND "resourceType" = ${f.type}`
+        : Prisma.sql`AND lower("resourceType") = lower(${f.type})`;
     case 'group':
-      return Prisma.sql`AND upper("resourceGroup") = upper(${f.group})`;
+      return exact
+        ? Prisma.sql`AND "resourceGroup" = ${f.group.toUpperCase()}`
+        : Prisma.sql`AND upper("resourceGroup") = upper(${f.group})`;
     case 'flags':
       return f.contains
-        ? Prisma.sql`AND ${HAS_FLAGS} AND flags ILIKE ${`%${escapeLike(f.contains)}%`} ESCAPE '\\'`
+        ? Prisma.sql`AND ${HAS_FLAGS} AND ${contains(Prisma.sql`flags`, f.contains)}`
         : Prisma.sql`AND ${HAS_FLAGS}`;
-    case 'search': {
-      const like = `%${escapeLike(f.term)}%`;
-      return Prisma.sql`AND ("resourceName" ILIKE ${like} ESCAPE '\\' OR "resourceGroup" ILIKE ${like} ESCAPE '\\'
-        OR "resourceType" ILIKE ${like} ESCAPE '\\')`;
-    }
+    case 'search':
+      return Prisma.sql`AND (${contains(Prisma.sql`"resourceName"`, f.term)} OR ${contains(Prisma.sql`"resourceGroup"`, f.term)}
+        OR ${contains(Prisma.sql`"resourceType"`, f.term)})`;
   }
+}
+
+type CountedRow = ResourceRow & { total: bigint };
+
+async function page(
+  prisma: PrismaClient,
+  runId: number,
+  filter: ResourceFilter,
+  exact: boolean,
+  skip: number,
+  take: number,
+) {
+  const where = condition(filter, exact);
+  const order =
+    filter.kind === 'type'
+      ? Prisma.sql`ORDER BY "resourceName", id`
+      : Prisma.sql`ORDER BY "resourceType", "resourceName", id`;
+  const count = () =>
+    prisma.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM "ResourceAnalyses"
+      WHERE "analysisRunId" = ${runId} ${where}`.then((r) => toCount(r[0]?.n));
+  if (filter.kind === 'all') {
+    // The whole run: the count is an index-only scan, the page an ordered index scan.
+    const [rows, total] = await Promise.all([
+      prisma.$queryRaw<ResourceRow[]>`SELECT ${COLUMNS} FROM "ResourceAnalyses"
+        WHERE "analysisRunId" = ${runId} ${order} LIMIT ${take} OFFSET ${skip}`,
+      count(),
+    ]);
+    return { rows, total };
+  }
+  // Filtered: one scan gives the page and, through the window, the number of matches.
+  const rows = await prisma.$queryRaw<CountedRow[]>`SELECT ${COLUMNS}, count(*) OVER () AS total
+    FROM "ResourceAnalyses" WHERE "analysisRunId" = ${runId} ${where} ${order} LIMIT ${take} OFFSET ${skip}`;
+  const total = rows.length > 0 ? toCount(rows[0]!.total) : skip > 0 ? await count() : 0;
+  return { rows, total };
 }
 
 /**
@@ -46,18 +88,17 @@ export async function findResources(
   skip: number,
   take: number,
 ) {
-  const where = condition(filter);
-  const order =
-    filter.kind === 'type'
-      ? Prisma.sql`ORDER BY "resourceName", id`
-      : Prisma.sql`ORDER BY "resourceType", "resourceName", id`;
-  const [rows, count] = await Promise.all([
-    prisma.$queryRaw<ResourceRow[]>`SELECT ${COLUMNS} FROM "ResourceAnalyses"
-      WHERE "analysisRunId" = ${runId} ${where} ${order} LIMIT ${take} OFFSET ${skip}`,
-    prisma.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM "ResourceAnalyses"
-      WHERE "analysisRunId" = ${runId} ${where}`,
-  ]);
-  return { rows: rows.map(resourceOut), total: toCount(count[0]?.n) };
+  let r = await page(prisma, runId, filter, true, skip, take);
+  if (r.total === 0 && (filter.kind === 'type' || filter.kind === 'group')) {
+    r = await page(prisma, runId, filter, false, skip, take);
+  }
+  return {
+    rows: r.rows.map((row) => {
+      const { total: _t, ...rest } = row as CountedRow;
+      return resourceOut(rest);
+    }),
+    total: r.total,
+  };
 }
 
 /** [{resourceType, count, withFlags}], count descending (then type). */

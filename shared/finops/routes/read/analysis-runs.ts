@@ -8,7 +8,6 @@ import {
   idParam,
   idParams,
   listHeaders,
-  MAX_LIST_ROWS,
   PAGED_HEADERS_NOTE,
   paging,
   pagingQuery,
@@ -18,9 +17,14 @@ import {
 const tags = ['AnalysisRuns'];
 const RUN_NOT_FOUND = 'Analysis run not found';
 const notFoundDoc = { description: 'problem+json', schema: Problem };
+/**
+ * Child rows embedded in a run's detail: at most this many of each kind (W6). The full lists are
+ * the paged child routes (Resources/analysis/{id}, CostDetails/analysis/{id}, ...).
+ */
+export const DETAIL_CHILD_ROWS = 1000;
 const DETAIL_NOTE =
-  `Children carry analysisRun: null (W1); historicalCosts stays [] as in the original. Each child list is capped at ` +
-  `${MAX_LIST_ROWS} rows; childCounts (added) gives the true counts.`;
+  `Children carry analysisRun: null (W1); historicalCosts stays [] as in the original. Each child list holds at most ` +
+  `${DETAIL_CHILD_ROWS} rows; childCounts (added) gives the true counts, the child routes page through all of them.`;
 
 export const analysisRunsRoutes: RouteDefinition[] = [
   defineRoute({
@@ -55,7 +59,7 @@ export const analysisRunsRoutes: RouteDefinition[] = [
       responses: { 200: { description: 'AnalysisRun', schema: AnalysisRun }, 404: notFoundDoc },
     },
     async handler({ services }) {
-      const run = await runWithChildren(services.prisma, null, MAX_LIST_ROWS);
+      const run = await runWithChildren(services.prisma, null, DETAIL_CHILD_ROWS);
       if (!run) throw notFound('No analysis runs found');
       return ok(run);
     },
@@ -113,7 +117,7 @@ export const analysisRunsRoutes: RouteDefinition[] = [
       responses: { 200: { description: 'AnalysisRun', schema: AnalysisRun }, 404: notFoundDoc },
     },
     async handler({ services, params }) {
-      const run = await runWithChildren(services.prisma, idParam(params, 'id'), MAX_LIST_ROWS);
+      const run = await runWithChildren(services.prisma, idParam(params, 'id'), DETAIL_CHILD_ROWS);
       if (!run) throw notFound(RUN_NOT_FOUND);
       return ok(run);
     },

@@ -1,0 +1,246 @@
+// FinOps read API benchmark: 50 runs of one 10,000-resource subscription stored in PostgreSQL
+// (rows generated in SQL for speed, not by the analysis engine, stored run by run as the engine
+// writes them), then p50/p99 latency and
+// requests/s of every read route through the local host at 10 concurrent clients (autocannon).
+// Aim: p99 < 50 ms. Standalone: `node --import tsx bench/finops-read.ts`.
+// PostgreSQL: FINWATCH_TEST_PG_URL or postgresql://postgres@127.0.0.1:5432/test; the bench creates
+// and drops its own database. BENCH_SECONDS (default 3) per route; BENCH_ROUTES=substring filter.
+import { randomBytes } from 'node:crypto';
+import autocannon from 'autocannon';
+import jwt from 'jsonwebtoken';
+import pg from 'pg';
+import { startAzurite } from '../dev/azurite.js';
+import { startLocalHost } from '../dev/host.js';
+import { loadConfig } from '../shared/config/index.js';
+import { createLogger } from '../shared/observability/logger.js';
+
+const PG_URL = process.env.FINWATCH_TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
+const DURATION = Number(process.env.BENCH_SECONDS ?? 3);
+const CONNECTIONS = 10;
+const RUNS = 50;
+const RESOURCES = 10_000;
+const GROUPS = 40;
+const SERVICES = 6;
+const HISTORY_DAYS = 183;
+const SUBSCRIPTION = '5e1f0000-0000-4000-8000-0000000be0c4';
+const KEY = `bench-key-${randomBytes(16).toString('hex')}`;
+
+async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: PG_URL });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+async function ids(c: pg.Client) {
+  const latest = await c.query(`SELECT id FROM "AnalysisRuns" ORDER BY "runDate" DESC, id DESC LIMIT 1`);
+  const rec = await c.query(`SELECT id FROM "AiRecommendations" WHERE "analysisRunId" = $1 LIMIT 1`, [
+    latest.rows[0].id,
+  ]);
+  const user = await c.query(`SELECT id FROM "Users" WHERE username = 'bench'`);
+  return {
+    runId: latest.rows[0].id as number,
+    recId: rec.rows[0].id as number,
+    userId: user.rows[0].id as string,
+  };
+}
+
+/** Generated rows, all in SQL: runs, resources, cost lines, six months of history, recommendations. */
+async function seed(url: string, reuse: boolean) {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const t0 = performance.now();
+    if (reuse && (await c.query('SELECT 1 FROM "AnalysisRuns" LIMIT 1')).rowCount) return await ids(c);
+    await c.query(
+      `INSERT INTO "AnalysisRuns" ("subscriptionId","subscriptionName","runDate","totalMonthlyCost","totalResourcesAnalyzed",
+         "aiModel","conversationId","reportFilePath","createdAt","periodFrom","periodTo")
+       SELECT $1, 'Bench subscription', now()::timestamp - make_interval(days => ${RUNS} - g), 12345.6789, ${RESOURCES},
+              'gpt-bench', 'conv', '', now()::timestamp - make_interval(days => ${RUNS} - g), date_trunc('month', now())::date, now()::date
+       FROM generate_series(1, ${RUNS}) g`,
+      [SUBSCRIPTION],
+    );
+    await c.query(
+      `INSERT INTO "ResourceAnalyses" ("analysisRunId","resourceId","resourceType","resourceName","resourceGroup","location",
+         "propertiesJson","tagsJson","metricsJson","flags","recordedAt")
+       SELECT r.id, '/subscriptions/' || r."subscriptionId" || '/resourceGroups/rg-' || (g % ${GROUPS}) || '/res-' || g,
+              'microsoft.type' || (g % 20) || '/kind', 'res-' || lpad(g::text, 5, '0'), 'RG-' || (g % ${GROUPS}), 'westeurope',
+              '{"sku":{"name":"Standard_D2s_v3","tier":"Standard"},"provisioningState":"Succeeded","zones":["1"]}',
+              '{"GAR_ID":"GAR-' || (g % ${GROUPS}) || '","env":"' || (CASE WHEN g % 2 = 0 THEN 'prod' ELSE 'dev' END) || '","owner":"team-' || (g % 7) || '"}',
+              NULL, CASE WHEN g % 7 = 0 THEN 'Unattached disk; Old snapshot' WHEN g % 11 = 0 THEN 'VM stopped, not deallocated' ELSE '' END,
+              r."runDate"
+       FROM "AnalysisRuns" r, generate_series(1, ${RESOURCES}) g ORDER BY r.id, g`,
+    );
+    await c.query(
+      `INSERT INTO "CostDetails" ("analysisRunId","costType","name","resourceGroup","cost","recordedAt")
+       SELECT r.id, 'Service', 'Service ' || s, 'RG-' || gr, round((random() * 500)::numeric, 4), r."runDate"
+       FROM "AnalysisRuns" r, generate_series(0, ${GROUPS - 1}) gr, generate_series(1, ${SERVICES}) s ORDER BY r.id`,
+    );
+    await c.query(
+      `INSERT INTO "CostDetails" ("analysisRunId","costType","name","resourceGroup","cost","recordedAt")
+       SELECT "analysisRunId", 'ResourceGroup', "resourceGroup", "resourceGroup", sum(cost), min("recordedAt")
+       FROM "CostDetails" GROUP BY "analysisRunId", "resourceGroup" ORDER BY 1`,
+    );
+    await c.query(
+      `INSERT INTO "HistoricalCosts" ("analysisRunId","subscriptionId","costDate","costType","resourceGroup","name","cost","recordedAt")
+       SELECT r.id, r."subscriptionId", date_trunc('day', r."runDate") - make_interval(days => d), 'Service',
+              'rg-' || gr, 'Service ' || s, round((random() * 20)::numeric, 4), r."runDate"
+       FROM "AnalysisRuns" r, generate_series(1, ${HISTORY_DAYS}) d, generate_series(0, ${GROUPS - 1}) gr,
+            generate_series(1, ${SERVICES}) s ORDER BY r.id, d`,
+    );
+    await c.query(
+      `INSERT INTO "HistoricalCosts" ("analysisRunId","subscriptionId","costDate","costType","resourceGroup","name","cost","recordedAt")
+       SELECT "analysisRunId", "subscriptionId", "costDate", 'ResourceGroup', "resourceGroup", NULL, sum(cost), min("recordedAt")
+       FROM "HistoricalCosts" WHERE "costType" = 'Service' GROUP BY 1, 2, 3, 5 ORDER BY 1, 3`,
+    );
+    await c.query(
+      `INSERT INTO "HistoricalCosts" ("analysisRunId","subscriptionId","costDate","costType","resourceGroup","name","cost","recordedAt")
+       SELECT "analysisRunId", "subscriptionId", "costDate", 'Total', NULL, NULL, sum(cost), min("recordedAt")
+       FROM "HistoricalCosts" WHERE "costType" = 'ResourceGroup' GROUP BY 1, 2, 3 ORDER BY 1, 3`,
+    );
+    await c.query(
+      `INSERT INTO "AiRecommendations" ("analysisRunId","recommendationText","summary","model","timestamp","recordedAt")
+       SELECT r.id, '# Findings\\n- ' || repeat('resize VMs and delete unattached disks. ', 40), NULL, 'gpt-bench',
+              extract(epoch from r."runDate"), r."runDate" + make_interval(secs => k)
+       FROM "AnalysisRuns" r, generate_series(1, 2) k`,
+    );
+    await c.query(
+      `INSERT INTO "Subscriptions" ("subscriptionId","description","budget") VALUES ($1, 'bench', 20000)`,
+      [SUBSCRIPTION],
+    );
+    await c.query('VACUUM ANALYZE'); // as autovacuum would have done on a live database
+    const counts = await c.query(
+      `SELECT (SELECT count(*) FROM "ResourceAnalyses") AS resources, (SELECT count(*) FROM "CostDetails") AS costs,
+              (SELECT count(*) FROM "HistoricalCosts") AS history`,
+    );
+    const latest = await c.query(`SELECT id FROM "AnalysisRuns" ORDER BY "runDate" DESC, id DESC LIMIT 1`);
+    const rec = await c.query(`SELECT id FROM "AiRecommendations" WHERE "analysisRunId" = $1 LIMIT 1`, [
+      latest.rows[0].id,
+    ]);
+    const user = await c.query(
+      `INSERT INTO "Users" (id, username, email, "isAdmin", "updatedAt") VALUES (gen_random_uuid(), 'bench', 'bench@example.test', false, now()) RETURNING id`,
+    );
+    console.log(
+      `seeded ${RUNS} runs: ${counts.rows[0].resources} resources, ${counts.rows[0].costs} cost lines, ` +
+        `${counts.rows[0].history} historical rows in ${Math.round((performance.now() - t0) / 1000)} s`,
+    );
+    return {
+      runId: latest.rows[0].id as number,
+      recId: rec.rows[0].id as number,
+      userId: user.rows[0].id as string,
+    };
+  } finally {
+    await c.end();
+  }
+}
+
+// BENCH_DATABASE=<name> keeps (and reuses, when already seeded) a database between runs.
+const keep = process.env.BENCH_DATABASE;
+const name = keep ?? `finwatch_bench_read_${randomBytes(5).toString('hex')}`;
+const exists = await admin(
+  async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount,
+);
+if (!exists) await admin((c) => c.query(`CREATE DATABASE ${name}`));
+const dbUrl = new URL(PG_URL);
+dbUrl.pathname = `/${name}`;
+const azurite = await startAzurite();
+const config = loadConfig({
+  WEBAPP_ENVIRONMENT: 'Development',
+  DATA_DIR: 'memory://',
+  ConnectionStrings__SqlConnectionString: dbUrl.toString(),
+  AzureWebJobsStorage: azurite.connectionString,
+  WeeklyAnalysis__Enabled: 'false',
+  Jwt__Key: KEY,
+  Jwt__Issuers: 'finwatch-bench',
+  Jwt__Audiences: 'finwatch-bench',
+});
+const host = await startLocalHost({
+  config,
+  queueWorker: false,
+  servicesOptions: { log: createLogger('None') },
+});
+try {
+  const { runId, recId, userId } = await seed(dbUrl.toString(), !!exists);
+  const token = jwt.sign({ id: userId, email: 'bench@example.test', isAdmin: 'False' }, KEY, {
+    algorithm: 'HS256',
+    issuer: 'finwatch-bench',
+    audience: 'finwatch-bench',
+    subject: userId,
+    expiresIn: '2h',
+  });
+  const a = `analysis/${runId}`;
+  const paths = [
+    'Subscriptions',
+    `Subscriptions/by-subscription-id/${SUBSCRIPTION}`,
+    'Subscription',
+    'AnalysisRuns',
+    'AnalysisRuns/latest-per-subscription',
+    `AnalysisRuns/subscription/${SUBSCRIPTION}`,
+    `AnalysisRuns/${runId}`,
+    'AnalysisRuns/latest',
+    `Resources/${a}`,
+    `Resources/${a}/type/microsoft.type3%2Fkind`,
+    `Resources/${a}/resourcegroup/rg-7`,
+    `Resources/${a}/flags`,
+    `Resources/${a}/flags?pageSize=100`,
+    `Resources/${a}/flags?flagContains=stopped`,
+    `Resources/${a}/summary/types`,
+    `Resources/${a}/summary/resourcegroups`,
+    `Resources/${a}/search?searchTerm=res-0012`,
+    `CostDetails/${a}`,
+    `CostDetails/${a}/type/Service`,
+    `CostDetails/${a}/top/10`,
+    `CostDetails/${a}/summary/resourcegroups`,
+    `CostDetails/${a}/summary/services`,
+    `HistoricalCosts/${a}`,
+    `HistoricalCosts/${a}?pageSize=200`,
+    `HistoricalCosts/subscription/${SUBSCRIPTION}?pageSize=200`,
+    `HistoricalCosts/${a}/daily-totals`,
+    `HistoricalCosts/${a}/by-resourcegroup?resourceGroup=rg-3`,
+    `HistoricalCosts/${a}/by-service?serviceName=Service%202&pageSize=500`,
+    `HistoricalCosts/${a}/trend`,
+    'Recommendations',
+    `Recommendations/${a}`,
+    `Recommendations/${a}/latest`,
+    `Recommendations/${recId}/formatted`,
+    'Dashboard/summary',
+    'Dashboard/cost-trends?months=6',
+    'Dashboard/resource-distribution',
+    'Dashboard/optimization-opportunities',
+  ].filter((p) => !process.env.BENCH_ROUTES || p.includes(process.env.BENCH_ROUTES));
+  const headers = { authorization: `Bearer ${token}` };
+  const rows: Array<Record<string, string | number>> = [];
+  for (const p of paths) {
+    const url = `${host.url}/finops/api/${p}`;
+    const probe = await fetch(url, { headers });
+    const bytes = (await probe.arrayBuffer()).byteLength;
+    if (probe.status !== 200) throw new Error(`${p}: ${probe.status}`);
+    await autocannon({ url, connections: CONNECTIONS, duration: 1, headers }); // warm-up
+    const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers, timeout: 30 });
+    rows.push({
+      route: `GET ${p.replace(String(runId), '{run}').replace(SUBSCRIPTION, '{sub}').replace(`${recId}/`, '{id}/')}`,
+      rows: probe.headers.get('x-total-count') ?? '',
+      'KiB/answer': Math.round(bytes / 1024),
+      'req/s': Math.round(r.requests.average),
+      'p50 ms': r.latency.p50,
+      'p99 ms': r.latency.p99,
+      'p99<50': r.requests.total > 0 && r.timeouts === 0 && r.latency.p99 < 50 ? 'yes' : 'NO',
+      timeouts: r.timeouts,
+      errors: r.non2xx + r.errors - r.timeouts,
+    });
+  }
+  console.log(
+    `\nfinops read bench: ${RUNS} runs × ${RESOURCES} resources, PostgreSQL, ${CONNECTIONS} connections, ` +
+      `${DURATION}s per route, node ${process.version}`,
+  );
+  console.table(rows);
+  const misses = rows.filter((r) => r['p99<50'] !== 'yes').length;
+  console.log(`${rows.length - misses}/${rows.length} routes under the 50 ms p99 aim`);
+} finally {
+  await host.close();
+  await azurite.stop();
+  if (!keep) await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+}
