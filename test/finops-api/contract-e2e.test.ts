@@ -3,7 +3,8 @@ import type { ZodType } from 'zod';
 import { type AzureSimulator, startAzureSimulator } from '../../dev/azure-sim/index.js';
 import { Problem } from '../../shared/finops/contract/schemas.js';
 import { readRoutes } from '../../shared/finops/routes/read.js';
-import type { RouteDefinition } from '../../shared/http/route.js';
+import { buildOpenApiDocument } from '../../shared/http/openapi.js';
+import { fullPath, type RouteDefinition } from '../../shared/http/route.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient, isProblem } from '../support/http.js';
 import { createUser, ensureAuth, simulatorSettings, type TestUser } from './support.js';
@@ -190,6 +191,23 @@ describe('finops read API contract on analyses run against the Azure simulator',
     ]) {
       const res = await api.get(`/finops/api/${path}`, { token: user.token });
       expect(isProblem(res, 404), path).toBe(true);
+    }
+  });
+
+  it('documents every read route in the OpenAPI document with its response schema', () => {
+    const doc = buildOpenApiDocument('finops', readRoutes) as unknown as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    for (const route of readRoutes) {
+      const op = doc.paths[`/${fullPath(route)}`]?.[route.method.toLowerCase()] as
+        | { responses?: object }
+        | undefined;
+      expect(op?.responses, `${route.method} ${route.path}`).toBeDefined();
+      const declared = route.openapi?.responses ?? {};
+      expect(
+        Object.keys(declared).some((s) => s === '200' || s === '204'),
+        route.name,
+      ).toBe(true);
     }
   });
 

@@ -151,6 +151,14 @@ describe('finops Subscriptions, Subscription and AnalysisRuns routes', () => {
       expect(Object.keys(res.body.errors)).toContain(field);
     });
 
+    it('answers a missing or blank subscriptionId with the original message', async () => {
+      for (const json of [{}, { subscriptionId: ' ' }, { subscriptionId: null }]) {
+        const res = await api.post('/finops/api/Subscriptions', { token: user.token, json });
+        expect(isProblem(res, 400)).toBe(true);
+        expect(res.body.message).toBe('SubscriptionId is required');
+      }
+    });
+
     it('refuses a malformed JSON body with 400', async () => {
       expect(
         isProblem(

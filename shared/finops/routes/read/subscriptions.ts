@@ -33,15 +33,28 @@ const Money = z
 const Description = z.string().max(1000, 'must be at most 1000 characters').nullable().optional();
 
 const CreateSubscriptionDto = z.object({
+  // Checked in the handler, so that the 400 carries the original's message as its detail.
   subscriptionId: z
-    .string({ error: 'SubscriptionId is required' })
-    .trim()
-    .min(1, 'SubscriptionId is required')
-    .regex(GUID, 'SubscriptionId must be a GUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)'),
+    .string()
+    .nullable()
+    .optional()
+    .describe('Required: the cloud subscription GUID (trimmed).'),
   description: Description,
   budget: Money.nullable().optional(),
   infraSupportCost: Money.nullable().optional(),
 });
+
+/** The trimmed GUID of a POST body, or 400 with the original's message ("SubscriptionId is required"). */
+function subscriptionIdOf(value: string | null | undefined): string {
+  const id = (value ?? '').trim();
+  if (!id) throw badRequest('SubscriptionId is required', { subscriptionId: ['SubscriptionId is required'] });
+  if (!GUID.test(id)) {
+    throw badRequest('SubscriptionId must be a GUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)', {
+      subscriptionId: [`The value '${id.slice(0, 100)}' is not a GUID.`],
+    });
+  }
+  return id;
+}
 
 const UpdateSubscriptionDto = z.object({
   description: Description,
@@ -129,8 +142,9 @@ export const subscriptionsRoutes: RouteDefinition[] = [
     },
     async handler({ services, body }) {
       const dto = await body(CreateSubscriptionDto);
+      const subscriptionId = subscriptionIdOf(dto.subscriptionId);
       try {
-        return ok(subscriptionOut(await upsertSubscription(services.prisma, dto)));
+        return ok(subscriptionOut(await upsertSubscription(services.prisma, { ...dto, subscriptionId })));
       } catch (e) {
         if (e instanceof Prisma.PrismaClientKnownRequestError && e.code === 'P2002') {
           throw conflict('A subscription with this ID already exists');
