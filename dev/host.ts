@@ -62,7 +62,12 @@ function readBody(req: http.IncomingMessage): Promise<Buffer> {
   });
 }
 
-async function writeResponse(res: http.ServerResponse, init: HttpResponseInit, head: boolean): Promise<void> {
+async function writeResponse(
+  res: http.ServerResponse,
+  init: HttpResponseInit,
+  head: boolean,
+  closing: boolean,
+): Promise<void> {
   const out: Record<string, string> = {};
   if (init.headers) {
     const entries =
@@ -86,6 +91,8 @@ async function writeResponse(res: http.ServerResponse, init: HttpResponseInit, h
     );
   }
   if (body !== undefined) out['content-length'] = String(Buffer.byteLength(body));
+  // While shutting down, each answer ends its connection so no keep-alive socket outlives close().
+  if (closing) out.connection = 'close';
   res.writeHead(init.status ?? 200, out);
   res.end(head ? undefined : body);
 }
@@ -100,6 +107,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const services = options.services ?? (await createServices(options.config, options.servicesOptions));
   const router = new Router(options.routes ?? defaultRoutes);
   const inflight = new Set<Promise<void>>();
+  let closing = false;
 
   const server = http.createServer((req, res) => {
     const work = (async () => {
@@ -143,7 +151,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
           services,
         );
       }
-      await writeResponse(res, response, method === 'HEAD');
+      await writeResponse(res, response, method === 'HEAD', closing);
     })()
       .catch((error) => {
         services.log.error({ err: error }, 'local host failed to answer');
@@ -206,12 +214,16 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     worker,
     async close() {
       if (timer) clearTimeout(timer);
-      // Stop accepting, let in-flight requests finish, then stop the worker and the services.
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      // Stop accepting, let in-flight requests finish (their answers close their sockets), then
+      // drop whatever keep-alive sockets are left.
+      closing = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
       await Promise.allSettled([...inflight]);
+      server.closeIdleConnections();
+      const grace = setTimeout(() => server.closeAllConnections(), 5_000);
+      await closed;
+      clearTimeout(grace);
       await worker?.stop();
       if (ownsServices) await services.close();
     },
