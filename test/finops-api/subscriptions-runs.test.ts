@@ -272,8 +272,13 @@ describe('finops Subscriptions, Subscription and AnalysisRuns routes', () => {
       });
       const page2 = await api.get('/finops/api/AnalysisRuns?page=2&pageSize=2', { token: user.token });
       expect(page2.body.map((r: { id: number }) => r.id)).toEqual([runs.b1, runs.a1]);
-      const dflt = await api.get('/finops/api/AnalysisRuns', { token: user.token });
+      const dflt = await api.get('/finops/api/AnalysisRuns', {
+        token: user.token,
+        headers: { origin: 'https://app.example.test' },
+      });
       expect(dflt.headers.get('x-page-size')).toBe('10');
+      // Readable by the web client across origins (the original did not expose them, W7).
+      expect(dflt.headers.get('access-control-expose-headers')).toContain('X-Total-Count');
     });
 
     it.each(['page=0', 'pageSize=0', 'page=-1', 'pageSize=abc', 'pageSize=100000'])(
