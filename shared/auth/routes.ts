@@ -1,10 +1,6 @@
 import type { RouteDefinition } from '../http/route.js';
-import {
-  userActionRoutes,
-  userClustersRoutes,
-  userSubscriptionsRoutes,
-  usersMonitorGroupRoutes,
-} from './routes/assignments.js';
+import { userClustersRoutes, userSubscriptionsRoutes } from './routes/access-lists.js';
+import { userActionRoutes, usersMonitorGroupRoutes } from './routes/assignments.js';
 import { authApiRoutes } from './routes/auth.js';
 import { userRoutes } from './routes/user.js';
 

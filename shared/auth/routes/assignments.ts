@@ -4,8 +4,6 @@ import { emptyOk, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { existingUser, guid, params, requireSelfOrAdmin, responses, userIdParams } from './common.js';
 
-const NIL_GUID = '00000000-0000-0000-0000-000000000000';
-
 const actionBody = z.object({
   action: z.string().trim().min(1, 'Action is required').max(4000),
   timeStamp: z.iso
@@ -18,23 +16,6 @@ const actionSchema = z.object({
   action: z.string(),
   timeStamp: z.string(),
 });
-
-const clusterBody = z.object({
-  userId: guid(),
-  clusterName: z.string().trim().min(1, 'is required').max(256),
-});
-const clustersBody = z.object({
-  userId: guid(),
-  clusters: z.array(z.string().nullable(), { error: 'is required (an empty list removes all)' }),
-});
-const clusterSchema = z.object({ userId: z.string(), clusterName: z.string() });
-
-const subscriptionBody = z.object({ userId: guid(), subscriptionId: guid() });
-const subscriptionsBody = z.object({
-  userId: guid(),
-  subscriptions: z.array(guid(), { error: 'is required (an empty list removes all)' }),
-});
-const subscriptionSchema = z.object({ userId: z.string(), subscriptionId: z.string() });
 
 const groupItem = z.object({ userId: guid(), groupMonitorId: z.number().int() });
 const assignBody = z.object({ groupMonitorId: z.number().int() });
@@ -97,154 +78,6 @@ export const userActionRoutes: RouteDefinition[] = [
           timeStamp: r.timeStamp.toISOString(),
         })),
       );
-    },
-  }),
-];
-
-export const userClustersRoutes: RouteDefinition[] = [
-  defineRoute({
-    name: 'auth-user-clusters-add',
-    service: 'auth',
-    method: 'POST',
-    path: 'UserClusters',
-    auth: 'admin',
-    openapi: {
-      summary: 'Give a user access to a cluster',
-      tags: ['UserClusters'],
-      body: clusterBody,
-      responses: responses({ 200: { description: 'Stored (empty body)' } }, 400, 401, 403, 404),
-    },
-    async handler({ services, body }) {
-      const b = await body(clusterBody);
-      await existingUser(services, b.userId);
-      await services.prisma.userCluster.createMany({ data: [b], skipDuplicates: true });
-      return emptyOk();
-    },
-  }),
-  defineRoute({
-    name: 'auth-user-clusters-replace',
-    service: 'auth',
-    method: 'POST',
-    path: 'UserClusters/CreateOrUpdate',
-    auth: 'admin',
-    openapi: {
-      summary: "Replace a user's clusters in one transaction (an empty list removes all)",
-      tags: ['UserClusters'],
-      body: clustersBody,
-      responses: responses({ 200: { description: 'Replaced (empty body)' } }, 400, 401, 403, 404),
-    },
-    async handler({ services, body }) {
-      const b = await body(clustersBody);
-      await existingUser(services, b.userId);
-      const names = [...new Set(b.clusters.map((c) => c?.trim() ?? '').filter(Boolean))];
-      await services.prisma.$transaction([
-        services.prisma.userCluster.deleteMany({ where: { userId: b.userId } }),
-        services.prisma.userCluster.createMany({
-          data: names.map((clusterName) => ({ userId: b.userId, clusterName })),
-        }),
-      ]);
-      return emptyOk();
-    },
-  }),
-  defineRoute({
-    name: 'auth-user-clusters-by-user',
-    service: 'auth',
-    method: 'GET',
-    path: 'UserClusters/GetAllByUserId/{userId}',
-    auth: 'user',
-    openapi: {
-      summary: "A user's clusters (that user or an administrator)",
-      tags: ['UserClusters'],
-      params: userIdParams,
-      responses: responses(
-        { 200: { description: 'Clusters', schema: z.array(clusterSchema) } },
-        400,
-        401,
-        403,
-      ),
-    },
-    async handler({ services, caller, params: p }) {
-      const { userId } = params(userIdParams, p);
-      requireSelfOrAdmin(caller, userId);
-      const rows = await services.prisma.userCluster.findMany({
-        where: { userId },
-        orderBy: { clusterName: 'asc' },
-      });
-      return ok(rows.map((r) => ({ userId: r.userId, clusterName: r.clusterName })));
-    },
-  }),
-];
-
-export const userSubscriptionsRoutes: RouteDefinition[] = [
-  defineRoute({
-    name: 'auth-user-subscriptions-add',
-    service: 'auth',
-    method: 'POST',
-    path: 'UserSubscriptions',
-    auth: 'admin',
-    openapi: {
-      summary: 'Give a user access to a subscription',
-      tags: ['UserSubscriptions'],
-      body: subscriptionBody,
-      responses: responses({ 200: { description: 'Stored (empty body)' } }, 400, 401, 403, 404),
-    },
-    async handler({ services, body }) {
-      const b = await body(subscriptionBody);
-      await existingUser(services, b.userId);
-      await services.prisma.userSubscription.createMany({ data: [b], skipDuplicates: true });
-      return emptyOk();
-    },
-  }),
-  defineRoute({
-    name: 'auth-user-subscriptions-replace',
-    service: 'auth',
-    method: 'POST',
-    path: 'UserSubscriptions/CreateOrUpdate',
-    auth: 'admin',
-    openapi: {
-      summary: "Replace a user's subscriptions in one transaction (an empty list removes all)",
-      tags: ['UserSubscriptions'],
-      body: subscriptionsBody,
-      responses: responses({ 200: { description: 'Replaced (empty body)' } }, 400, 401, 403, 404),
-    },
-    async handler({ services, body }) {
-      const b = await body(subscriptionsBody);
-      await existingUser(services, b.userId);
-      const ids = [...new Set(b.subscriptions.filter((s) => s !== NIL_GUID))];
-      await services.prisma.$transaction([
-        services.prisma.userSubscription.deleteMany({ where: { userId: b.userId } }),
-        services.prisma.userSubscription.createMany({
-          data: ids.map((subscriptionId) => ({ userId: b.userId, subscriptionId })),
-        }),
-      ]);
-      return emptyOk();
-    },
-  }),
-  defineRoute({
-    name: 'auth-user-subscriptions-by-user',
-    service: 'auth',
-    method: 'GET',
-    path: 'UserSubscriptions/GetAllByUserId/{userId}',
-    auth: 'user',
-    openapi: {
-      summary: "A user's subscriptions (that user or an administrator)",
-      tags: ['UserSubscriptions'],
-      params: userIdParams,
-      responses: responses(
-        { 200: { description: 'Subscriptions', schema: z.array(subscriptionSchema) } },
-        400,
-        401,
-        403,
-      ),
-    },
-    async handler({ services, caller, params: p }) {
-      const { userId } = params(userIdParams, p);
-      requireSelfOrAdmin(caller, userId);
-      const rows = await services.prisma.userSubscription.findMany({
-        where: { userId },
-        orderBy: { subscriptionId: 'asc' },
-      });
-      return ok(rows.map((r) => ({ userId: r.userId, subscriptionId: r.subscriptionId })));
     },
   }),
 ];

@@ -1,0 +1,147 @@
+import { z } from 'zod';
+import type { AppServices } from '../../app/services.js';
+import { emptyOk, ok } from '../../http/respond.js';
+import { defineRoute, type RouteDefinition } from '../../http/route.js';
+import { existingUser, guid, params, requireSelfOrAdmin, responses, userIdParams } from './common.js';
+
+type Prisma = AppServices['prisma'];
+
+/**
+ * A per-user access list (clusters, subscriptions): the original's UserClusters and
+ * UserSubscriptions controllers are the same three routes over a different table and field.
+ */
+interface AccessList<F extends string, L extends string> {
+  controller: string;
+  /** Singular noun for summaries: "cluster", "subscription". */
+  noun: string;
+  field: F;
+  listKey: L;
+  item: z.ZodType<string>;
+  /** Entries of a bulk body as sent (nullable for clusters, as the original accepted). */
+  listItem: z.ZodType<string | null>;
+  /** What a bulk replace stores: blanks or nil GUIDs dropped, duplicates collapsed. */
+  keep(values: Array<string | null>): string[];
+  add(prisma: Prisma, userId: string, value: string): Promise<unknown>;
+  replace(prisma: Prisma, userId: string, values: string[]): Promise<unknown>;
+  list(prisma: Prisma, userId: string): Promise<string[]>;
+}
+
+function accessListRoutes<F extends string, L extends string>(kind: AccessList<F, L>): RouteDefinition[] {
+  const addBody = z.object({ userId: guid(), [kind.field]: kind.item }) as unknown as z.ZodType<
+    { userId: string } & Record<F, string>
+  >;
+  const replaceBody = z.object({
+    userId: guid(),
+    [kind.listKey]: z.array(kind.listItem, { error: 'is required (an empty list removes all)' }),
+  }) as unknown as z.ZodType<{ userId: string } & Record<L, Array<string | null>>>;
+  const rowSchema = z.object({ userId: z.string(), [kind.field]: z.string() });
+  const slug = kind.controller.replace(/^User/, '').toLowerCase();
+  return [
+    defineRoute({
+      name: `auth-user-${slug}-add`,
+      service: 'auth',
+      method: 'POST',
+      path: kind.controller,
+      auth: 'admin',
+      openapi: {
+        summary: `Give a user access to a ${kind.noun}`,
+        tags: [kind.controller],
+        body: addBody,
+        responses: responses({ 200: { description: 'Stored (empty body)' } }, 400, 401, 403, 404),
+      },
+      async handler({ services, body }) {
+        const b = await body(addBody);
+        await existingUser(services, b.userId);
+        await kind.add(services.prisma, b.userId, b[kind.field]);
+        return emptyOk();
+      },
+    }),
+    defineRoute({
+      name: `auth-user-${slug}-replace`,
+      service: 'auth',
+      method: 'POST',
+      path: `${kind.controller}/CreateOrUpdate`,
+      auth: 'admin',
+      openapi: {
+        summary: `Replace a user's ${kind.noun}s in one transaction (an empty list removes all)`,
+        tags: [kind.controller],
+        body: replaceBody,
+        responses: responses({ 200: { description: 'Replaced (empty body)' } }, 400, 401, 403, 404),
+      },
+      async handler({ services, body }) {
+        const b = await body(replaceBody);
+        await existingUser(services, b.userId);
+        await kind.replace(services.prisma, b.userId, kind.keep(b[kind.listKey]));
+        return emptyOk();
+      },
+    }),
+    defineRoute({
+      name: `auth-user-${slug}-by-user`,
+      service: 'auth',
+      method: 'GET',
+      path: `${kind.controller}/GetAllByUserId/{userId}`,
+      auth: 'user',
+      openapi: {
+        summary: `A user's ${kind.noun}s (that user or an administrator)`,
+        tags: [kind.controller],
+        params: userIdParams,
+        responses: responses(
+          { 200: { description: `${kind.noun}s`, schema: z.array(rowSchema) } },
+          400,
+          401,
+          403,
+        ),
+      },
+      async handler({ services, caller, params: p }) {
+        const { userId } = params(userIdParams, p);
+        requireSelfOrAdmin(caller, userId);
+        const values = await kind.list(services.prisma, userId);
+        return ok(values.map((value) => ({ userId, [kind.field]: value })));
+      },
+    }),
+  ];
+}
+
+const NIL_GUID = '00000000-0000-0000-0000-000000000000';
+
+export const userClustersRoutes = accessListRoutes({
+  controller: 'UserClusters',
+  noun: 'cluster',
+  field: 'clusterName',
+  listKey: 'clusters',
+  item: z.string().trim().min(1, 'is required').max(256),
+  listItem: z.string().nullable(),
+  keep: (values) => [...new Set(values.map((c) => c?.trim() ?? '').filter(Boolean))],
+  add: (prisma, userId, clusterName) =>
+    prisma.userCluster.createMany({ data: [{ userId, clusterName }], skipDuplicates: true }),
+  replace: (prisma, userId, names) =>
+    prisma.$transaction([
+      prisma.userCluster.deleteMany({ where: { userId } }),
+      prisma.userCluster.createMany({ data: names.map((clusterName) => ({ userId, clusterName })) }),
+    ]),
+  list: async (prisma, userId) =>
+    (await prisma.userCluster.findMany({ where: { userId }, orderBy: { clusterName: 'asc' } })).map(
+      (r) => r.clusterName,
+    ),
+});
+
+export const userSubscriptionsRoutes = accessListRoutes({
+  controller: 'UserSubscriptions',
+  noun: 'subscription',
+  field: 'subscriptionId',
+  listKey: 'subscriptions',
+  item: guid(),
+  listItem: guid(),
+  keep: (values) => [...new Set(values.filter((s): s is string => !!s && s !== NIL_GUID))],
+  add: (prisma, userId, subscriptionId) =>
+    prisma.userSubscription.createMany({ data: [{ userId, subscriptionId }], skipDuplicates: true }),
+  replace: (prisma, userId, ids) =>
+    prisma.$transaction([
+      prisma.userSubscription.deleteMany({ where: { userId } }),
+      prisma.userSubscription.createMany({ data: ids.map((subscriptionId) => ({ userId, subscriptionId })) }),
+    ]),
+  list: async (prisma, userId) =>
+    (await prisma.userSubscription.findMany({ where: { userId }, orderBy: { subscriptionId: 'asc' } })).map(
+      (r) => r.subscriptionId,
+    ),
+});
