@@ -15,10 +15,12 @@ const stops: Array<() => Promise<void>> = [];
 async function main() {
   // Validate before starting anything, so a bad setting is one clear line.
   let config = loadConfig(settings);
-  const dataDir = path.resolve(config.platform.DATA_DIR);
+  const inMemory = config.platform.DATA_DIR.startsWith('memory://');
 
   if (!settings.AzureWebJobsStorage) {
-    const azurite = await startAzurite({ location: path.join(dataDir, 'azurite') });
+    const azurite = await startAzurite(
+      inMemory ? {} : { location: path.join(path.resolve(config.platform.DATA_DIR), 'azurite') },
+    );
     stops.push(azurite.stop);
     settings.AzureWebJobsStorage = azurite.connectionString;
     log.info({ port: azurite.port }, 'Azurite queue emulator started');
