@@ -63,7 +63,13 @@ export function paging(query: URLSearchParams, defaultPageSize?: number): Paging
   const explicit = page !== undefined || size !== undefined;
   const pageSize = size ?? defaultPageSize ?? MAX_LIST_ROWS;
   const p = page ?? 1;
-  return { page: p, pageSize, skip: (p - 1) * pageSize, explicit };
+  const skip = (p - 1) * pageSize;
+  if (skip > 2_147_483_647) {
+    throw badRequest("The query parameter 'page' is too large.", {
+      page: ['The page starts past any stored row.'],
+    });
+  }
+  return { page: p, pageSize, skip, explicit };
 }
 
 export const listHeaders = (total: number, p: Paging) => pagingHeaders(total, p.page, p.pageSize);
