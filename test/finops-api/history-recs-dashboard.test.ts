@@ -118,6 +118,7 @@ describe('finops HistoricalCosts, Recommendations and Dashboard routes (fixture 
         expect(rg.tags).toEqual({ GAR_ID: 'GAR-rg-Web', env: '<varies>' });
         const paged = await get(`HistoricalCosts/analysis/${run}?page=2&pageSize=100`);
         expect(paged.body).toHaveLength(30);
+        expect(paged.headers.get('x-total-count')).toBe('130');
       });
 
       it("lists a subscription's rows across runs, filtered by startDate and endDate inclusive", async () => {

@@ -76,6 +76,10 @@ describe('finops Resources and CostDetails routes (fixture runs inserted with Pr
       const p2 = await get(`Resources/analysis/${run}?page=3&pageSize=10`);
       expect(p2.body).toHaveLength(4);
       expect(p2.headers.get('x-page')).toBe('3');
+      expect(p2.headers.get('x-total-count')).toBe('24');
+      const past = await get(`Resources/analysis/${run}?page=9&pageSize=10`);
+      expect(past.body).toEqual([]);
+      expect(past.headers.get('x-total-count')).toBe('24');
     });
 
     it('filters by type case-insensitively, ordered by name, unpaged unless asked', async () => {

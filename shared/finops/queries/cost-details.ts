@@ -1,7 +1,7 @@
 import type { PrismaClient } from '../../db/client.js';
 import type { CostDetail, Prisma } from '../../db/generated/client.js';
 import { Prisma as P } from '../../db/generated/client.js';
-import { groupName, toCount } from './format.js';
+import { groupName, pageTotal, toCount } from './format.js';
 import { costDetailOut } from './mappers.js';
 import { mergedGroupTags, tagKey } from './tags.js';
 
@@ -36,10 +36,13 @@ export async function findCostDetails(
     if (!type) return { rows: [], total: 0 };
   }
   const where: Prisma.CostDetailWhereInput = { analysisRunId: runId, ...(type ? { costType: type } : {}) };
-  const [rows, total] = await Promise.all([
-    prisma.costDetail.findMany({ where, orderBy: [{ cost: 'desc' }, { id: 'asc' }], skip, take }),
-    prisma.costDetail.count({ where }),
-  ]);
+  const rows = await prisma.costDetail.findMany({
+    where,
+    orderBy: [{ cost: 'desc' }, { id: 'asc' }],
+    skip,
+    take,
+  });
+  const total = await pageTotal(rows, skip, take, () => prisma.costDetail.count({ where }));
   return { rows: await withTags(prisma, runId, rows), total };
 }
 

@@ -1,7 +1,7 @@
 import type { PrismaClient } from '../../db/client.js';
 import type { HistoricalCost, Prisma } from '../../db/generated/client.js';
 import { Prisma as P } from '../../db/generated/client.js';
-import { groupName, offsetFree, toCount } from './format.js';
+import { groupName, offsetFree, pageTotal, toCount } from './format.js';
 import { DEFAULT_INFRA_SUPPORT_COST, historicalOut } from './mappers.js';
 import { mergedGroupTags, tagKey } from './tags.js';
 
@@ -59,10 +59,8 @@ const BY_DATE: Prisma.HistoricalCostOrderByWithRelationInput[] = [{ costDate: 'a
 /** Historical rows of a run (all three cost types), costDate ascending, with tags and overlay. */
 export async function historicalByRun(prisma: PrismaClient, runId: number, skip: number, take: number) {
   const where = { analysisRunId: runId };
-  const [rows, total] = await Promise.all([
-    prisma.historicalCost.findMany({ where, orderBy: BY_DATE, skip, take }),
-    prisma.historicalCost.count({ where }),
-  ]);
+  const rows = await prisma.historicalCost.findMany({ where, orderBy: BY_DATE, skip, take });
+  const total = await pageTotal(rows, skip, take, () => prisma.historicalCost.count({ where }));
   return { rows: await decorate(prisma, rows), total };
 }
 
@@ -79,17 +77,15 @@ export async function historicalBySubscription(
     subscriptionId,
     ...(start || end ? { costDate: { ...(start ? { gte: start } : {}), ...(end ? { lte: end } : {}) } } : {}),
   };
-  const [rows, total] = await Promise.all([
-    prisma.historicalCost.findMany({ where, orderBy: BY_DATE, skip, take }),
-    prisma.historicalCost.count({ where }),
-  ]);
+  const rows = await prisma.historicalCost.findMany({ where, orderBy: BY_DATE, skip, take });
+  const total = await pageTotal(rows, skip, take, () => prisma.historicalCost.count({ where }));
   return { rows: await decorate(prisma, rows), total };
 }
 
 /** [{date, cost, currency, infraSupportCost}] from the run's Total rows, ascending. */
 export async function dailyTotals(prisma: PrismaClient, runId: number, skip: number, take: number) {
   const where = { analysisRunId: runId, costType: 'Total' };
-  const [rows, total, infra] = await Promise.all([
+  const [rows, infra] = await Promise.all([
     prisma.historicalCost.findMany({
       where,
       orderBy: BY_DATE,
@@ -97,9 +93,9 @@ export async function dailyTotals(prisma: PrismaClient, runId: number, skip: num
       take,
       select: { costDate: true, cost: true, currency: true },
     }),
-    prisma.historicalCost.count({ where }),
     runInfraSupport(prisma, runId),
   ]);
+  const total = await pageTotal(rows, skip, take, () => prisma.historicalCost.count({ where }));
   return {
     rows: rows.map((r) => ({
       date: offsetFree(r.costDate),
@@ -120,16 +116,18 @@ export async function historicalByGroup(
   take: number,
 ) {
   const filter = group ? P.sql`AND upper("resourceGroup") = upper(${group})` : P.empty;
-  const [rows, count] = await Promise.all([
-    prisma.$queryRaw<
-      Array<{ costDate: Date; resourceGroup: string | null; cost: Decimal; currency: string }>
-    >`
+  const rows = await prisma.$queryRaw<
+    Array<{ costDate: Date; resourceGroup: string | null; cost: Decimal; currency: string }>
+  >`
       SELECT "costDate", "resourceGroup", cost, currency FROM "HistoricalCosts"
       WHERE "analysisRunId" = ${runId} AND "costType" = 'ResourceGroup' ${filter}
-      ORDER BY "costDate", upper("resourceGroup"), id LIMIT ${take} OFFSET ${skip}`,
+      ORDER BY "costDate", upper("resourceGroup"), id LIMIT ${take} OFFSET ${skip}`;
+  const total = await pageTotal(rows, skip, take, () =>
     prisma.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM "HistoricalCosts"
-      WHERE "analysisRunId" = ${runId} AND "costType" = 'ResourceGroup' ${filter}`,
-  ]);
+      WHERE "analysisRunId" = ${runId} AND "costType" = 'ResourceGroup' ${filter}`.then((c) =>
+      toCount(c[0]?.n),
+    ),
+  );
   return {
     rows: rows.map((r) => ({
       date: offsetFree(r.costDate),
@@ -137,7 +135,7 @@ export async function historicalByGroup(
       cost: r.cost,
       currency: r.currency,
     })),
-    total: toCount(count[0]?.n),
+    total,
   };
 }
 
@@ -150,22 +148,22 @@ export async function historicalByService(
   take: number,
 ) {
   const filter = service ? P.sql`AND lower(name) = lower(${service})` : P.empty;
-  const [rows, count] = await Promise.all([
-    prisma.$queryRaw<
-      Array<{
-        costDate: Date;
-        name: string | null;
-        resourceGroup: string | null;
-        cost: Decimal;
-        currency: string;
-      }>
-    >`
+  const rows = await prisma.$queryRaw<
+    Array<{
+      costDate: Date;
+      name: string | null;
+      resourceGroup: string | null;
+      cost: Decimal;
+      currency: string;
+    }>
+  >`
       SELECT "costDate", name, "resourceGroup", cost, currency FROM "HistoricalCosts"
       WHERE "analysisRunId" = ${runId} AND "costType" = 'Service' ${filter}
-      ORDER BY "costDate", name, upper("resourceGroup"), id LIMIT ${take} OFFSET ${skip}`,
+      ORDER BY "costDate", name, upper("resourceGroup"), id LIMIT ${take} OFFSET ${skip}`;
+  const total = await pageTotal(rows, skip, take, () =>
     prisma.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM "HistoricalCosts"
-      WHERE "analysisRunId" = ${runId} AND "costType" = 'Service' ${filter}`,
-  ]);
+      WHERE "analysisRunId" = ${runId} AND "costType" = 'Service' ${filter}`.then((c) => toCount(c[0]?.n)),
+  );
   return {
     rows: rows.map((r) => ({
       date: offsetFree(r.costDate),
@@ -174,7 +172,7 @@ export async function historicalByService(
       cost: r.cost,
       currency: r.currency,
     })),
-    total: toCount(count[0]?.n),
+    total,
   };
 }
 

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../../db/client.js';
 import type { AiRecommendation, Prisma } from '../../db/generated/client.js';
-import { offsetFree } from './format.js';
+import { offsetFree, pageTotal } from './format.js';
 import { recommendationOut } from './mappers.js';
 
 const NEWEST_FIRST: Prisma.AiRecommendationOrderByWithRelationInput[] = [
@@ -10,10 +10,8 @@ const NEWEST_FIRST: Prisma.AiRecommendationOrderByWithRelationInput[] = [
 
 export async function recommendationsByRun(prisma: PrismaClient, runId: number, skip: number, take: number) {
   const where = { analysisRunId: runId };
-  const [rows, total] = await Promise.all([
-    prisma.aiRecommendation.findMany({ where, orderBy: NEWEST_FIRST, skip, take }),
-    prisma.aiRecommendation.count({ where }),
-  ]);
+  const rows = await prisma.aiRecommendation.findMany({ where, orderBy: NEWEST_FIRST, skip, take });
+  const total = await pageTotal(rows, skip, take, () => prisma.aiRecommendation.count({ where }));
   return { rows: rows.map(recommendationOut), total };
 }
 
@@ -27,10 +25,8 @@ export async function latestRecommendation(prisma: PrismaClient, runId: number) 
 
 /** Every recommendation, newest first; `analysisRun` is null instead of the loaded run (W1). */
 export async function listRecommendations(prisma: PrismaClient, skip: number, take: number) {
-  const [rows, total] = await Promise.all([
-    prisma.aiRecommendation.findMany({ orderBy: NEWEST_FIRST, skip, take }),
-    prisma.aiRecommendation.count(),
-  ]);
+  const rows = await prisma.aiRecommendation.findMany({ orderBy: NEWEST_FIRST, skip, take });
+  const total = await pageTotal(rows, skip, take, () => prisma.aiRecommendation.count());
   return { rows: rows.map(recommendationOut), total };
 }
 

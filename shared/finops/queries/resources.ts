@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../../db/client.js';
 import { Prisma } from '../../db/generated/client.js';
-import { groupName, toCount } from './format.js';
+import { groupName, pageTotal, toCount } from './format.js';
 import { type ResourceRow, resourceOut } from './mappers.js';
 
 const COLUMNS = Prisma.sql`id, "analysisRunId", "resourceType", "resourceName", "resourceGroup", location,
@@ -63,12 +63,9 @@ async function page(
       WHERE "analysisRunId" = ${runId} ${where}`.then((r) => toCount(r[0]?.n));
   if (filter.kind === 'all') {
     // The whole run: the count is an index-only scan, the page an ordered index scan.
-    const [rows, total] = await Promise.all([
-      prisma.$queryRaw<ResourceRow[]>`SELECT ${COLUMNS} FROM "ResourceAnalyses"
-        WHERE "analysisRunId" = ${runId} ${order} LIMIT ${take} OFFSET ${skip}`,
-      count(),
-    ]);
-    return { rows, total };
+    const rows = await prisma.$queryRaw<ResourceRow[]>`SELECT ${COLUMNS} FROM "ResourceAnalyses"
+        WHERE "analysisRunId" = ${runId} ${order} LIMIT ${take} OFFSET ${skip}`;
+    return { rows, total: await pageTotal(rows, skip, take, count) };
   }
   // Filtered: one scan gives the page and, through the window, the number of matches.
   const rows = await prisma.$queryRaw<CountedRow[]>`SELECT ${COLUMNS}, count(*) OVER () AS total

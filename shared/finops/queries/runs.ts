@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../../db/client.js';
 import type { Prisma } from '../../db/generated/client.js';
-import { offsetFree } from './format.js';
+import { offsetFree, pageTotal } from './format.js';
 import {
   costDetailOut,
   DEFAULT_INFRA_SUPPORT_COST,
@@ -14,10 +14,8 @@ const NEWEST_FIRST: Prisma.AnalysisRunOrderByWithRelationInput[] = [{ runDate: '
 
 export async function listRuns(prisma: PrismaClient, skip: number, take: number, subscriptionId?: string) {
   const where: Prisma.AnalysisRunWhereInput = subscriptionId ? { subscriptionId } : {};
-  const [rows, total] = await Promise.all([
-    prisma.analysisRun.findMany({ where, orderBy: NEWEST_FIRST, skip, take }),
-    prisma.analysisRun.count({ where }),
-  ]);
+  const rows = await prisma.analysisRun.findMany({ where, orderBy: NEWEST_FIRST, skip, take });
+  const total = await pageTotal(rows, skip, take, () => prisma.analysisRun.count({ where }));
   return { rows: rows.map(runOut), total };
 }
 

@@ -1,5 +1,6 @@
 import type { PrismaClient } from '../../db/client.js';
 import { Prisma } from '../../db/generated/client.js';
+import { pageTotal } from './format.js';
 import { DEFAULT_INFRA_SUPPORT_COST } from './mappers.js';
 
 /**
@@ -10,10 +11,12 @@ import { DEFAULT_INFRA_SUPPORT_COST } from './mappers.js';
 export const normalizeSubscriptionId = (id: string) => id.trim().toLowerCase();
 
 export async function listSubscriptions(prisma: PrismaClient, skip: number, take: number) {
-  const [rows, total] = await Promise.all([
-    prisma.subscription.findMany({ orderBy: [{ subscriptionId: 'asc' }, { id: 'asc' }], skip, take }),
-    prisma.subscription.count(),
-  ]);
+  const rows = await prisma.subscription.findMany({
+    orderBy: [{ subscriptionId: 'asc' }, { id: 'asc' }],
+    skip,
+    take,
+  });
+  const total = await pageTotal(rows, skip, take, () => prisma.subscription.count());
   return { rows, total };
 }
 
