@@ -16,7 +16,8 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = 20;
 
 async function load(url: string, headers: Record<string, string> = {}) {
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
+  // The load generator runs in a worker thread so it does not share the server's event loop.
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers, workers: 1 });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors };
 }
 

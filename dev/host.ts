@@ -38,7 +38,14 @@ export interface LocalHost {
 
 class BodyTooLarge extends Error {}
 
-function readBody(req: http.IncomingMessage): Promise<Buffer> {
+const EMPTY = Buffer.alloc(0);
+
+function readBody(req: http.IncomingMessage): Promise<Buffer> | Buffer {
+  // A request that declares no body (most GETs) is answered without waiting for its 'end' event.
+  if (!req.headers['transfer-encoding'] && (req.headers['content-length'] ?? '0') === '0') {
+    req.resume();
+    return EMPTY;
+  }
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > MAX_BODY_BYTES) {
@@ -112,7 +119,10 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const server = http.createServer((req, res) => {
     const work = (async () => {
       const host = req.headers.host ?? '127.0.0.1';
-      const url = new URL(req.url ?? '/', `http://${host}`);
+      // Strings, not a URL object: the router needs only the path, HttpRequest parses the rest.
+      const target = req.url?.startsWith('/') ? req.url : '/';
+      const pathname = target.split('?', 1)[0]!;
+      const url = `http://${host}${target}`;
       const method = (req.method ?? 'GET').toUpperCase();
       const invocation = new azf.InvocationContext({
         functionName: 'local-host',
@@ -126,10 +136,10 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       try {
         const body = await readBody(req);
         const lookup = method === 'HEAD' ? 'GET' : method;
-        const match = router.match(lookup, url.pathname);
+        const match = router.match(lookup, pathname);
         const request = new azf.HttpRequest({
           method,
-          url: url.toString(),
+          url,
           headers,
           params: match.kind === 'match' ? match.params : {},
           body: body.length ? { bytes: body } : undefined,
@@ -141,7 +151,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
           response = unmatchedResponse(services, match, request, invocation);
         }
       } catch (error) {
-        const request = new azf.HttpRequest({ method, url: url.toString(), headers });
+        const request = new azf.HttpRequest({ method, url, headers });
         response = errorResponse(
           error instanceof BodyTooLarge
             ? new HttpError(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`)
