@@ -152,6 +152,10 @@ export class AnalysisEngine {
       prisma: this.core.prisma,
       log: this.core.log,
       costQueryType: f.Cloud__CostQueryType,
+      postgresUrl:
+        this.core.db.kind === 'postgres'
+          ? this.core.config.platform.ConnectionStrings__SqlConnectionString
+          : undefined,
       ...(f.AI__ApiUrl
         ? {
             ai: {
@@ -260,7 +264,7 @@ export class AnalysisEngine {
     const deadline = Date.now() + this.jobs.staleMs + this.heartbeatMs;
     for (;;) {
       const job = await this.jobs.get(id);
-      if (!job || job.status !== 'running') return job;
+      if (job?.status !== 'running') return job;
       if (this.jobs.isStale(job) || Date.now() > deadline) return job;
       await this.sleep(Math.min(this.heartbeatMs, 1000));
     }

@@ -3,7 +3,7 @@
  * resource group and service, and by resource) → pause → six months of daily history → flags →
  * budget → recommendations (AI agent, or rules) → one all-or-nothing write.
  */
-import type { Prisma, PrismaClient } from '../../db/generated/client.js';
+import type { PrismaClient } from '../../db/generated/client.js';
 import type { Logger } from '../../observability/logger.js';
 import type { AzureAccess, AzureResource, DailyCost } from '../azure/index.js';
 import { type AiSettings, requestRecommendation } from './ai.js';
@@ -11,7 +11,7 @@ import { budgetStatus } from './budget.js';
 import { shortReason } from './errors.js';
 import { computeFlags, flagsText, type ResourceFlag } from './flags.js';
 import { type AnalysisPeriod, analysisPeriod, type MonthSelection } from './period.js';
-import { persistRun } from './persist.js';
+import { persistRun, type RecommendationRow } from './persist.js';
 import {
   type AnalysisFacts,
   buildPrompt,
@@ -25,6 +25,8 @@ export interface AnalysisDeps {
   prisma: PrismaClient;
   log: Logger;
   costQueryType: string;
+  /** PostgreSQL URL: the run is written through a dedicated connection (see persist.ts). */
+  postgresUrl?: string | undefined;
   /** Undefined: no AI agent configured (rule-based recommendations). */
   ai?: Omit<AiSettings, 'signal'>;
   now?: () => Date;
@@ -54,7 +56,7 @@ const SEP = '\u0000';
 const upper = (s: string) => s.toUpperCase();
 const round4 = (n: number) => Math.round(n * 10000) / 10000;
 
-function add(map: Map<string, number>, key: string, value: number) {
+function add<K>(map: Map<K, number>, key: K, value: number) {
   map.set(key, (map.get(key) ?? 0) + value);
 }
 
@@ -70,68 +72,91 @@ export function costDetailLines(rows: Array<{ resourceGroup: string; serviceName
   return { byGroup, byService };
 }
 
-/** Daily history aggregated per day (Total), per day and group, per day, group and service. */
+/**
+ * Daily history aggregated per day (Total), per day and group, per day, group and service. Compact on
+ * purpose (a 10,000-resource subscription has ~600,000 day × group × service cells): groups and
+ * services are interned to small integers and each day holds a Map keyed by one small integer, so
+ * no per-cell string is kept.
+ */
 export class HistoryAggregate {
-  readonly total = new Map<string, number>();
-  readonly group = new Map<string, number>();
-  readonly service = new Map<string, number>();
+  private readonly groups: string[] = [];
+  private readonly services: string[] = [];
+  private readonly groupIds = new Map<string, number>();
+  private readonly serviceIds = new Map<string, number>();
+  /** yyyy-MM-dd → (group id × SERVICE_SPAN + service id) → cost. */
+  private readonly days = new Map<string, Map<number, number>>();
+  private static readonly SERVICE_SPAN = 1 << 13;
   rows = 0;
+
+  private intern(list: string[], ids: Map<string, number>, name: string): number {
+    let id = ids.get(name);
+    if (id === undefined) {
+      id = list.length;
+      list.push(name);
+      ids.set(name, id);
+    }
+    return id;
+  }
 
   add(rows: readonly DailyCost[]) {
     for (const r of rows) {
       if (!r.date) continue;
-      const g = upper(r.resourceGroup);
-      add(this.total, r.date, r.cost);
-      add(this.group, `${r.date}${SEP}${g}`, r.cost);
-      add(this.service, `${r.date}${SEP}${g}${SEP}${r.serviceName}`, r.cost);
+      const g = this.intern(this.groups, this.groupIds, upper(r.resourceGroup));
+      const sv = this.intern(this.services, this.serviceIds, r.serviceName);
+      if (sv >= HistoryAggregate.SERVICE_SPAN)
+        throw new Error('too many distinct services in the cost history');
+      let day = this.days.get(r.date);
+      if (!day) {
+        day = new Map();
+        this.days.set(r.date, day);
+      }
+      add(day, g * HistoryAggregate.SERVICE_SPAN + sv, r.cost);
       this.rows++;
     }
   }
 
-  get size() {
-    return this.total.size + this.group.size + this.service.size;
-  }
-
   /** HistoricalCost rows (without analysisRunId), generated lazily. costDate has no offset (UTC midnight). */
   *historicalRows(subscriptionId: string, currency: string, recordedAt: Date) {
-    const day = (d: string) => new Date(`${d}T00:00:00.000Z`);
-    for (const [date, cost] of this.total) {
-      yield {
-        subscriptionId,
-        costDate: day(date),
-        costType: 'Total',
-        resourceGroup: null,
-        name: null,
-        cost: round4(cost),
-        currency,
-        recordedAt,
-      };
+    const dates = [...this.days.keys()].sort();
+    const span = HistoryAggregate.SERVICE_SPAN;
+    const row = (
+      costDate: Date,
+      costType: string,
+      resourceGroup: string | null,
+      name: string | null,
+      cost: number,
+    ) => ({
+      subscriptionId,
+      costDate,
+      costType,
+      resourceGroup,
+      name,
+      cost: round4(cost),
+      currency,
+      recordedAt,
+    });
+    for (const date of dates) {
+      let total = 0;
+      for (const cost of this.days.get(date)!.values()) total += cost;
+      yield row(new Date(`${date}T00:00:00.000Z`), 'Total', null, null, total);
     }
-    for (const [key, cost] of this.group) {
-      const [date, g] = key.split(SEP) as [string, string];
-      yield {
-        subscriptionId,
-        costDate: day(date),
-        costType: 'ResourceGroup',
-        resourceGroup: g,
-        name: null,
-        cost: round4(cost),
-        currency,
-        recordedAt,
-      };
+    for (const date of dates) {
+      const byGroup = new Map<number, number>();
+      for (const [key, cost] of this.days.get(date)!) add(byGroup, Math.floor(key / span), cost);
+      const costDate = new Date(`${date}T00:00:00.000Z`);
+      for (const [g, cost] of byGroup) yield row(costDate, 'ResourceGroup', this.groups[g]!, null, cost);
     }
-    for (const [key, cost] of this.service) {
-      const [date, g, service] = key.split(SEP) as [string, string, string];
-      yield {
-        subscriptionId,
-        costDate: day(date),
-        costType: 'Service',
-        resourceGroup: g,
-        name: service,
-        cost: round4(cost),
-        currency,
-        recordedAt,
-      };
+    for (const date of dates) {
+      const costDate = new Date(`${date}T00:00:00.000Z`);
+      for (const [key, cost] of this.days.get(date)!) {
+        yield row(
+          costDate,
+          'Service',
+          this.groups[Math.floor(key / span)]!,
+          this.services[key % span]!,
+          cost,
+        );
+      }
     }
   }
 }
@@ -250,7 +275,7 @@ export async function runAnalysis(
   let recommendationError: string | null = null;
   let aiModel = 'N/A';
   let conversationId = 'N/A';
-  let recommendation: Omit<Prisma.AiRecommendationCreateManyInput, 'analysisRunId'>;
+  let recommendation: RecommendationRow;
   const rules = () => {
     const r = ruleBasedRecommendation(facts);
     return {
@@ -298,71 +323,75 @@ export async function runAnalysis(
 
   await progress('saving', 88);
   const runDate = new Date();
-  const saved = await persistRun(prisma, {
-    run: {
-      subscriptionId,
-      subscriptionName,
-      runDate,
-      totalMonthlyCost: round4(totalMonthlyCost),
-      totalResourcesAnalyzed: resources.length,
-      aiModel,
-      conversationId,
-      reportFilePath: '',
-      currency,
-      costQueryType: deps.costQueryType,
-      monthSelection: input.monthSelection,
-      periodFrom: new Date(`${period.from}T00:00:00.000Z`),
-      periodTo: new Date(`${period.to}T00:00:00.000Z`),
-      recommendationSource,
-      recommendationError,
+  const saved = await persistRun(
+    prisma,
+    {
+      run: {
+        subscriptionId,
+        subscriptionName,
+        runDate,
+        totalMonthlyCost: round4(totalMonthlyCost),
+        totalResourcesAnalyzed: resources.length,
+        aiModel,
+        conversationId,
+        reportFilePath: '',
+        currency,
+        costQueryType: deps.costQueryType,
+        monthSelection: input.monthSelection,
+        periodFrom: new Date(`${period.from}T00:00:00.000Z`),
+        periodTo: new Date(`${period.to}T00:00:00.000Z`),
+        recommendationSource,
+        recommendationError,
+      },
+      resources: (function* () {
+        for (let i = 0; i < resources.length; i++) {
+          const r = resources[i]!;
+          const flags = flagsByIndex.get(i) ?? [];
+          const cost = perResource.byResourceId.get(r.id.toLowerCase());
+          yield {
+            resourceId: r.id,
+            resourceType: r.type,
+            resourceName: r.name,
+            resourceGroup: upper(r.resourceGroup),
+            location: r.location,
+            propertiesJson: propertiesJson(r),
+            tagsJson: Object.keys(r.tags).length ? JSON.stringify(r.tags) : null,
+            metricsJson: null,
+            flags: flagsText(flags),
+            flagDetails: flags.length ? flags : null,
+            monthToDateCost: cost === undefined ? 0 : round4(cost),
+            recordedAt,
+          };
+        }
+      })(),
+      costDetails: (function* () {
+        for (const [g, cost] of lines.byGroup) {
+          yield {
+            costType: 'ResourceGroup',
+            name: g,
+            resourceGroup: g,
+            cost: round4(cost),
+            currency,
+            recordedAt,
+          };
+        }
+        for (const [key, cost] of lines.byService) {
+          const [service, g] = key.split(SEP) as [string, string];
+          yield {
+            costType: 'Service',
+            name: service,
+            resourceGroup: g,
+            cost: round4(cost),
+            currency,
+            recordedAt,
+          };
+        }
+      })(),
+      historicalCosts: history.historicalRows(subscriptionId, currency, recordedAt),
+      recommendations: [recommendation],
     },
-    resources: (function* () {
-      for (let i = 0; i < resources.length; i++) {
-        const r = resources[i]!;
-        const flags = flagsByIndex.get(i) ?? [];
-        const cost = perResource.byResourceId.get(r.id.toLowerCase());
-        yield {
-          resourceId: r.id,
-          resourceType: r.type,
-          resourceName: r.name,
-          resourceGroup: upper(r.resourceGroup),
-          location: r.location,
-          propertiesJson: propertiesJson(r),
-          tagsJson: Object.keys(r.tags).length ? JSON.stringify(r.tags) : null,
-          metricsJson: null,
-          flags: flagsText(flags),
-          flagDetails: flags.length ? (flags as unknown as Prisma.InputJsonValue) : undefined,
-          monthToDateCost: cost === undefined ? 0 : round4(cost),
-          recordedAt,
-        };
-      }
-    })(),
-    costDetails: (function* () {
-      for (const [g, cost] of lines.byGroup) {
-        yield {
-          costType: 'ResourceGroup',
-          name: g,
-          resourceGroup: g,
-          cost: round4(cost),
-          currency,
-          recordedAt,
-        };
-      }
-      for (const [key, cost] of lines.byService) {
-        const [service, g] = key.split(SEP) as [string, string];
-        yield {
-          costType: 'Service',
-          name: service,
-          resourceGroup: g,
-          cost: round4(cost),
-          currency,
-          recordedAt,
-        };
-      }
-    })(),
-    historicalCosts: history.historicalRows(subscriptionId, currency, recordedAt),
-    recommendations: [recommendation],
-  });
+    { postgresUrl: deps.postgresUrl },
+  );
   log.info(
     { subscriptionId, analysisRunId: saved.runId, rows: saved.rows, writeMs: Math.round(saved.ms) },
     'analysis saved',

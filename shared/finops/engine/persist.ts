@@ -1,24 +1,73 @@
 /**
- * Writes a run all or nothing: the AnalysisRun row and every child row in one transaction, children
- * with createMany in chunks (multi-row INSERTs). A failure rolls everything back, so a failed
- * analysis never leaves a half-written run behind, nor becomes its subscription's latest run.
- * Older runs are not touched (POST /Analysis/cleanup removes them when asked).
+ * Writes a run all or nothing: the AnalysisRun row and every child row in one transaction. A failure
+ * rolls everything back, so a failed analysis never leaves a half-written run behind, nor becomes
+ * its subscription's latest run. Older runs are not touched (POST /Analysis/cleanup removes them).
+ *
+ * Children go in as INSERT … SELECT FROM unnest(array per column) statements of 5,000 rows. Measured on 2,000 resources (130,000 rows,
+ * bench/finops-analysis.ts): Prisma's `createMany` took 11× the time of a plain multi-row INSERT of
+ * the same rows and peaked at 1.8 GB RSS; multi-row VALUES through Prisma with ~30,000 parameters a
+ * statement, 4.7× and 576 MB. Prisma's cost is per parameter, so one array parameter per column.
+ * Every value is cast in SQL, so the statement means the same on PostgreSQL and PGlite.
  */
+import pg from 'pg';
 import type { Prisma, PrismaClient } from '../../db/generated/client.js';
 
-export const CHUNK_ROWS = 5_000;
 /** A large run (10,000 resources, 6 months of history) writes ~600,000 rows: allow it time. */
 export const TRANSACTION_TIMEOUT_MS = 30 * 60_000;
+/** Rows per INSERT statement. */
+export const CHUNK_ROWS = 5_000;
 
 type RunData = Omit<Prisma.AnalysisRunUncheckedCreateInput, 'id'>;
-type Child<T> = Omit<T, 'analysisRunId' | 'id'>;
+
+export interface ResourceRow {
+  resourceId: string;
+  resourceType: string;
+  resourceName: string;
+  resourceGroup: string;
+  location: string;
+  propertiesJson: string | null;
+  tagsJson: string | null;
+  metricsJson: string | null;
+  flags: string | null;
+  flagDetails: unknown;
+  monthToDateCost: number | null;
+  recordedAt: Date;
+}
+export interface CostDetailRow {
+  costType: string;
+  name: string;
+  resourceGroup: string | null;
+  cost: number;
+  currency: string;
+  recordedAt: Date;
+}
+export interface HistoricalCostRow {
+  subscriptionId: string;
+  costDate: Date;
+  costType: string;
+  resourceGroup: string | null;
+  name: string | null;
+  cost: number;
+  currency: string;
+  recordedAt: Date;
+}
+export interface RecommendationRow {
+  recommendationText: string;
+  summary: string | null;
+  messageId: string;
+  conversationId: string;
+  model: string;
+  timestamp: number;
+  source: string;
+  recordedAt: Date;
+}
 
 export interface RunToPersist {
   run: RunData;
-  resources: Iterable<Child<Prisma.ResourceAnalysisCreateManyInput>>;
-  costDetails: Iterable<Child<Prisma.CostDetailCreateManyInput>>;
-  historicalCosts: Iterable<Child<Prisma.HistoricalCostCreateManyInput>>;
-  recommendations: Iterable<Child<Prisma.AiRecommendationCreateManyInput>>;
+  resources: Iterable<ResourceRow>;
+  costDetails: Iterable<CostDetailRow>;
+  historicalCosts: Iterable<HistoricalCostRow>;
+  recommendations: Iterable<RecommendationRow>;
 }
 
 export interface PersistStats {
@@ -27,43 +76,206 @@ export interface PersistStats {
   ms: number;
 }
 
-function* chunks<T>(rows: Iterable<T>, size: number): Generator<T[]> {
-  let batch: T[] = [];
-  for (const row of rows) {
-    batch.push(row);
-    if (batch.length >= size) {
-      yield batch;
-      batch = [];
-    }
-  }
-  if (batch.length) yield batch;
+type Cast = 'text' | 'jsonb' | 'numeric' | 'double precision' | 'timestamp(3)';
+type Columns<T> = ReadonlyArray<readonly [keyof T & string, Cast]>;
+
+const RESOURCE_COLUMNS: Columns<ResourceRow> = [
+  ['resourceId', 'text'],
+  ['resourceType', 'text'],
+  ['resourceName', 'text'],
+  ['resourceGroup', 'text'],
+  ['location', 'text'],
+  ['propertiesJson', 'text'],
+  ['tagsJson', 'text'],
+  ['metricsJson', 'text'],
+  ['flags', 'text'],
+  ['flagDetails', 'jsonb'],
+  ['monthToDateCost', 'numeric'],
+  ['recordedAt', 'timestamp(3)'],
+];
+const COST_COLUMNS: Columns<CostDetailRow> = [
+  ['costType', 'text'],
+  ['name', 'text'],
+  ['resourceGroup', 'text'],
+  ['cost', 'numeric'],
+  ['currency', 'text'],
+  ['recordedAt', 'timestamp(3)'],
+];
+const HISTORY_COLUMNS: Columns<HistoricalCostRow> = [
+  ['subscriptionId', 'text'],
+  ['costDate', 'timestamp(3)'],
+  ['costType', 'text'],
+  ['resourceGroup', 'text'],
+  ['name', 'text'],
+  ['cost', 'numeric'],
+  ['currency', 'text'],
+  ['recordedAt', 'timestamp(3)'],
+];
+const RECOMMENDATION_COLUMNS: Columns<RecommendationRow> = [
+  ['recommendationText', 'text'],
+  ['summary', 'text'],
+  ['messageId', 'text'],
+  ['conversationId', 'text'],
+  ['model', 'text'],
+  ['timestamp', 'double precision'],
+  ['source', 'text'],
+  ['recordedAt', 'timestamp(3)'],
+];
+
+/** UTC wall time without an offset: what the `timestamp(3)` columns hold. */
+function sqlTimestamp(d: Date): string {
+  return d.toISOString().replace('T', ' ').replace('Z', '');
 }
 
-export async function persistRun(prisma: PrismaClient, data: RunToPersist): Promise<PersistStats> {
+let lastDate: Date | undefined;
+let lastDateText = '';
+
+function param(value: unknown, cast: Cast): string | number | null {
+  if (value === null || value === undefined) return null;
+  if (cast === 'timestamp(3)') {
+    // Rows share a few Date objects (recordedAt, each day's costDate): format each once.
+    if (value !== lastDate) {
+      lastDate = value as Date;
+      lastDateText = sqlTimestamp(lastDate);
+    }
+    return lastDateText;
+  }
+  if (cast === 'jsonb') return JSON.stringify(value);
+  if (cast === 'numeric' || cast === 'double precision') return String(value);
+  return value as string;
+}
+
+/** Runs one statement inside the write transaction; returns the affected row count. */
+type Exec = (sql: string, params: unknown[]) => Promise<number>;
+
+/**
+ * One statement per chunk of rows: INSERT … SELECT * FROM unnest($1::integer[], $2::text[], …), one
+ * array parameter per column, so the statement has a dozen parameters whatever the chunk size.
+ */
+async function insertRows<T>(
+  exec: Exec,
+  table: string,
+  columns: Columns<T>,
+  analysisRunId: number,
+  rows: Iterable<T>,
+): Promise<number> {
+  const sql =
+    `INSERT INTO "${table}" ("analysisRunId", ${columns.map(([c]) => `"${c}"`).join(', ')}) ` +
+    `SELECT * FROM unnest($1::integer[], ${columns.map(([, cast], i) => `$${i + 2}::${cast}[]`).join(', ')})`;
+  let written = 0;
+  let arrays: Array<Array<string | number | null>> = columns.map(() => []);
+  let count = 0;
+  const flush = async () => {
+    if (count === 0) return;
+    written += await exec(sql, [new Array(count).fill(analysisRunId), ...arrays]);
+    arrays = columns.map(() => []);
+    count = 0;
+  };
+  for (const row of rows) {
+    const r = row as Record<string, unknown>;
+    for (let i = 0; i < columns.length; i++) {
+      const [name, cast] = columns[i]!;
+      arrays[i]!.push(param(r[name], cast));
+    }
+    if (++count >= CHUNK_ROWS) await flush();
+  }
+  await flush();
+  return written;
+}
+
+async function insertChildren(exec: Exec, runId: number, data: RunToPersist): Promise<number> {
+  let rows = 0;
+  rows += await insertRows(exec, 'ResourceAnalyses', RESOURCE_COLUMNS, runId, data.resources);
+  rows += await insertRows(exec, 'CostDetails', COST_COLUMNS, runId, data.costDetails);
+  rows += await insertRows(exec, 'HistoricalCosts', HISTORY_COLUMNS, runId, data.historicalCosts);
+  rows += await insertRows(exec, 'AiRecommendations', RECOMMENDATION_COLUMNS, runId, data.recommendations);
+  return rows;
+}
+
+const RUN_COLUMNS: ReadonlyArray<readonly [keyof RunData & string, Cast | 'integer' | 'date']> = [
+  ['subscriptionId', 'text'],
+  ['subscriptionName', 'text'],
+  ['runDate', 'timestamp(3)'],
+  ['totalMonthlyCost', 'numeric'],
+  ['totalResourcesAnalyzed', 'integer'],
+  ['aiModel', 'text'],
+  ['conversationId', 'text'],
+  ['reportFilePath', 'text'],
+  ['currency', 'text'],
+  ['costQueryType', 'text'],
+  ['monthSelection', 'text'],
+  ['periodFrom', 'date'],
+  ['periodTo', 'date'],
+  ['recommendationSource', 'text'],
+  ['recommendationError', 'text'],
+];
+
+const RUN_INSERT = `INSERT INTO "AnalysisRuns" (${RUN_COLUMNS.map(([c]) => `"${c}"`).join(', ')}) VALUES (${RUN_COLUMNS.map(
+  ([, cast], i) => `$${i + 1}::${cast}`,
+).join(', ')}) RETURNING id`;
+
+function runParams(run: RunData): unknown[] {
+  return RUN_COLUMNS.map(([name, cast]) => {
+    const v = run[name] as unknown;
+    if (v === null || v === undefined) return null;
+    if (cast === 'date') return (v as Date).toISOString().slice(0, 10);
+    if (cast === 'integer') return Number(v);
+    return param(v, cast);
+  });
+}
+
+export interface PersistOptions {
+  /**
+   * PostgreSQL: write through one dedicated pg connection (BEGIN … COMMIT) instead of a Prisma
+   * interactive transaction. Prisma's raw-query path allocates heavily per call (a 10,000-resource run
+   * peaked near 700 MB RSS through it); the driver alone keeps the run under 512 MB. PGlite (no URL)
+   * uses the Prisma transaction: it is in-process and single-connection anyway.
+   */
+  postgresUrl?: string | undefined;
+}
+
+export async function persistRun(
+  prisma: PrismaClient,
+  data: RunToPersist,
+  opts: PersistOptions = {},
+): Promise<PersistStats> {
   const started = performance.now();
   let rows = 0;
-  const runId = await prisma.$transaction(
-    async (tx) => {
-      const run = await tx.analysisRun.create({ data: data.run, select: { id: true } });
-      const analysisRunId = run.id;
-      for (const batch of chunks(data.resources, CHUNK_ROWS)) {
-        rows += (await tx.resourceAnalysis.createMany({ data: batch.map((r) => ({ ...r, analysisRunId })) }))
-          .count;
-      }
-      for (const batch of chunks(data.costDetails, CHUNK_ROWS)) {
-        rows += (await tx.costDetail.createMany({ data: batch.map((r) => ({ ...r, analysisRunId })) })).count;
-      }
-      for (const batch of chunks(data.historicalCosts, CHUNK_ROWS)) {
-        rows += (await tx.historicalCost.createMany({ data: batch.map((r) => ({ ...r, analysisRunId })) }))
-          .count;
-      }
-      for (const batch of chunks(data.recommendations, CHUNK_ROWS)) {
-        rows += (await tx.aiRecommendation.createMany({ data: batch.map((r) => ({ ...r, analysisRunId })) }))
-          .count;
-      }
-      return analysisRunId;
-    },
-    { timeout: TRANSACTION_TIMEOUT_MS, maxWait: 60_000 },
-  );
-  return { runId, rows: rows + 1, ms: performance.now() - started };
+  let runId: number;
+  if (opts.postgresUrl) {
+    const client = new pg.Client({
+      connectionString: opts.postgresUrl,
+      application_name: 'finwatch-analysis-writer',
+    });
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      const run = await client.query<{ id: number }>(RUN_INSERT, runParams(data.run));
+      runId = run.rows[0]!.id;
+      rows =
+        1 +
+        (await insertChildren(
+          async (sql, params) => (await client.query(sql, params)).rowCount ?? 0,
+          runId,
+          data,
+        ));
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  } else {
+    runId = await prisma.$transaction(
+      async (tx) => {
+        const run = await tx.$queryRawUnsafe<Array<{ id: number }>>(RUN_INSERT, ...runParams(data.run));
+        const id = Number(run[0]!.id);
+        rows = 1 + (await insertChildren((sql, params) => tx.$executeRawUnsafe(sql, ...params), id, data));
+        return id;
+      },
+      { timeout: TRANSACTION_TIMEOUT_MS, maxWait: 60_000 },
+    );
+  }
+  return { runId, rows, ms: performance.now() - started };
 }

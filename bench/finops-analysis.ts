@@ -1,0 +1,233 @@
+/**
+ * Benchmark: a full analysis of a simulated subscription with 10,000 resources and six months of
+ * daily history by resource group and service, pauses and throttling off, on PostgreSQL.
+ *
+ *   node --import tsx bench/finops-analysis.ts [--resources 10000]
+ *
+ * PostgreSQL: FINWATCH_TEST_PG_URL, else postgresql://postgres@127.0.0.1:5432/test; the bench creates
+ * and drops its own database there. The simulator runs in a child process so that the peak RSS is the
+ * analysis's own. Prints the wall time, rows written per second, peak RSS, and the ratio of the time
+ * the engine spent writing rows to a plain multi-row INSERT of the same rows (same tables, same run).
+ * Aims: ratio < 2, peak RSS < 512 MB.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import pino from 'pino';
+import { openDatabase } from '../shared/db/client.js';
+import { createAzureAccess } from '../shared/finops/azure/index.js';
+import { runAnalysis } from '../shared/finops/engine/orchestrator.js';
+
+const arg = (name: string, d: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : d;
+};
+const RESOURCES = arg('resources', 10_000);
+const SUBSCRIPTION = '6b1f3c2a-7d4e-4f5a-9b8c-0d1e2f3a4b5c';
+const BASE_URL = process.env.FINWATCH_TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+async function startSimulator(): Promise<{ url: string; ca: string; stop(): void }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'dev/azure-sim/main.ts', '--resources', String(RESOURCES)],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      const line = out.split('\n')[0];
+      if (out.includes('\n') && line) resolve(line.trim());
+    });
+    child.once('exit', (code) => reject(new Error(`simulator exited (${code})`)));
+  });
+  const { SIM_CA } = await import('../dev/azure-sim/server.js');
+  return { url, ca: SIM_CA, stop: () => child.kill('SIGTERM') };
+}
+
+async function createDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `finwatch_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: BASE_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(BASE_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: BASE_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+const TABLES: Record<string, string[]> = {
+  ResourceAnalyses: [
+    'resourceId',
+    'resourceType',
+    'resourceName',
+    'resourceGroup',
+    'location',
+    'propertiesJson',
+    'tagsJson',
+    'metricsJson',
+    'flags',
+    'flagDetails',
+    'monthToDateCost',
+    'recordedAt',
+  ],
+  CostDetails: ['costType', 'name', 'resourceGroup', 'cost', 'currency', 'recordedAt'],
+  HistoricalCosts: [
+    'subscriptionId',
+    'costDate',
+    'costType',
+    'resourceGroup',
+    'name',
+    'cost',
+    'currency',
+    'recordedAt',
+  ],
+  AiRecommendations: [
+    'recommendationText',
+    'summary',
+    'messageId',
+    'conversationId',
+    'model',
+    'timestamp',
+    'source',
+    'recordedAt',
+  ],
+};
+
+/**
+ * The baseline: the same rows (read back in pages, untimed) re-inserted under a second run with
+ * plain multi-row INSERTs of 1,000 rows in one transaction (timed).
+ */
+async function bulkInsertBaseline(url: string, runId: number): Promise<{ ms: number; rows: number }> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const copy = await c.query<{ id: number }>(
+    `INSERT INTO "AnalysisRuns" ("subscriptionId","subscriptionName","runDate","totalMonthlyCost","totalResourcesAnalyzed","periodFrom","periodTo")
+     SELECT "subscriptionId",'baseline',"runDate","totalMonthlyCost","totalResourcesAnalyzed","periodFrom","periodTo" FROM "AnalysisRuns" WHERE id=$1 RETURNING id`,
+    [runId],
+  );
+  const baselineRun = copy.rows[0]!.id;
+  let ms = 0;
+  let rows = 0;
+  await c.query('BEGIN');
+  for (const [table, cols] of Object.entries(TABLES)) {
+    const quoted = cols.map((col) => `"${col}"`);
+    let lastId = 0;
+    for (;;) {
+      const page = await c.query({
+        text: `SELECT id, ${quoted.map((q) => `${q}::text`).join(', ')} FROM "${table}" WHERE "analysisRunId"=$1 AND id>$2 ORDER BY id LIMIT 1000`,
+        values: [runId, lastId],
+        rowMode: 'array',
+      });
+      if (page.rows.length === 0) break;
+      lastId = (page.rows[page.rows.length - 1] as unknown[])[0] as number;
+      const values: unknown[] = [];
+      const tuples: string[] = [];
+      for (const r of page.rows as unknown[][]) {
+        const base = values.length;
+        values.push(baselineRun, ...r.slice(1));
+        tuples.push(`(${Array.from({ length: cols.length + 1 }, (_, i) => `$${base + i + 1}`).join(',')})`);
+      }
+      const t = performance.now();
+      await c.query(
+        `INSERT INTO "${table}" ("analysisRunId", ${quoted.join(', ')}) VALUES ${tuples.join(',')}`,
+        values,
+      );
+      ms += performance.now() - t;
+      rows += page.rows.length;
+    }
+  }
+  const t = performance.now();
+  await c.query('COMMIT');
+  ms += performance.now() - t;
+  await c.query('DELETE FROM "AnalysisRuns" WHERE id=$1', [baselineRun]);
+  await c.end();
+  return { ms, rows };
+}
+
+const mb = (kb: number) => `${Math.round(kb / 1024)} MB`;
+
+const sim = await startSimulator();
+const database = await createDatabase();
+let exitCode = 0;
+try {
+  const db = await openDatabase({ connectionString: database.url, dataDir: 'memory://' });
+  await db.migrate();
+  const log = pino({ level: 'warn' });
+  const azure = createAzureAccess({
+    tenantId: '00000000-0000-0000-0000-0000000000aa',
+    clientId: 'bench',
+    clientSecret: 'bench',
+    armEndpoint: sim.url,
+    authorityHost: sim.url,
+    ca: sim.ca,
+    costQueryType: 'ActualCost',
+    paceScale: 0,
+  });
+  const phases: Array<[string, number]> = [];
+  let last = performance.now();
+  let lastPhase = 'start';
+  const started = performance.now();
+  const sampler = process.env.BENCH_MEM
+    ? setInterval(() => {
+        const m = process.memoryUsage();
+        process.stderr.write(
+          `  [${lastPhase}] rss ${Math.round(m.rss / 1e6)} heapTotal ${Math.round(m.heapTotal / 1e6)} heap ${Math.round(m.heapUsed / 1e6)} ext ${Math.round(m.external / 1e6)}\n`,
+        );
+      }, 2000)
+    : undefined;
+  const result = await runAnalysis(
+    { azure, prisma: db.prisma, log, costQueryType: 'ActualCost', postgresUrl: database.url },
+    { subscriptionId: SUBSCRIPTION, monthSelection: 'current' },
+    async (phase) => {
+      if (phase !== lastPhase) {
+        const now = performance.now();
+        phases.push([lastPhase, now - last]);
+        if (process.env.BENCH_MEM) {
+          const m = process.memoryUsage();
+          process.stderr.write(
+            `${phase}: rss ${Math.round(m.rss / 1e6)} heap ${Math.round(m.heapUsed / 1e6)} ext ${Math.round(m.external / 1e6)} ab ${Math.round(m.arrayBuffers / 1e6)}\n`,
+          );
+        }
+        last = now;
+        lastPhase = phase;
+      }
+    },
+  );
+  const wall = performance.now() - started;
+  if (sampler) clearInterval(sampler);
+  phases.push([lastPhase, performance.now() - last]);
+  const peakKb = process.resourceUsage().maxRSS;
+  await db.close();
+
+  const baseline = await bulkInsertBaseline(database.url, result.analysisRunId);
+  const ratio = result.writeMs / baseline.ms;
+  const lines = [
+    `finops analysis bench: ${result.resourcesAnalyzed} resources, subscription ${SUBSCRIPTION}, PostgreSQL`,
+    `  wall time            ${(wall / 1000).toFixed(1)} s`,
+    `  phases               ${phases.map(([p, ms]) => `${p} ${(ms / 1000).toFixed(1)}s`).join(', ')}`,
+    `  rows written         ${result.rowsWritten} in ${(result.writeMs / 1000).toFixed(2)} s (${Math.round(result.rowsWritten / (result.writeMs / 1000))} rows/s)`,
+    `  bulk INSERT baseline ${baseline.rows} rows in ${(baseline.ms / 1000).toFixed(2)} s (${Math.round(baseline.rows / (baseline.ms / 1000))} rows/s)`,
+    `  write ratio          ${ratio.toFixed(2)} (aim < 2)`,
+    `  peak RSS             ${mb(peakKb)} (aim < 512 MB; simulator in its own process)`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  if (ratio >= 2 || peakKb / 1024 >= 512) exitCode = 1;
+} finally {
+  sim.stop();
+  await database.drop();
+}
+process.exit(exitCode);
