@@ -2,12 +2,16 @@ import { z } from 'zod';
 import { badRequest } from '../../../http/problem.js';
 import { pagingHeaders } from '../../../http/respond.js';
 
-/**
- * The most rows a list answers in one response. Routes the original left unbounded (W6) still
- * answer the whole list when no `page`/`pageSize` is given, as the web client expects, but never
- * more than this; `X-Total-Count` then tells the true size so a client can page for the rest.
- */
+/** The largest `pageSize` a client may ask for, and the cap of the dashboard's lists. */
 export const MAX_LIST_ROWS = 5000;
+
+/**
+ * The most rows an unpaged list answers. Routes the original left unbounded (W6) still answer the
+ * whole list when no `page`/`pageSize` is given, as the web client expects (it reads six months of
+ * history by group and service in one call: about 51,000 rows for a realistic subscription), but
+ * never more than this; `X-Total-Count` then tells the true size so a client can page for the rest.
+ */
+export const MAX_UNPAGED_ROWS = 100_000;
 
 /** A path parameter that must be a positive 32-bit integer (a run or row id): 400 otherwise. */
 export function idParam(params: Record<string, string>, name: string): number {
@@ -55,13 +59,13 @@ function positiveInt(query: URLSearchParams, name: string): number | undefined {
 /**
  * `page`/`pageSize` as the original read them; a value of 0 or less, or not a number, is a 400
  * (the original turned it into an SQL error and a 500, W6). `defaultPageSize` undefined means the
- * original answered the whole list: then an unpaged request gets up to MAX_LIST_ROWS rows.
+ * original answered the whole list: then an unpaged request gets up to MAX_UNPAGED_ROWS rows.
  */
 export function paging(query: URLSearchParams, defaultPageSize?: number): Paging {
   const page = positiveInt(query, 'page');
   const size = positiveInt(query, 'pageSize');
   const explicit = page !== undefined || size !== undefined;
-  const pageSize = size ?? defaultPageSize ?? MAX_LIST_ROWS;
+  const pageSize = size ?? defaultPageSize ?? MAX_UNPAGED_ROWS;
   const p = page ?? 1;
   const skip = (p - 1) * pageSize;
   if (skip > 2_147_483_647) {
@@ -83,4 +87,4 @@ export const pagingQuery = z.object({
 });
 export const PAGED_HEADERS_NOTE =
   'Paging headers X-Total-Count, X-Page and X-Page-Size are set (exposed through CORS).';
-export const UNPAGED_NOTE = `Without page/pageSize the whole list is answered, at most ${MAX_LIST_ROWS} rows; X-Total-Count tells the true size.`;
+export const UNPAGED_NOTE = `Without page/pageSize the whole list is answered, at most ${MAX_UNPAGED_ROWS} rows; X-Total-Count tells the true size.`;
