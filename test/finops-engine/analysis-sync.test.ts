@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AzureSimulator, startAzureSimulator, WASTE_CASES } from '../../dev/azure-sim/index.js';
+import { persistRun } from '../../shared/finops/engine/persist.js';
 import type { TestHost } from '../support/host.js';
 import { apiClient, isProblem } from '../support/http.js';
 import { ADMIN, type Api, SUB_A, SUB_B, startAnalysisHost, USER } from './support.js';
@@ -167,6 +168,68 @@ describe('synchronous analysis against the simulator', () => {
       costQueryTypeLabel: 'Actual',
       costQueryTypeDescription: expect.any(String),
     });
+  });
+
+  it('answers the sync summary with success false and a short reason when the analysis fails', async () => {
+    sim.faults.fail({ status: 403, endpoint: 'subscription', count: 1 });
+    const before = await host.services.prisma.analysisRun.count();
+    const res = await api.post('/finops/api/Analysis/start', { token: USER, json: SUB_B });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      success: false,
+      analysisRunId: 0,
+      subscriptionName: 'Unknown',
+      subscriptionId: SUB_B,
+    });
+    expect(res.body.message).toMatch(/^Error: .*403/);
+    expect(res.body.errorDetails).not.toMatch(/\n/);
+    expect(await host.services.prisma.analysisRun.count()).toBe(before);
+    const job = await host.services.prisma.analysisJob.findUniqueOrThrow({ where: { id: res.body.jobId } });
+    expect(job).toMatchObject({ status: 'failed', success: false });
+  });
+
+  it('writes a run all or nothing: a failure while saving leaves no run and no rows', async () => {
+    const prisma = host.services.prisma;
+    const counts = async () => [await prisma.analysisRun.count(), await prisma.resourceAnalysis.count()];
+    const before = await counts();
+    const now = new Date();
+    const resources = (function* () {
+      for (let i = 0; i < 3; i++) {
+        yield {
+          resourceId: `r${i}`,
+          resourceType: 't',
+          resourceName: `n${i}`,
+          resourceGroup: 'G',
+          location: '',
+          propertiesJson: null,
+          tagsJson: null,
+          metricsJson: null,
+          flags: '',
+          flagDetails: null,
+          monthToDateCost: 1,
+          recordedAt: now,
+        };
+      }
+      throw new Error('disk full');
+    })();
+    await expect(
+      persistRun(prisma, {
+        run: {
+          subscriptionId: SUB_A,
+          subscriptionName: 'x',
+          runDate: now,
+          totalMonthlyCost: 1,
+          totalResourcesAnalyzed: 3,
+          periodFrom: now,
+          periodTo: now,
+        },
+        resources,
+        costDetails: [],
+        historicalCosts: [],
+        recommendations: [],
+      }),
+    ).rejects.toThrow('disk full');
+    expect(await counts()).toEqual(before);
   });
 
   it('keeps older runs until an administrator asks for cleanup', async () => {

@@ -115,7 +115,7 @@ describe('waste flags', () => {
   });
 
   it('attaches the month-to-date cost only when the resource has one', () => {
-    const disk = resources.find((r, i) => sub.billing[i]!.waste === 'unattached-disk')!;
+    const disk = resources.find((_r, i) => sub.billing[i]!.waste === 'unattached-disk')!;
     expect(computeFlags(disk, 12.34567, now)[0]!.monthToDateCost).toBe(12.3457);
     expect(computeFlags(disk, 0, now)[0]!.monthToDateCost).toBeNull();
     expect(computeFlags(disk, undefined, now)[0]!.monthToDateCost).toBeNull();

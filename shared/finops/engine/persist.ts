@@ -214,9 +214,20 @@ const RUN_INSERT = `INSERT INTO "AnalysisRuns" (${RUN_COLUMNS.map(([c]) => `"${c
   ([, cast], i) => `$${i + 1}::${cast}`,
 ).join(', ')}) RETURNING id`;
 
+/** The schema's defaults, for the columns a caller may leave out (a raw INSERT would write NULL). */
+const RUN_DEFAULTS: Partial<Record<keyof RunData, unknown>> = {
+  aiModel: 'N/A',
+  conversationId: 'N/A',
+  reportFilePath: '',
+  currency: 'USD',
+  costQueryType: 'ActualCost',
+  monthSelection: 'current',
+  recommendationSource: 'none',
+};
+
 function runParams(run: RunData): unknown[] {
   return RUN_COLUMNS.map(([name, cast]) => {
-    const v = run[name] as unknown;
+    const v = (run[name] ?? RUN_DEFAULTS[name]) as unknown;
     if (v === null || v === undefined) return null;
     if (cast === 'date') return (v as Date).toISOString().slice(0, 10);
     if (cast === 'integer') return Number(v);
