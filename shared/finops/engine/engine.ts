@@ -8,7 +8,13 @@ import type { CoreServices } from '../../app/services.js';
 import { GUID } from '../../config/fields.js';
 import type { AnalysisJob } from '../../db/generated/client.js';
 import { type AzureAccess, createAzureAccess } from '../azure/index.js';
-import { AnalysisAborted, isPermanent, PermanentAnalysisError, shortReason } from './errors.js';
+import {
+  AnalysisAborted,
+  isPermanent,
+  JobBusyElsewhere,
+  PermanentAnalysisError,
+  shortReason,
+} from './errors.js';
 import { AnalysisGate } from './gate.js';
 import { type JobSource, JobStore } from './jobs.js';
 import { type AnalysisDeps, runAnalysis } from './orchestrator.js';
@@ -254,7 +260,7 @@ export class AnalysisEngine {
       if (!current || current.status === 'completed' || current.status === 'failed') return;
       if (current.status === 'running' && !this.jobs.isStale(current)) {
         if (dequeueCount >= MAX_DEQUEUE_COUNT) return; // it is alive elsewhere; do not poison it
-        throw new Error(`job ${job.id} is running on another instance`);
+        throw new JobBusyElsewhere(job.id);
       }
     }
     await this.runJob(job, dequeueCount);
@@ -292,9 +298,7 @@ export class AnalysisEngine {
       await this.gate.run(async () => {
         const fresh = await this.jobs.get(job.id);
         if (!fresh || fresh.status === 'completed' || fresh.status === 'failed') return;
-        if (!(await this.jobs.claim(fresh))) {
-          throw new Error(`job ${job.id} is running on another instance`);
-        }
+        if (!(await this.jobs.claim(fresh))) throw new JobBusyElsewhere(job.id);
         let lastWrite = 0;
         let lastPhase = '';
         const beat = setInterval(() => {
@@ -335,6 +339,12 @@ export class AnalysisEngine {
         // The host is stopping: leave the row as a crash would; the redelivered message or the
         // sweeper takes it from there.
         throw err instanceof AnalysisAborted ? err : new AnalysisAborted();
+      }
+      if (err instanceof JobBusyElsewhere) {
+        // Another instance holds this job: its row is not ours to change. Let the queue try later
+        // (and drop the message on its last delivery rather than poison a live job).
+        if (dequeueCount >= MAX_DEQUEUE_COUNT) return;
+        throw err;
       }
       const reason = shortReason(err);
       const message = `Error: ${reason}`;

@@ -42,3 +42,11 @@ export function shortReason(err: unknown, max = 300): string {
   const withStatus = status && !first.includes(String(status)) ? `${first} (HTTP ${status})` : first;
   return withStatus.length > max ? `${withStatus.slice(0, max - 1)}…` : withStatus || 'Unknown error';
 }
+
+/** The job is being run by another instance (its heartbeat is fresh): leave its row alone. */
+export class JobBusyElsewhere extends Error {
+  constructor(jobId: string) {
+    super(`job ${jobId} is running on another instance`);
+    this.name = 'JobBusyElsewhere';
+  }
+}
