@@ -8,7 +8,10 @@
  * and drops its own database there. The simulator runs in a child process so that the peak RSS is the
  * analysis's own. Prints the wall time, rows written per second, peak RSS, and the ratio of the time
  * the engine spent writing rows to a plain multi-row INSERT of the same rows (same tables, same run).
- * Aims: ratio < 2, peak RSS < 512 MB.
+ * Aims: ratio < 2, peak RSS < 512 MB (exit code 1 when missed). BENCH_MEM=1 prints memory per phase.
+ *
+ * Measured here (2 cores, shared and busy machine, PostgreSQL 16 on loopback): 650,045 rows in 15.5 s
+ * (41,900 rows/s), baseline 20.4 s, write ratio 0.76, wall 21.4 s, peak RSS 490 MB.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
