@@ -2,6 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    reporters: ['default', './test/support/summary-reporter.ts'],
     include: ['test/**/*.test.ts'],
     exclude: ['**/node_modules/**', 'agent/**'],
     globalSetup: ['test/support/global-setup.ts'],
