@@ -4,7 +4,7 @@
 import autocannon from 'autocannon';
 import { startAzurite } from '../dev/azurite.js';
 import { startLocalHost } from '../dev/host.js';
-import { hashPassword, verifyPassword } from '../shared/auth/passwords.js';
+import { hashPassword, PASSWORD_HASH_OPTIONS, verifyPassword } from '../shared/auth/passwords.js';
 import { loadConfig } from '../shared/config/index.js';
 import { createLogger } from '../shared/observability/logger.js';
 
@@ -105,7 +105,7 @@ try {
   });
 
   console.log(
-    `\nauth bench (node ${process.version}, argon2id m=19456 KiB t=2 p=1, ${CONNECTIONS} connections, ${DURATION}s runs)`,
+    `\nauth bench (node ${process.version}, argon2id m=${PASSWORD_HASH_OPTIONS.memoryCost} KiB t=${PASSWORD_HASH_OPTIONS.timeCost} p=${PASSWORD_HASH_OPTIONS.parallelism}, ${CONNECTIONS} connections, ${DURATION}s runs)`,
   );
   console.table([
     {
