@@ -27,7 +27,8 @@ describe('a host stopped in the middle of an analysis', () => {
   }, async () => {
     const shared = { DATA_DIR: dataDir, AnalysisQueue__Name: `kill-${Date.now()}` };
     const worker = { pollMs: 50, leaseMs: 2_000, settings: { visibilityTimeoutMs: 1_000 } };
-    const a = await startAnalysisHost(sim, { settings: shared, queueWorker: worker });
+    // PGlite on a shared folder: the PostgreSQL variant (a SIGKILLed child host) is its own test.
+    const a = await startAnalysisHost(sim, { settings: shared, queueWorker: worker, database: 'pglite' });
     hosts.push(a);
     sim.faults.slow(1_500, 'cost');
     const res = await apiClient(a.url).post('/finops/api/Analysis/start-async', { token: USER, json: SUB_A });
@@ -44,7 +45,7 @@ describe('a host stopped in the middle of an analysis', () => {
     hosts.pop();
     sim.faults.reset();
 
-    const b = await startAnalysisHost(sim, { settings: shared, queueWorker: worker });
+    const b = await startAnalysisHost(sim, { settings: shared, queueWorker: worker, database: 'pglite' });
     hosts.push(b);
     const api = apiClient(b.url);
     const stuck = (await api.get(`/finops/api/Analysis/jobs/${jobId}`, { token: USER })).body;
