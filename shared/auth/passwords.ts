@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import argon2 from 'argon2';
 
 /**
- * argon2id above OWASP's minimum (m = 19 MiB, t = 2, p = 1): m = 32 MiB, t = 3 costs about 60 ms
+ * argon2id above OWASP's minimum (m = 19 MiB, t = 2, p = 1): m = 32 MiB, t = 3 costs 60-90 ms
  * on a 2-core machine, inside the 50-250 ms a sign-in can afford (OWASP's minimum took 25 ms, cheap
  * for an attacker). The hash string carries its parameters, so older hashes stay verifiable.
  */
