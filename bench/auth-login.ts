@@ -2,11 +2,8 @@
 // login, the event loop's freedom while 20 logins run at once (p99 of GET /auth/api/Version), and
 // authenticated GET /User/GetUserDetailsByToken requests/s against GET /auth/api/Version.
 import autocannon from 'autocannon';
-import { startAzurite } from '../dev/azurite.js';
-import { startLocalHost } from '../dev/host.js';
 import { hashPassword, PASSWORD_HASH_OPTIONS, verifyPassword } from '../shared/auth/passwords.js';
-import { loadConfig } from '../shared/config/index.js';
-import { createLogger } from '../shared/observability/logger.js';
+import { startBenchHost } from './bench-host.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 6);
 const CONNECTIONS = 20;
@@ -24,19 +21,7 @@ const percentile = (values: number[], p: number) => {
 };
 const ms = (n: number) => Math.round(n * 10) / 10;
 
-const azurite = await startAzurite();
-const config = loadConfig({
-  WEBAPP_ENVIRONMENT: 'Development',
-  DATA_DIR: 'memory://',
-  AzureWebJobsStorage: azurite.connectionString,
-  WeeklyAnalysis__Enabled: 'false',
-  Jwt__Key: 'bench-signing-key-0123456789-0123456789-abcdef',
-});
-const host = await startLocalHost({
-  config,
-  queueWorker: false,
-  servicesOptions: { log: createLogger('None') },
-});
+const host = await startBenchHost({ Jwt__Key: 'bench-signing-key-0123456789-0123456789-abcdef' });
 let exitCode = 0;
 try {
   const { auth } = host.services;
@@ -176,6 +161,5 @@ try {
   if (details.errors || version.errors || idle.errors || busy.errors || loginErrors) exitCode = 1;
 } finally {
   await host.close();
-  await azurite.stop();
 }
 process.exit(exitCode);

@@ -6,11 +6,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { startAzurite } from '../dev/azurite.js';
-import { startLocalHost } from '../dev/host.js';
 import { APP_VERSION } from '../shared/app/version.js';
-import { loadConfig } from '../shared/config/index.js';
-import { createLogger } from '../shared/observability/logger.js';
+import { startBenchHost } from './bench-host.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = 20;
@@ -68,18 +65,7 @@ async function timeToFirst200(): Promise<number> {
   }
 }
 
-const azurite = await startAzurite();
-const config = loadConfig({
-  WEBAPP_ENVIRONMENT: 'Development',
-  DATA_DIR: 'memory://',
-  AzureWebJobsStorage: azurite.connectionString,
-  WeeklyAnalysis__Enabled: 'false',
-});
-const host = await startLocalHost({
-  config,
-  queueWorker: false,
-  servicesOptions: { log: createLogger('None') },
-});
+const host = await startBenchHost();
 const bare = await bareServer();
 try {
   const headers = { accept: 'application/json' };
@@ -111,5 +97,4 @@ try {
 } finally {
   bare.close();
   await host.close();
-  await azurite.stop();
 }

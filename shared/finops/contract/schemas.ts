@@ -75,7 +75,8 @@ export const AiRecommendation = z.object({
   analysisRun: z.null(),
 });
 
-export const AnalysisRun = z.object({
+/** The columns of a stored run, shared by the run entity and latest-per-subscription's rows. */
+const runColumns = {
   id: Int,
   subscriptionId: z.string(),
   subscriptionName: z.string(),
@@ -87,6 +88,10 @@ export const AnalysisRun = z.object({
   reportFilePath: z.string().nullable(),
   createdAt: OffsetFreeDate,
   currency: z.string(),
+};
+
+export const AnalysisRun = z.object({
+  ...runColumns,
   costDetails: z.array(CostDetail),
   resources: z.array(ResourceAnalysis),
   aiRecommendations: z.array(AiRecommendation),
@@ -95,20 +100,10 @@ export const AnalysisRun = z.object({
 export const AnalysisRunList = z.array(AnalysisRun);
 
 export const AnalysisRunWithDescription = z.object({
-  id: Int,
-  subscriptionId: z.string(),
-  subscriptionName: z.string(),
+  ...runColumns,
   description: z.string(),
   budget: Money.nullable(),
   infraSupportCost: Money,
-  runDate: OffsetFreeDate,
-  totalMonthlyCost: Money,
-  totalResourcesAnalyzed: Int,
-  aiModel: z.string(),
-  conversationId: z.string(),
-  reportFilePath: z.string().nullable(),
-  createdAt: OffsetFreeDate,
-  currency: z.string(),
 });
 
 export const SubscriptionSummary = z.object({ subscriptionId: z.string(), subscriptionName: z.string() });
