@@ -8,10 +8,11 @@ import type { AppServices } from '../shared/app/services.js';
 import { nextWeeklyRun } from '../shared/app/weekly-schedule.js';
 import type { AppConfig } from '../shared/config/index.js';
 import { MAX_BODY_BYTES } from '../shared/http/body.js';
-import { dispatchRoute, errorResponse, unmatchedResponse } from '../shared/http/dispatch.js';
+import { errorResponse } from '../shared/http/dispatch.js';
 import { HttpError } from '../shared/http/problem.js';
 import type { RouteDefinition } from '../shared/http/route.js';
 import { Router } from '../shared/http/router.js';
+import { type RequestServer, serveRequest } from '../shared/http/serve.js';
 import { type QueueWorker, type QueueWorkerOptions, startQueueWorker } from './queue-worker.js';
 
 export interface LocalHostOptions {
@@ -112,7 +113,13 @@ async function writeResponse(
 export async function startLocalHost(options: LocalHostOptions): Promise<LocalHost> {
   const ownsServices = !options.services;
   const services = options.services ?? (await createServices(options.config, options.servicesOptions));
-  const router = new Router(options.routes ?? defaultRoutes);
+  const requests: RequestServer = {
+    router: new Router(options.routes ?? defaultRoutes),
+    log: services.log,
+    errors: services.errors,
+    boot: () => services,
+    services: async () => services,
+  };
   const inflight = new Set<Promise<void>>();
   let closing = false;
 
@@ -121,7 +128,6 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       const host = req.headers.host ?? '127.0.0.1';
       // Strings, not a URL object: the router needs only the path, HttpRequest parses the rest.
       const target = req.url?.startsWith('/') ? req.url : '/';
-      const pathname = target.split('?', 1)[0]!;
       const url = `http://${host}${target}`;
       const method = (req.method ?? 'GET').toUpperCase();
       const invocation = new azf.InvocationContext({
@@ -135,21 +141,15 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       let response: HttpResponseInit;
       try {
         const body = await readBody(req);
-        const lookup = method === 'HEAD' ? 'GET' : method;
-        const match = router.match(lookup, pathname);
+        // The host binds route parameters; serveRequest hands the router's to the handler, as the
+        // Functions catch-alls do, so nothing reads these.
         const request = new azf.HttpRequest({
           method,
           url,
           headers,
-          params: match.kind === 'match' ? match.params : {},
           body: body.length ? { bytes: body } : undefined,
         });
-        if (match.kind === 'match') {
-          invocation.functionName = match.route.name;
-          response = await dispatchRoute(services, match.route, match.params, request, invocation);
-        } else {
-          response = unmatchedResponse(services, match, request, invocation);
-        }
+        response = await serveRequest(requests, request, invocation);
       } catch (error) {
         const request = new azf.HttpRequest({ method, url, headers });
         response = errorResponse(

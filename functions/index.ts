@@ -1,20 +1,38 @@
-// Azure Functions entry point (v4 programming model): configuration is read once at load, and the
-// services (database, queue, modules) are created on the first invocation and reused.
+// Azure Functions entry point (v4 programming model). Settings are checked at load; the services
+// (database, queue, modules) are created on the first invocation and reused. Until they can be
+// created, requests answer 503 with Retry-After and the cause is in the log (see shared/app/startup).
 import azf from '@azure/functions';
 import { createServices } from '../shared/app/create-services.js';
 import { routes } from '../shared/app/routes.js';
-import type { AppServices } from '../shared/app/services.js';
-import { loadConfig } from '../shared/config/index.js';
+import { createStartup } from '../shared/app/startup.js';
+import { loadConfig, readSettings } from '../shared/config/index.js';
+import { createErrorReporter } from '../shared/observability/errors.js';
+import { createLogger } from '../shared/observability/logger.js';
 import { registerFunctions } from './register.js';
 
-const config = loadConfig();
-let services: Promise<AppServices> | undefined;
+/** How long a client should wait before retrying while the services cannot be created. */
+const STARTUP_RETRY_AFTER_SECONDS = 10;
+
+const settings = readSettings();
+// The log level and error tracker come from the raw settings, so a startup that fails on another
+// setting is still logged (and reported to Sentry when a DSN is set).
+const log = createLogger(settings.Logging__LogLevel__Default);
+const startup = createStartup({
+  loadConfig: () => loadConfig(readSettings()),
+  createServices: (config) => createServices(config, { log }),
+  log,
+  errorReporter: (config) =>
+    createErrorReporter(
+      config?.platform ?? {
+        ErrorTracker__Dsn: settings.ErrorTracker__Dsn?.trim() || undefined,
+        ErrorTracker__Enabled: true,
+        ErrorTracker__Environment: settings.ErrorTracker__Environment,
+        ErrorTracker__SendDefaultPii: false,
+        WEBAPP_ENVIRONMENT: settings.WEBAPP_ENVIRONMENT === 'Development' ? 'Development' : 'Production',
+      },
+    ),
+  retryAfterSeconds: STARTUP_RETRY_AFTER_SECONDS,
+});
 
 azf.app.setup({ enableHttpStream: false });
-registerFunctions(azf.app, config, routes, () => {
-  services ??= createServices(config).catch((error) => {
-    services = undefined;
-    throw error;
-  });
-  return services;
-});
+registerFunctions(azf.app, startup, routes, log);

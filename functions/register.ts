@@ -1,78 +1,68 @@
 import type { app as azureApp, HttpRequest, InvocationContext } from '@azure/functions';
-import type { AppServices } from '../shared/app/services.js';
+import type { Startup } from '../shared/app/startup.js';
 import { queueTrigger, weeklyTimerTrigger } from '../shared/app/triggers.js';
-import type { AppConfig } from '../shared/config/index.js';
-import { dispatchRoute, errorResponse, unmatchedResponse } from '../shared/http/dispatch.js';
-import { fullPath, type RouteDefinition, type Service } from '../shared/http/route.js';
+import type { RouteDefinition, Service } from '../shared/http/route.js';
 import { Router } from '../shared/http/router.js';
+import { serveRequest } from '../shared/http/serve.js';
+import { withInvocationScope } from '../shared/observability/invocation-scope.js';
+import type { Logger } from '../shared/observability/logger.js';
 
 type App = Pick<typeof azureApp, 'http' | 'storageQueue' | 'timer'>;
 
+/** Every method a client may send; the router answers 405 (or a preflight) for the ones a path lacks. */
+const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'] as const;
+
 /**
- * Registers the route table, the queue trigger and the weekly timer with the Functions host. Thin
- * by design: every handler goes through dispatchRoute, as on the local host.
+ * One catch-all HTTP function per service, whose handler runs our router. The Functions host
+ * tries HTTP functions in the order of their names and takes the first whose template matches
+ * (it does not rank `AnalysisRuns/latest` above `AnalysisRuns/{id}` as ASP.NET Core would), so a
+ * function per route would route by the accident of naming. With one template per service, no
+ * two registrations can match the same path and the route table decides, as on the local host.
  */
-export function registerFunctions(
-  app: App,
-  config: AppConfig,
-  routes: RouteDefinition[],
-  services: () => Promise<AppServices>,
-): void {
+export function registerFunctions(app: App, startup: Startup, routes: RouteDefinition[], log: Logger): void {
   const router = new Router(routes);
-  for (const route of routes) {
-    app.http(route.name, {
-      methods: [route.method],
-      route: fullPath(route),
-      authLevel: 'anonymous',
-      handler: async (request: HttpRequest, context: InvocationContext) => {
-        try {
-          return await dispatchRoute(await services(), route, request.params, request, context);
-        } catch (error) {
-          return errorResponse(error, request, context);
-        }
-      },
-    });
-  }
-  // Lowest-precedence catch-alls answer preflight, 404 and 405 in problem+json, as locally.
+  const server = {
+    router,
+    log,
+    get errors() {
+      return startup.errors();
+    },
+    boot: () => {
+      const config = startup.config();
+      return config ? { config, log, errors: startup.errors() } : undefined;
+    },
+    services: () => startup.services(),
+  };
   for (const service of ['auth', 'finops'] as Service[]) {
-    app.http(`${service}-unmatched`, {
-      methods: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'],
-      route: `${service}/api/{*rest}`,
+    app.http(`${service}-api`, {
+      methods: [...METHODS],
+      route: `${service}/api/{*path}`,
       authLevel: 'anonymous',
-      handler: async (request: HttpRequest, context: InvocationContext) => {
-        const s = await services();
-        const match = router.match(
-          request.method === 'OPTIONS' ? 'GET' : request.method,
-          new URL(request.url).pathname,
-        );
-        if (match.kind === 'match') {
-          if (request.method === 'OPTIONS') {
-            return unmatchedResponse(
-              s,
-              { kind: 'method-not-allowed', allow: [match.route.method] },
-              request,
-              context,
-            );
-          }
-          return dispatchRoute(s, match.route, match.params, request, context);
-        }
-        return unmatchedResponse(s, match, request, context);
-      },
+      handler: (request: HttpRequest, context: InvocationContext) => serveRequest(server, request, context),
     });
   }
+  // Trigger bindings need the settings (queue name, schedule). With invalid settings the HTTP
+  // functions still answer 503 and the log names the setting; fixing it restarts the app.
+  const config = startup.config();
+  if (!config) return;
   const queue = queueTrigger(config);
   app.storageQueue(queue.name, {
     queueName: queue.queueName,
     connection: queue.connection,
-    handler: async (message: unknown, context: InvocationContext) =>
-      (await services()).finops.handleQueueMessage(message, context),
+    handler: (message: unknown, context: InvocationContext) =>
+      withInvocationScope({ invocationId: context.invocationId }, async () =>
+        (await startup.services()).finops.handleQueueMessage(message, context),
+      ),
   });
   const timer = weeklyTimerTrigger(config);
   if (timer) {
     app.timer(timer.name, {
       schedule: timer.schedule,
       runOnStartup: false,
-      handler: async (tick, context) => (await services()).finops.handleWeeklyTimer(tick, context),
+      handler: (tick, context) =>
+        withInvocationScope({ invocationId: context.invocationId }, async () =>
+          (await startup.services()).finops.handleWeeklyTimer(tick, context),
+        ),
     });
   }
 }

@@ -10,6 +10,7 @@ function versionRoute(service: Service): RouteDefinition {
     method: 'GET',
     path: 'Version',
     auth: 'none',
+    withoutServices: true,
     openapi: {
       summary: 'The service version',
       tags: ['Version'],

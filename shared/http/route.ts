@@ -43,6 +43,11 @@ export interface RouteDefinition {
   /** Template below `<service>/api/`, e.g. `User/GetById/{userId}`. Empty string for the base. */
   path: string;
   auth: AuthRequirement;
+  /**
+   * The handler reads nothing but `services.config`, `log` and `errors` (Version), so it answers
+   * while the database or the queue cannot be reached.
+   */
+  withoutServices?: boolean;
   openapi?: OpenApiInfo;
   handler(ctx: RequestContext<Caller | undefined>): Promise<HttpResponseInit>;
 }

@@ -13,7 +13,16 @@ let initialised = false;
  * Error tracking through @sentry/node when a DSN is set (ErrorTracker__*). Sentry is process-wide,
  * so it is initialised once however many hosts a process starts (tests start several).
  */
-export function createErrorReporter(settings: PlatformSettings): ErrorReporter {
+export function createErrorReporter(
+  settings: Pick<
+    PlatformSettings,
+    | 'ErrorTracker__Dsn'
+    | 'ErrorTracker__Enabled'
+    | 'ErrorTracker__Environment'
+    | 'ErrorTracker__SendDefaultPii'
+    | 'WEBAPP_ENVIRONMENT'
+  >,
+): ErrorReporter {
   const dsn = settings.ErrorTracker__Dsn;
   const enabled = !!dsn && (settings.ErrorTracker__Enabled || !!dsn);
   if (enabled && !initialised) {

@@ -1,4 +1,5 @@
 import { type Logger, pino } from 'pino';
+import { invocationLogFields } from './invocation-scope.js';
 
 export type { Logger } from 'pino';
 
@@ -26,6 +27,7 @@ export function createLogger(level: string | undefined, bindings: Record<string,
   return pino({
     level: pinoLevel(level),
     base: { service: 'finwatch', ...bindings },
+    mixin: invocationLogFields,
     redact: { paths: ['password', '*.password', 'token', '*.token', 'authorization'], censor: '***' },
   });
 }
