@@ -69,10 +69,11 @@ if (requestsFile && !importError) {
       url: r.url,
       headers: r.headers ?? {},
       params: r.params ?? {},
+      body: r.body === undefined ? undefined : { string: r.body },
     });
     const context = new InvocationContext({
       functionName: r.function,
-      invocationId: `stub-${responses.length}`,
+      invocationId: r.invocationId ?? `stub-${responses.length}`,
     });
     try {
       const res = await fn.handler(request, context);

@@ -17,6 +17,8 @@ export interface StubRequest {
   method?: string;
   headers?: Record<string, string>;
   params?: Record<string, string>;
+  body?: string;
+  invocationId?: string;
 }
 
 export interface CoreBinding {
@@ -27,6 +29,9 @@ export interface CoreBinding {
 
 export interface StubResult {
   readyMs: number;
+  /** What the app wrote (pino logs to stdout). */
+  stdout?: string;
+  stderr?: string;
   importError?: string;
   programmingModel?: { name: string; version: string };
   functions: Array<{ name: string; bindings: Record<string, CoreBinding> }>;
@@ -70,12 +75,13 @@ export async function runStub(
     }
     // The child inherits no FINWATCH_*/app settings from the test process except those given.
     const env: Record<string, string> = { PATH: process.env.PATH ?? '', ...STUB_SETTINGS, ...options.env };
-    await run(process.execPath, options.tsx ? ['--import', 'tsx', ...args] : args, {
+    const output = await run(process.execPath, options.tsx ? ['--import', 'tsx', ...args] : args, {
       cwd: options.cwd ?? REPO_ROOT,
       env,
       maxBuffer: 16 * 1024 * 1024,
     });
-    return JSON.parse(readFileSync(resultFile, 'utf8')) as StubResult;
+    const result = JSON.parse(readFileSync(resultFile, 'utf8')) as StubResult;
+    return { ...result, stdout: output.stdout, stderr: output.stderr };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
