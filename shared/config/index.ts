@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { type AuthSettings, authSettingsSchema } from './auth.js';
 import { type FinopsSettings, finopsSettingsSchema } from './finops.js';
+import { refuseUnresolvedKeyVaultReferences } from './key-vault.js';
 import { type PlatformSettings, platformSettingsSchema } from './platform.js';
 import { ConfigError, readSettings, type Settings } from './source.js';
 
@@ -38,6 +39,14 @@ function parseSection<S extends z.ZodType>(schema: S, settings: Settings): z.inf
  * ConfigError whose message is one line naming the setting, which startup prints and exits on.
  */
 export function loadConfig(settings: Settings = readSettings()): AppConfig {
+  // Every setting finwatch reads (the secrets above all) plus the Functions host's storage one.
+  refuseUnresolvedKeyVaultReferences(settings, [
+    ...Object.keys(platformSettingsSchema.shape),
+    ...Object.keys(authSettingsSchema.shape),
+    ...Object.keys(finopsSettingsSchema.shape),
+    'AzureWebJobsStorage__queueServiceUri',
+    'AzureWebJobsStorage__accountName',
+  ]);
   const platform = parseSection(platformSettingsSchema, settings);
   const auth = parseSection(authSettingsSchema, settings);
   const finops = parseSection(finopsSettingsSchema, settings);

@@ -117,3 +117,36 @@ describe('configuration', () => {
     expect(() => readSettings({}, dir)).toThrow(/local.settings.json is not valid JSON/);
   });
 });
+
+describe('Key Vault references App Service could not resolve', () => {
+  const reference = '@Microsoft.KeyVault(SecretUri=https://finwatch-kv.vault.azure.net/secrets/jwt-key/)';
+
+  it.each([
+    'Jwt__Key',
+    'ConnectionStrings__SqlConnectionString',
+    'CloudAd__ClientSecret',
+    'Cloud__ClientSecret',
+    'MOBILE_API_KEY',
+    'AI__ApiKey',
+    'smtpPassword',
+    'SENDGRID_API_KEY',
+    'SwaggerUICredentials__password',
+    'AzureWebJobsStorage',
+  ])('stop startup with a message naming %s', (name) => {
+    const message = errorOf({ ...prodOk, [name]: reference });
+    expect(message).toMatch(new RegExp(`^Setting ${name} holds an unresolved Key Vault reference`));
+    // The reference itself (vault and secret names) is not echoed.
+    expect(message).not.toContain('finwatch-kv');
+  });
+
+  it('are recognised whatever the spacing and case App Service kept', () => {
+    expect(errorOf({ ...prodOk, Jwt__Key: '  @microsoft.keyvault (VaultName=kv;SecretName=jwt)' })).toMatch(
+      /^Setting Jwt__Key holds an unresolved Key Vault reference/,
+    );
+  });
+
+  it('leave resolved values alone, even ones that mention Key Vault', () => {
+    const c = loadConfig({ ...prodOk, smtpPassword: 'not @Microsoft.KeyVault(...) at the start' });
+    expect(c.auth.smtpPassword).toBe('not @Microsoft.KeyVault(...) at the start');
+  });
+});

@@ -8,7 +8,7 @@
 // and every registerFunction(metadata, handler). `readyMs` is performance.now() once the import
 // has settled: process start to registrations done. Optionally it then invokes HTTP handlers with
 // real HttpRequest/InvocationContext objects and records the responses.
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
@@ -59,6 +59,11 @@ if (requestsFile && !importError) {
   // copy private); the handlers only read their public members.
   const { HttpRequest, InvocationContext } = createRequire(import.meta.url)('@azure/functions');
   for (const r of requests) {
+    // A test that changes the world between two requests (starts a database) waits for the
+    // stub's `announceFile` and answers with the `waitForFile` the next request waits on.
+    if (r.waitForFile) {
+      while (!existsSync(r.waitForFile)) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const fn = functions.find((f) => f.metadata.name === r.function);
     if (!fn) {
       responses.push({ function: r.function, error: 'not registered' });
@@ -92,6 +97,7 @@ if (requestsFile && !importError) {
     } catch (error) {
       responses.push({ function: r.function, error: String(error?.stack ?? error) });
     }
+    if (r.announceFile) writeFileSync(r.announceFile, String(responses.length));
   }
 }
 

@@ -19,6 +19,10 @@ export interface StubRequest {
   params?: Record<string, string>;
   body?: string;
   invocationId?: string;
+  /** Wait until this file exists before sending the request. */
+  waitForFile?: string;
+  /** Write this file once the request is answered. */
+  announceFile?: string;
 }
 
 export interface CoreBinding {
