@@ -99,25 +99,25 @@ function zipDir(dir: string, files: string[], zipPath: string): Promise<void> {
   });
 }
 
-export async function buildPackage(outRoot = path.join(ROOT, 'out')): Promise<PackageResult> {
-  const dir = path.join(outRoot, 'package');
-  const zip = path.join(outRoot, 'finwatch-functions.zip');
-  rmSync(dir, { recursive: true, force: true });
-  rmSync(zip, { force: true });
-  mkdirSync(dir, { recursive: true });
-  const dist = path.join(dir, 'dist');
-
+/**
+ * The Functions entry (functions/index.ts) bundled with esbuild into `outdir` as ESM (`index` plus
+ * shared chunks), with PGlite's assets beside it. `npm run build` and `npm run package` both use it.
+ */
+export async function bundleFunctions(
+  outdir: string,
+  options: { extension: '.js' | '.mjs'; minify: boolean },
+): Promise<void> {
   await build({
     absWorkingDir: ROOT,
     entryPoints: { index: 'functions/index.ts' },
-    outdir: dist,
-    outExtension: { '.js': '.mjs' },
+    outdir,
+    outExtension: { '.js': options.extension },
     bundle: true,
     splitting: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    minify: true,
+    minify: options.minify,
     keepNames: true,
     sourcemap: 'external',
     legalComments: 'none',
@@ -130,12 +130,22 @@ export async function buildPackage(outRoot = path.join(ROOT, 'out')): Promise<Pa
       js: "import { createRequire as __fwCreateRequire } from 'node:module'; const require = __fwCreateRequire(import.meta.url);",
     },
   });
-
   // PGlite loads these with new URL('./pglite.wasm', import.meta.url): beside the chunks.
   const pgliteDist = path.join(pkgDir('@electric-sql/pglite'), 'dist');
   for (const file of ['pglite.wasm', 'pglite.data', 'initdb.wasm']) {
-    cpSync(path.join(pgliteDist, file), path.join(dist, file));
+    cpSync(path.join(pgliteDist, file), path.join(outdir, file));
   }
+}
+
+export async function buildPackage(outRoot = path.join(ROOT, 'out')): Promise<PackageResult> {
+  const dir = path.join(outRoot, 'package');
+  const zip = path.join(outRoot, 'finwatch-functions.zip');
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(zip, { force: true });
+  mkdirSync(dir, { recursive: true });
+  const dist = path.join(dir, 'dist');
+
+  await bundleFunctions(dist, { extension: '.mjs', minify: true });
 
   // Runtime externals, copied from the installed tree (the lock's versions). argon2 ships its
   // linux-x64 prebuilds (Azure Functions on Linux) and, when npm compiled it on a linux-x64 build
