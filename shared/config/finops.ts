@@ -31,6 +31,12 @@ export const finopsSettingsSchema = z.object({
    * queue message restarts it, a sync job is marked failed.
    */
   AnalysisJobs__HeartbeatSeconds: int(15, 1, 600),
+  /**
+   * How long POST /Analysis/start waits for its analysis (including the wait behind a running
+   * one) before it answers 202 with the job instead. Azure ends any HTTP response after 230 s, so
+   * the bound stays below it.
+   */
+  AnalysisStart__MaxWaitSeconds: int(200, 1, 225),
   WeeklyAnalysis__Enabled: bool(true),
   WeeklyAnalysis__DayOfWeekUtc: z.preprocess(
     (v) => {

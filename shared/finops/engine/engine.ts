@@ -207,23 +207,46 @@ export class AnalysisEngine {
     return job;
   }
 
-  /** POST /Analysis/start: runs now (after any analysis ahead of it) and answers the sync summary. */
-  async startSync(subscriptionId: string, monthSelection: MonthSelection): Promise<SyncSummary> {
+  /**
+   * POST /Analysis/start: runs now (after any analysis ahead of it) and answers the sync summary,
+   * or, when that takes longer than `maxWaitMs`, the job, which goes on running and is tracked
+   * like a queued one (GET Analysis/jobs/{id}).
+   */
+  async startSync(
+    subscriptionId: string,
+    monthSelection: MonthSelection,
+    maxWaitMs = Number.POSITIVE_INFINITY,
+  ): Promise<{ kind: 'summary'; summary: SyncSummary } | { kind: 'accepted'; job: AnalysisJob }> {
     const job = await this.jobs.create(subscriptionId, monthSelection, 'sync');
-    await this.track(this.runJob(job, MAX_DEQUEUE_COUNT).catch(() => undefined));
+    const finished = this.track(this.runJob(job, MAX_DEQUEUE_COUNT).catch(() => undefined)).then(
+      () => true as const,
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const bound = Number.isFinite(maxWaitMs)
+      ? new Promise<false>((resolve) => {
+          timer = setTimeout(() => resolve(false), maxWaitMs);
+        })
+      : new Promise<false>(() => undefined);
+    const inTime = await Promise.race([finished, bound]);
+    clearTimeout(timer);
     const done = (await this.jobs.get(job.id))!;
+    if (!inTime) return { kind: 'accepted', job: done };
     const success = done.status === 'completed' && done.success === true;
     return {
-      success,
-      subscriptionId,
-      subscriptionName: done.subscriptionName ?? 'Unknown',
-      analysisRunId: done.analysisRunId ?? 0,
-      resourcesAnalyzed: done.resourcesAnalyzed ?? 0,
-      totalMonthlyCost: done.totalMonthlyCost === null ? 0 : Number(done.totalMonthlyCost),
-      message:
-        done.message ?? (success ? 'Analysis completed successfully' : 'Error: the analysis did not finish.'),
-      errorDetails: success ? null : done.errorDetails,
-      jobId: job.id,
+      kind: 'summary',
+      summary: {
+        success,
+        subscriptionId,
+        subscriptionName: done.subscriptionName ?? 'Unknown',
+        analysisRunId: done.analysisRunId ?? 0,
+        resourcesAnalyzed: done.resourcesAnalyzed ?? 0,
+        totalMonthlyCost: done.totalMonthlyCost === null ? 0 : Number(done.totalMonthlyCost),
+        message:
+          done.message ??
+          (success ? 'Analysis completed successfully' : 'Error: the analysis did not finish.'),
+        errorDetails: success ? null : done.errorDetails,
+        jobId: job.id,
+      },
     };
   }
 

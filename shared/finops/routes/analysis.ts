@@ -34,6 +34,16 @@ function monthSelectionFrom(ctx: RequestContext): MonthSelection {
   return m;
 }
 
+/** 202 with the job and its Location: start-async's answer, and start's when it runs long. */
+function accepted(ctx: RequestContext, jobId: string, subscriptionId: string, status: string) {
+  const origin = new URL(ctx.request.url).origin;
+  return json(
+    202,
+    { jobId, subscriptionId, status },
+    { Location: `${origin}/finops/api/Analysis/jobs/${jobId}` },
+  );
+}
+
 const startBody = z.union([z.string(), z.object({ subscriptionId: z.string() })]);
 const monthQuery = z.object({ monthSelection: z.enum(['current', 'previous']).optional() });
 
@@ -48,19 +58,27 @@ export const analysisRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Run an analysis now and answer its summary',
       description:
-        'Runs after any analysis ahead of it (one at a time). Prefer start-async: a full analysis takes minutes.',
+        'Runs after any analysis ahead of it (one at a time). When it cannot finish within AnalysisStart__MaxWaitSeconds (200 s by default, under the 230 s Azure gives an HTTP response), answers 202 with the job, as start-async does, and the job goes on. Prefer start-async: a full analysis takes minutes.',
       tags: TAGS,
       body: startBody,
       query: monthQuery,
       responses: {
         200: { description: 'Sync summary (success may be false)' },
+        202: {
+          description:
+            'Still running after the bound: { jobId, subscriptionId, status } and a Location header',
+        },
         400: { description: 'Invalid id' },
       },
     },
     async handler(ctx) {
       const subscriptionId = await subscriptionIdFrom(ctx);
       const monthSelection = monthSelectionFrom(ctx);
-      return ok(await ctx.services.finops.engine.startSync(subscriptionId, monthSelection));
+      const maxWaitMs = ctx.services.config.finops.AnalysisStart__MaxWaitSeconds * 1000;
+      const result = await ctx.services.finops.engine.startSync(subscriptionId, monthSelection, maxWaitMs);
+      if (result.kind === 'summary') return ok(result.summary);
+      // Azure would cut the response at 230 s: answer as start-async does; the job goes on.
+      return accepted(ctx, result.job.id, subscriptionId, result.job.status);
     },
   }),
   defineRoute({
@@ -80,12 +98,7 @@ export const analysisRoutes: RouteDefinition[] = [
       const subscriptionId = await subscriptionIdFrom(ctx);
       const monthSelection = monthSelectionFrom(ctx);
       const job = await ctx.services.finops.engine.startAsync(subscriptionId, monthSelection);
-      const origin = new URL(ctx.request.url).origin;
-      return json(
-        202,
-        { jobId: job.id, subscriptionId, status: job.status },
-        { Location: `${origin}/finops/api/Analysis/jobs/${job.id}` },
-      );
+      return accepted(ctx, job.id, subscriptionId, job.status);
     },
   }),
   defineRoute({
