@@ -23,11 +23,16 @@ export function pinoLevel(name: string | undefined): string {
   return LEVELS[(name ?? 'info').trim().toLowerCase()] ?? 'info';
 }
 
-export function createLogger(level: string | undefined, bindings: Record<string, unknown> = {}): Logger {
-  return pino({
+export function createLogger(
+  level: string | undefined,
+  bindings: Record<string, unknown> = {},
+  destination?: NodeJS.WritableStream,
+): Logger {
+  const options = {
     level: pinoLevel(level),
     base: { service: 'finwatch', ...bindings },
     mixin: invocationLogFields,
     redact: { paths: ['password', '*.password', 'token', '*.token', 'authorization'], censor: '***' },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
