@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import azf from '@azure/functions';
 import type { QueueClient } from '@azure/storage-queue';
 import type { AppServices } from '../shared/app/services.js';
+import { withInvocationScope } from '../shared/observability/invocation-scope.js';
 import { type QueueHostSettings, readQueueHostSettings } from './host-json.js';
 
 export interface QueueWorker {
@@ -72,7 +73,10 @@ export function startQueueWorker(services: AppServices, options: QueueWorkerOpti
       },
     });
     try {
-      await services.finops.handleQueueMessage(parseMessage(item.messageText), context);
+      // As the Functions trigger does: the job's log lines carry this invocation's id.
+      await withInvocationScope({ invocationId: context.invocationId }, () =>
+        services.finops.handleQueueMessage(parseMessage(item.messageText), context),
+      );
       await queue.deleteMessage(item.messageId, item.popReceipt);
     } catch (error) {
       services.log.warn(
