@@ -30,7 +30,7 @@ describe('access log and log correlation on the local host', () => {
     await host?.close();
   });
 
-  const after = (n: number) => lines.slice(n);
+  const linesSince = (n: number) => lines.slice(n);
 
   it('writes one line per request with method, route name, status, duration, invocation id and the caller traceparent', async () => {
     const mark = lines.length;
@@ -38,7 +38,7 @@ describe('access log and log correlation on the local host', () => {
       headers: { traceparent: TRACEPARENT, authorization: 'Bearer not-a-token' },
     });
     const problem = (await res.json()) as { traceId: string };
-    const access = after(mark).filter((l) => l.msg === 'request');
+    const access = linesSince(mark).filter((l) => l.msg === 'request');
     expect(access).toHaveLength(1);
     expect(access[0]).toMatchObject({
       method: 'GET',
@@ -61,7 +61,7 @@ describe('access log and log correlation on the local host', () => {
       headers: { authorization: `Bearer ${forged}` },
     });
     const { traceId } = (await res.json()) as { traceId: string };
-    const during = after(mark);
+    const during = linesSince(mark);
     // Written by the auth module with the logger it was created with, yet it carries the id.
     const refused = during.find((l) => l.msg === 'own token refused');
     expect(refused?.invocationId).toBe(traceId);
@@ -75,7 +75,7 @@ describe('access log and log correlation on the local host', () => {
   it('logs unmatched paths with a null route and ignores a malformed traceparent', async () => {
     const mark = lines.length;
     await fetch(`${host.url}/finops/api/NoSuchThing`, { headers: { traceparent: 'garbage' } });
-    const access = after(mark).find((l) => l.msg === 'request');
+    const access = linesSince(mark).find((l) => l.msg === 'request');
     expect(access).toMatchObject({ method: 'GET', route: null, status: 404 });
     expect(access).not.toHaveProperty('traceparent');
   });
