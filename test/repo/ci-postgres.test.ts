@@ -44,7 +44,17 @@ describe.skipIf(!canManageClusters)('.ci/postgres.sh on a peer/scram cluster', (
     const port = await freePort();
     execFileSync(
       'pg_createcluster',
-      [version, cluster, '--port', String(port), '--', '--auth-local', 'peer', '--auth-host', 'scram-sha-256'],
+      [
+        version,
+        cluster,
+        '--port',
+        String(port),
+        '--',
+        '--auth-local',
+        'peer',
+        '--auth-host',
+        'scram-sha-256',
+      ],
       { stdio: 'ignore' },
     );
     created = true;
