@@ -42,7 +42,7 @@ export const userActionRoutes: RouteDefinition[] = [
       const b = await body(actionBody);
       const timeStamp = b.timeStamp ? new Date(b.timeStamp) : new Date();
       if (Number.isNaN(timeStamp.getTime()))
-        throw badRequest('The request body is invalid.', { timeStamp: ['is not a date'] });
+        throw badRequest('timeStamp is not a date', { timeStamp: ['is not a date'] });
       await services.prisma.userAction.create({
         data: { userId: caller.userId, action: b.action, timeStamp },
       });
