@@ -1,9 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { AppServices } from '../../app/services.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/problem.js';
 import { emptyOk, json, noContent, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
+import { changePassword, confirmReset, countResetRequest, sendResetCode } from '../password-reset.js';
 import { MIN_PASSWORD_LENGTH } from '../passwords.js';
 import { isUniqueViolation, normalizeEmail, toUserDto, type UserRow } from '../users.js';
 import {
@@ -18,11 +18,9 @@ import {
   userIdParams,
 } from './common.js';
 
-const RESET_CODE_TTL_MS = 30 * 60_000;
-const MAX_LIVE_RESET_CODES = 3;
-const password = () =>
+/** The rule of every new password (create, change, reset, the reset page). */
+export const password = () =>
   z.string().min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`);
-const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 
 const createBody = z.object({
   username: z.string().trim().min(3, 'must be at least 3 characters').max(256),
@@ -62,19 +60,6 @@ async function deleteUser(services: AppServices, user: UserRow): Promise<void> {
     tx.user.delete({ where: { id: user.id } }),
   );
   if (r === 'last-admin') throw lastAdmin();
-}
-
-async function setPassword(services: AppServices, user: UserRow, newPassword: string): Promise<UserRow> {
-  const passwordHash = await services.auth.passwords.hash(newPassword);
-  // Tokens issued before this instant stop working.
-  const updated = await services.auth.users.update(user.id, {
-    passwordHash,
-    credentialsChangedAt: new Date(),
-  });
-  await services.prisma.loginFailure.deleteMany({
-    where: { account: { in: [user.email, user.username.toLowerCase()] } },
-  });
-  return updated;
 }
 
 async function deviceTokensOf(services: AppServices, userId: string): Promise<string[]> {
@@ -220,29 +205,12 @@ export const userRoutes: RouteDefinition[] = [
       body: confirmBody,
       responses: responses({ 204: { description: 'Password changed; older tokens stop working' } }, 400, 403),
     },
-    async handler({ services, body }) {
+    async handler({ services, body, request }) {
       requireLoginEnabled(services);
       const b = await body(confirmBody);
-      const invalid = () => badRequest('The reset code is invalid or has expired.');
-      const codeHash = sha256(b.code);
-      const user = await services.auth.users.byEmail(b.email);
-      if (!user) throw invalid();
-      const now = new Date();
-      const code = await services.prisma.passwordResetCode.findFirst({
-        where: { userId: user.id, codeHash, usedAt: null, expiresAt: { gt: now } },
-      });
-      if (!code) throw invalid();
-      // Burn it atomically: of two concurrent confirmations only one wins.
-      const burnt = await services.prisma.passwordResetCode.updateMany({
-        where: { id: code.id, usedAt: null },
-        data: { usedAt: now },
-      });
-      if (burnt.count !== 1) throw invalid();
-      await services.prisma.passwordResetCode.updateMany({
-        where: { userId: user.id, usedAt: null },
-        data: { usedAt: now },
-      });
-      await setPassword(services, user, b.newPassword);
+      if ((await confirmReset(services, b, request)) !== 'ok') {
+        throw badRequest('The reset code is invalid or has expired.');
+      }
       return noContent();
     },
   }),
@@ -262,44 +230,12 @@ export const userRoutes: RouteDefinition[] = [
         403,
       ),
     },
-    async handler({ services, params: p }) {
+    async handler({ services, params: p, request }) {
       requireLoginEnabled(services);
       const { email } = params(emailParams, p);
-      const { auth, prisma, log } = services;
-      // Everything happens after the answer, so known and unknown emails answer alike.
-      auth.background('password reset', async () => {
-        const user = await auth.users.byEmail(email);
-        if (!user?.passwordHash || auth.isBlocked(user.email)) return;
-        const now = Date.now();
-        await prisma.passwordResetCode.deleteMany({
-          where: { userId: user.id, OR: [{ expiresAt: { lt: new Date(now) } }, { usedAt: { not: null } }] },
-        });
-        // At most a few live codes per account: a stranger cannot flood someone's mailbox.
-        const live = await prisma.passwordResetCode.count({ where: { userId: user.id } });
-        if (live >= MAX_LIVE_RESET_CODES) {
-          log.warn({ userId: user.id }, 'password reset not sent: too many live codes');
-          return;
-        }
-        const code = randomBytes(15).toString('base64url');
-        await prisma.passwordResetCode.create({
-          data: {
-            userId: user.id,
-            codeHash: sha256(code),
-            expiresAt: new Date(Date.now() + RESET_CODE_TTL_MS),
-          },
-        });
-        await auth.mailer.send({
-          to: user.email,
-          subject: 'finwatch - Password Reset',
-          text:
-            `A password reset was requested for your finwatch account.\n\nYour reset code: ${code}\n\n` +
-            'It works once and expires in 30 minutes. If you did not ask for it, ignore this email.',
-          html:
-            '<p>A password reset was requested for your finwatch account.</p>' +
-            `<p>Your reset code: <strong>${code}</strong></p>` +
-            '<p>It works once and expires in 30 minutes. If you did not ask for it, ignore this email.</p>',
-        });
-      });
+      await countResetRequest(services, email, request);
+      // Everything else happens after the answer, so known and unknown emails answer alike.
+      services.auth.background('password reset', () => sendResetCode(services, email, request));
       return emptyOk();
     },
   }),
@@ -320,14 +256,14 @@ export const userRoutes: RouteDefinition[] = [
         403,
       ),
     },
-    async handler({ services, caller, body }) {
+    async handler({ services, caller, body, request }) {
       requireLoginEnabled(services);
       const b = await body(updatePasswordBody);
       const user = await existingUser(services, caller.userId);
       if (!(await services.auth.passwords.check(user.passwordHash, b.currentPassword))) {
         throw badRequest('Invalid password', { currentPassword: ['Invalid password'] });
       }
-      const updated = await setPassword(services, user, b.newPassword);
+      const updated = await changePassword(services, user, b.newPassword, { actor: caller, request });
       return json(200, { token: services.auth.issueToken(updated) });
     },
   }),
