@@ -1,6 +1,7 @@
 import type { RouteDefinition } from '../http/route.js';
 import { userClustersRoutes, userSubscriptionsRoutes } from './routes/access-lists.js';
 import { userActionRoutes, usersMonitorGroupRoutes } from './routes/assignments.js';
+import { auditRoutes } from './routes/audit.js';
 import { authApiRoutes } from './routes/auth.js';
 import { resetPageRoutes } from './routes/reset-page.js';
 import { userRoutes } from './routes/user.js';
@@ -14,4 +15,5 @@ export const authRoutes: RouteDefinition[] = [
   ...userSubscriptionsRoutes,
   ...usersMonitorGroupRoutes,
   ...resetPageRoutes,
+  ...auditRoutes,
 ];

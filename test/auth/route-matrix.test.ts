@@ -69,6 +69,7 @@ const rows: Row[] = [
   { method: 'POST', path: (s) => `/auth/api/User/resetPassword/${s.owner.email}`, kind: 'none' },
   // The reset page: no code answers the refusal page; a JSON post is not the form.
   { method: 'GET', path: () => '/auth/api/ResetPassword', kind: 'none', ok: 400 },
+  { method: 'GET', path: () => '/auth/api/Audit', kind: 'admin' },
   { method: 'POST', path: () => '/auth/api/ResetPassword', kind: 'none', json: () => ({}), ok: 415 },
   {
     method: 'POST',

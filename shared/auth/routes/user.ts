@@ -1,5 +1,7 @@
+import type { HttpRequest } from '@azure/functions';
 import { z } from 'zod';
 import type { AppServices } from '../../app/services.js';
+import { type AuditActor, recordAudit } from '../../audit/record.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/problem.js';
 import { emptyOk, json, noContent, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
@@ -54,12 +56,31 @@ const dtoOr204 = (u: UserRow | null) => (u ? dto(u) : noContent());
 const lastAdmin = () => conflict('The last administrator cannot be demoted or deleted.');
 
 /** Deletes a user (never the last administrator); its rows cascade. */
-async function deleteUser(services: AppServices, user: UserRow): Promise<void> {
+async function deleteUser(
+  services: AppServices,
+  user: UserRow,
+  audit: { actor: AuditActor; request: HttpRequest },
+): Promise<void> {
   // Device tokens, clusters, subscriptions, groups, actions and reset codes cascade.
-  const r = await services.auth.users.keepingAnAdmin(user.id, (tx) =>
-    tx.user.delete({ where: { id: user.id } }),
-  );
+  const r = await services.auth.users.keepingAnAdmin(user.id, async (tx) => {
+    await tx.user.delete({ where: { id: user.id } });
+    await recordAudit(tx, {
+      ...audit,
+      action: 'user.deleted',
+      target: { type: 'user', id: user.id },
+      details: { email: user.email, username: user.username, wasAdmin: user.isAdmin },
+    });
+  });
   if (r === 'last-admin') throw lastAdmin();
+}
+
+/** The fields an update changed, as { field: { from, to } }. */
+function changes(before: UserRow, after: Partial<UserRow>): Record<string, { from: unknown; to: unknown }> {
+  const out: Record<string, { from: unknown; to: unknown }> = {};
+  for (const k of ['username', 'email', 'isAdmin'] as const) {
+    if (after[k] !== undefined && after[k] !== before[k]) out[k] = { from: before[k], to: after[k] };
+  }
+  return out;
 }
 
 async function deviceTokensOf(services: AppServices, userId: string): Promise<string[]> {
@@ -86,7 +107,7 @@ export const userRoutes: RouteDefinition[] = [
       body: createBody,
       responses: responses({ 201: { description: 'The new user', schema: userDtoSchema } }, 400, 403, 409),
     },
-    async handler({ services, body }) {
+    async handler({ services, body, request }) {
       requireLoginEnabled(services);
       const b = await body(createBody);
       if (b.password !== b.repeatPassword) {
@@ -97,12 +118,26 @@ export const userRoutes: RouteDefinition[] = [
       const passwordHash = await services.auth.passwords.hash(b.password);
       let user: UserRow;
       try {
-        user = await auth.users.create({
-          email: b.userEmail,
-          username: b.username,
-          passwordHash,
-          isAdmin: auth.isListedAdmin(b.userEmail),
+        user = await services.prisma.$transaction(async (tx) => {
+          const u = await auth.users.create(
+            {
+              email: b.userEmail,
+              username: b.username,
+              passwordHash,
+              isAdmin: auth.isListedAdmin(b.userEmail),
+            },
+            tx,
+          );
+          await recordAudit(tx, {
+            actor: { userId: u.id, email: u.email },
+            action: 'user.created',
+            target: { type: 'user', id: u.id },
+            details: { username: u.username, isAdmin: u.isAdmin },
+            request,
+          });
+          return u;
         });
+        auth.users.forget(user.id, user.email);
       } catch (e) {
         if (isUniqueViolation(e)) throw conflict('An account with this email or user name already exists.');
         throw e;
@@ -131,9 +166,9 @@ export const userRoutes: RouteDefinition[] = [
       params: userIdParams,
       responses: responses({ 200: { description: 'Deleted (empty body)' } }, 400, 401, 403, 404, 409),
     },
-    async handler({ services, params: p }) {
+    async handler({ services, params: p, caller, request }) {
       const { userId } = params(userIdParams, p);
-      await deleteUser(services, await existingUser(services, userId));
+      await deleteUser(services, await existingUser(services, userId), { actor: caller, request });
       return emptyOk();
     },
   }),
@@ -148,8 +183,8 @@ export const userRoutes: RouteDefinition[] = [
       tags: T,
       responses: responses({ 200: { description: 'Deleted (empty body)' } }, 401, 403, 409),
     },
-    async handler({ services, caller }) {
-      await deleteUser(services, await existingUser(services, caller.userId));
+    async handler({ services, caller, request }) {
+      await deleteUser(services, await existingUser(services, caller.userId), { actor: caller, request });
       return emptyOk();
     },
   }),
@@ -172,21 +207,37 @@ export const userRoutes: RouteDefinition[] = [
         409,
       ),
     },
-    async handler({ services, body }) {
+    async handler({ services, body, caller, request }) {
       const b = await body(updateBody);
       const user = await existingUser(services, b.id);
       if (services.auth.isBlocked(b.email)) throw forbidden('The domain of this email is blocked.');
       const data = { username: b.username, email: normalizeEmail(b.email), isAdmin: b.isAdmin };
+      const audited = async (tx: Parameters<typeof recordAudit>[0]) =>
+        recordAudit(tx, {
+          actor: caller,
+          action: 'user.updated',
+          target: { type: 'user', id: user.id },
+          details: changes(user, data),
+          request,
+        });
       try {
         if (user.isAdmin && !b.isAdmin) {
-          const r = await services.auth.users.keepingAnAdmin(user.id, (tx) =>
-            tx.user.update({ where: { id: user.id }, data }),
-          );
+          const r = await services.auth.users.keepingAnAdmin(user.id, async (tx) => {
+            const u = await tx.user.update({ where: { id: user.id }, data });
+            await audited(tx);
+            return u;
+          });
           if (r === 'last-admin') throw lastAdmin();
           services.auth.users.forget(r.id, r.email);
           return dto(r);
         }
-        return dto(await services.auth.users.update(user.id, data));
+        const updated = await services.prisma.$transaction(async (tx) => {
+          const u = await services.auth.users.update(user.id, data, tx);
+          await audited(tx);
+          return u;
+        });
+        services.auth.users.forget(updated.id, user.email);
+        return dto(updated);
       } catch (e) {
         if (isUniqueViolation(e)) throw conflict('Another user has this email or user name.');
         throw e;
@@ -413,11 +464,22 @@ export const userRoutes: RouteDefinition[] = [
       body: deviceTokenBody,
       responses: responses({ 200: { description: 'Stored (empty body)' } }, 400, 401, 403),
     },
-    async handler({ services, caller, body }) {
+    async handler({ services, caller, body, request }) {
       const { deviceToken } = await body(deviceTokenBody);
-      await services.prisma.userDeviceToken.createMany({
-        data: [{ userId: caller.userId, deviceToken }],
-        skipDuplicates: true,
+      await services.prisma.$transaction(async (tx) => {
+        const added = await tx.userDeviceToken.createMany({
+          data: [{ userId: caller.userId, deviceToken }],
+          skipDuplicates: true,
+        });
+        if (added.count === 0) return;
+        await recordAudit(tx, {
+          actor: caller,
+          action: 'deviceToken.added',
+          target: { type: 'user', id: caller.userId },
+          // A token's tail identifies it to a person without storing a push credential.
+          details: { deviceTokenEnd: deviceToken.slice(-6) },
+          request,
+        });
       });
       return emptyOk();
     },
