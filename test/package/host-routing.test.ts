@@ -161,6 +161,7 @@ describe('routing on the Functions host, over the packaged bundle', () => {
     calls = callsFor(values);
     const headers = (c: Call): Record<string, string> => ({
       authorization: `Bearer ${token}`,
+      'user-agent': 'finwatch-routing-test',
       ...(c.body !== undefined ? { 'content-type': 'application/json' } : {}),
     });
 
@@ -199,7 +200,8 @@ describe('routing on the Functions host, over the packaged bundle', () => {
           function: routing.name,
           url: `http://localhost${c.target}`,
           method: c.method,
-          headers: headers(c),
+          // Azure's front end appends the client's address, as the local host does from its socket.
+          headers: { ...headers(c), 'x-forwarded-for': '127.0.0.1' },
           params: routing.params,
           body: c.body,
         },
@@ -254,6 +256,9 @@ describe('routing on the Functions host, over the packaged bundle', () => {
         local: d.local?.status,
         bundle: d.bundle?.status,
         hostPicked: d.bundle?.routing.kind === 'function' ? d.bundle.routing.name : 'host 404',
+        ...(d.local?.status === d.bundle?.status
+          ? { localShape: d.local?.shape, bundleShape: d.bundle?.shape }
+          : {}),
       }));
     expect(differences).toEqual([]);
   });
