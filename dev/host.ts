@@ -147,8 +147,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       let response: HttpResponseInit;
       try {
         const body = await readBody(req);
-        // The host binds route parameters; serveRequest hands the router's to the handler, as the
-        // Functions catch-alls do, so nothing reads these.
+        // No route parameters here: serveRequest hands the router's to the handler, as in Azure,
+        // where the catch-all's request.params hold only `path`.
         const request = new azf.HttpRequest({
           method,
           url,
