@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Prisma, PrismaClient, User } from '../db/generated/client.js';
-import { TtlCache } from './cache.js';
+import { MAX_EMAIL_CHARS } from '../http/limits.js';
+import { DEFAULT_CACHE_BOUNDS, TtlCache } from './cache.js';
 
 export type UserRow = User;
 
@@ -43,7 +44,7 @@ export class UserStore {
 
   constructor(prisma: PrismaClient, cacheEnabled: boolean, ttlMs = 5_000) {
     this.#prisma = prisma;
-    this.#cache = new TtlCache<UserRow | null>(ttlMs, 10_000, cacheEnabled);
+    this.#cache = new TtlCache<UserRow | null>(ttlMs, DEFAULT_CACHE_BOUNDS, cacheEnabled);
   }
 
   invalidate(): void {
@@ -68,6 +69,8 @@ export class UserStore {
   }
 
   async byEmail(email: string): Promise<UserRow | null> {
+    // No stored email is longer (the routes refuse longer ones); nothing to look up or cache.
+    if (email.length > MAX_EMAIL_CHARS + 2) return null;
     const key = `email:${normalizeEmail(email)}`;
     const hit = this.#cache.get(key);
     if (hit !== undefined) return hit;

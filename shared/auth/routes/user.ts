@@ -2,9 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { AppServices } from '../../app/services.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/problem.js';
+import { MAX_EMAIL_CHARS, MAX_NAME_CHARS, MAX_PASSWORD_CHARS } from '../../http/limits.js';
 import { emptyOk, json, noContent, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
+import { constantTimeEquals } from '../swagger-gate.js';
 import { MIN_PASSWORD_LENGTH } from '../passwords.js';
+import { admitPasswordAttempt } from '../throttle.js';
 import { isUniqueViolation, normalizeEmail, toUserDto, type UserRow } from '../users.js';
 import {
   existingUser,
@@ -21,32 +24,36 @@ import {
 const RESET_CODE_TTL_MS = 30 * 60_000;
 const MAX_LIVE_RESET_CODES = 3;
 const password = () =>
-  z.string().min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  z
+    .string()
+    .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
+    .max(MAX_PASSWORD_CHARS);
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 
 const createBody = z.object({
-  username: z.string().trim().min(3, 'must be at least 3 characters').max(256),
-  userEmail: z.email('must be an email address').trim().max(320),
+  username: z.string().trim().min(3, 'must be at least 3 characters').max(MAX_NAME_CHARS),
+  userEmail: z.email('must be an email address').trim().max(MAX_EMAIL_CHARS),
   password: password(),
-  repeatPassword: z.string(),
+  repeatPassword: z.string().max(MAX_PASSWORD_CHARS),
 });
 const updateBody = z.object({
   id: guid(),
-  username: z.string().trim().min(3, 'must be at least 3 characters').max(256),
-  email: z.email('must be an email address').trim().max(320),
+  username: z.string().trim().min(3, 'must be at least 3 characters').max(MAX_NAME_CHARS),
+  email: z.email('must be an email address').trim().max(MAX_EMAIL_CHARS),
   isAdmin: z.boolean(),
 });
 const updatePasswordBody = z.object({
-  currentPassword: z.string().min(1, 'is required'),
+  currentPassword: z.string().min(1, 'is required').max(MAX_PASSWORD_CHARS),
   newPassword: password(),
 });
 const confirmBody = z.object({
-  email: z.email('must be an email address').trim(),
+  email: z.email('must be an email address').trim().max(MAX_EMAIL_CHARS),
   code: z.string().trim().min(1, 'is required').max(200),
   newPassword: password(),
 });
-const deviceTokenBody = z.object({ deviceToken: z.string().trim().min(1, 'is required').max(4096) });
-const emailParams = z.object({ email: z.string().trim().min(3).max(320) });
+// Push tokens are at most a few hundred characters; the cap keeps them under the B-tree limit.
+const deviceTokenBody = z.object({ deviceToken: z.string().trim().min(1, 'is required').max(512) });
+const emailParams = z.object({ email: z.string().trim().min(3).max(MAX_EMAIL_CHARS) });
 const tokenList = z.array(z.string());
 
 const dto = (u: UserRow) => ok(toUserDto(u));
@@ -54,6 +61,20 @@ const dto = (u: UserRow) => ok(toUserDto(u));
 const dtoOr204 = (u: UserRow | null) => (u ? dto(u) : noContent());
 
 const lastAdmin = () => conflict('The last administrator cannot be demoted or deleted.');
+
+/**
+ * Whether a new password account becomes an administrator: only with the one-time bootstrap
+ * secret, for an ADMIN_EMAILS address, while no administrator exists. Registering a listed address
+ * proves nothing about who owns it.
+ */
+async function bootstrapsAdmin(services: AppServices, email: string, secret: string | null): Promise<boolean> {
+  const expected = services.config.auth.ADMIN_BOOTSTRAP_SECRET;
+  if (!expected || !secret || !services.auth.isListedAdmin(email)) return false;
+  if (!constantTimeEquals(secret, expected)) return false;
+  const first = (await services.auth.users.adminCount()) === 0;
+  services.log.warn({ audit: 'admin-bootstrap', email: normalizeEmail(email), granted: first }, 'admin bootstrap');
+  return first;
+}
 
 /** Deletes a user (never the last administrator); its rows cascade. */
 async function deleteUser(services: AppServices, user: UserRow): Promise<void> {
@@ -101,7 +122,7 @@ export const userRoutes: RouteDefinition[] = [
       body: createBody,
       responses: responses({ 201: { description: 'The new user', schema: userDtoSchema } }, 400, 403, 409),
     },
-    async handler({ services, body }) {
+    async handler({ services, body, request }) {
       requireLoginEnabled(services);
       const b = await body(createBody);
       if (b.password !== b.repeatPassword) {
@@ -116,7 +137,7 @@ export const userRoutes: RouteDefinition[] = [
           email: b.userEmail,
           username: b.username,
           passwordHash,
-          isAdmin: auth.isListedAdmin(b.userEmail),
+          isAdmin: await bootstrapsAdmin(services, b.userEmail, request.headers.get('x-admin-bootstrap')),
         });
       } catch (e) {
         if (isUniqueViolation(e)) throw conflict('An account with this email or user name already exists.');
@@ -324,6 +345,8 @@ export const userRoutes: RouteDefinition[] = [
       requireLoginEnabled(services);
       const b = await body(updatePasswordBody);
       const user = await existingUser(services, caller.userId);
+      // Guesses of the current password count against the account like sign-in guesses do.
+      await admitPasswordAttempt(services.prisma, user.email);
       if (!(await services.auth.passwords.check(user.passwordHash, b.currentPassword))) {
         throw badRequest('Invalid password', { currentPassword: ['Invalid password'] });
       }
