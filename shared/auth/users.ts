@@ -51,6 +51,11 @@ export class UserStore {
     this.#cache.clear();
   }
 
+  /** What the lookup cache holds (entries and estimated bytes), for tests and diagnostics. */
+  get cacheUsage(): { entries: number; bytes: number } {
+    return { entries: this.#cache.size, bytes: this.#cache.bytes };
+  }
+
   /** Forgets one user's cached lookups (by id and by any email it had), and an email's miss. */
   forget(id: string, email?: string): void {
     this.#cache.delete(`id:${id.toLowerCase()}`);
