@@ -10,7 +10,11 @@ interface Parameter {
 }
 interface Operation {
   parameters?: Parameter[];
-  requestBody?: { content: Record<string, { schema?: { properties?: Record<string, unknown> } }> };
+  requestBody?: { content: Record<string, { schema?: { properties?: Record<string, PropertySchema> } }> };
+}
+interface PropertySchema {
+  type?: string | string[];
+  format?: string;
 }
 interface Probe {
   method: string;
@@ -28,10 +32,27 @@ const BAD_BODIES = ['', '{', 'not json', 'null', '[]', '"x"', '-1', '1e400', '{"
 /** Per property: wrong types, NUL, huge and negative numbers, long strings. */
 const BAD_VALUES: unknown[] = [null, true, {}, [], -1, -2147483649, 2147483648, 1e308, 'a\u0000b', 'z'.repeat(10_000), '', '2024-99-99'];
 
+/** A plausible value for a property, so that one bad property at a time reaches the handler. */
+function plausible(name: string, schema: PropertySchema): unknown {
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
+  if (type === 'integer' || type === 'number') return 1;
+  if (type === 'boolean') return true;
+  if (type === 'array') return [];
+  if (type === 'object') return {};
+  const n = name.toLowerCase();
+  if (schema.format === 'email' || n.includes('email')) return 'someone@example.com';
+  if (n.endsWith('id')) return GUID;
+  if (n.includes('password')) return 'password-12345';
+  if (n.includes('timestamp') || n.includes('date')) return '2024-01-01T00:00:00Z';
+  return 'value';
+}
+
 function probesOf(doc: { paths: Record<string, Record<string, Operation>> }, tokens: string[]): Probe[] {
   const probes: Probe[] = [];
   for (const [template, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
+      // Deleting the sweeping administrator would turn the rest of the sweep into 401s.
+      if (method === 'delete' && template === '/auth/api/User/delete') continue;
       const params = op.parameters ?? [];
       const pathParams = params.filter((p) => p.in === 'path').map((p) => p.name);
       const queryParams = params.filter((p) => p.in === 'query').map((p) => p.name);
@@ -51,9 +72,10 @@ function probesOf(doc: { paths: Record<string, Record<string, Operation>> }, tok
       for (const body of BAD_BODIES) add({ path: fill(), body });
       add({ path: fill(), body: '{"a":1}', contentType: 'text/plain' });
       add({ path: fill(), body: '<a/>', contentType: 'application/xml' });
-      const schema = op.requestBody?.content['application/json']?.schema;
-      for (const property of Object.keys(schema?.properties ?? {})) {
-        for (const value of BAD_VALUES) add({ path: fill(), body: JSON.stringify({ [property]: value }) });
+      const properties = op.requestBody?.content['application/json']?.schema?.properties ?? {};
+      const base = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, plausible(k, v)]));
+      for (const property of Object.keys(properties)) {
+        for (const value of BAD_VALUES) add({ path: fill(), body: JSON.stringify({ ...base, [property]: value }) });
       }
     }
   }
@@ -68,8 +90,6 @@ describe('malformed-input sweep of every documented route (issue 11)', () => {
   beforeAll(async () => {
     host = await startTestHost({ queueWorker: false });
     const admin = await seedUser(host, { isAdmin: true });
-    // A second administrator, so that a self-delete in the sweep meets no "last admin" 409 path only.
-    await seedUser(host, { isAdmin: true });
     tokens = [tokenOf(host, admin), ''];
   });
   afterAll(async () => {
@@ -105,6 +125,7 @@ describe('malformed-input sweep of every documented route (issue 11)', () => {
     // Sanity: the sweep reached validation (400), authentication (401) and content negotiation (415).
     expect(statuses.get(400)).toBeGreaterThan(500);
     expect(statuses.get(401)).toBeGreaterThan(500);
+    expect(statuses.get(401)).toBeLessThan(probes.length / 2 + 100);
     expect(statuses.get(415)).toBeGreaterThan(10);
   });
 });
