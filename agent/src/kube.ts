@@ -8,6 +8,15 @@ import type { Logger } from './logger.js';
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 export const PAGE_SIZE = 500;
+/**
+ * `resourceVersion=0` lets the API server answer a list from its watch cache instead of a quorum read from
+ * etcd ("Resource versions", Kubernetes API concepts). The answer may be a few seconds old, which a
+ * 30-second sampler does not notice; kube-state-metrics offers the same (`--use-apiserver-cache`).
+ * metrics.k8s.io has no watch cache, so it is not sent there. An API server answering from its cache may
+ * ignore `limit` and return the whole list in one page (kubernetes/kubernetes#70735); the agent then
+ * handles one large page, which is why only lists of bounded size (one namespace, the nodes) use it.
+ */
+export const CACHED = { resourceVersion: '0' } as const;
 const MAX_LIST_RESTARTS = 3;
 /** Kubelet rewrites projected tokens well before expiry; re-reading once a minute is plenty. */
 const TOKEN_REREAD_MS = 60_000;
@@ -203,6 +212,8 @@ export class KubeClient {
         do {
           const page = await this.getJson<ListResponse<T>>(path, {
             ...query,
+            // The API server rejects a resourceVersion beside a continue token: the token carries its own.
+            ...(token ? { resourceVersion: undefined } : {}),
             limit: PAGE_SIZE,
             continue: token,
           });
@@ -228,15 +239,19 @@ export class KubeClient {
     }
   }
 
-  /** Convenience for small lists (nodes, metrics). */
-  async listAll<T extends { metadata?: ObjectMeta }>(path: string, log?: Logger): Promise<T[]> {
+  /** Convenience for small lists (nodes, metrics). `cached`: see CACHED. */
+  async listAll<T extends { metadata?: ObjectMeta }>(
+    path: string,
+    log?: Logger,
+    cached = false,
+  ): Promise<T[]> {
     const all: T[] = [];
     await this.listEach<T>(
       path,
       async (items) => {
         all.push(...items);
       },
-      {},
+      cached ? CACHED : {},
       log,
     );
     return all;

@@ -29,6 +29,11 @@ export interface FakeCluster {
   ignoreLimitBytes?: boolean;
   /** Delay before each log answer, to observe concurrency. */
   logDelayMs?: number;
+  /**
+   * Answer `resourceVersion=0` lists in one page whatever the limit, as an API server serving them from its
+   * watch cache may (kubernetes/kubernetes#70735).
+   */
+  cacheIgnoresLimit?: boolean;
 }
 
 export interface RecordedKubeRequest {
@@ -85,9 +90,15 @@ function list(
   kind: string,
   items: unknown[],
 ): void {
-  const limit = Number(query.get('limit') ?? '0') || items.length;
-  const size = Math.min(limit, cluster.maxPage ?? limit);
   const token = query.get('continue');
+  if (token && query.has('resourceVersion')) {
+    // The real API server's answer: the continue token pins the version itself.
+    status(res, 400, 'BadRequest', 'specifying resource version is not allowed when using continue');
+    return;
+  }
+  const fromCache = query.get('resourceVersion') === '0' && cluster.cacheIgnoresLimit === true;
+  const limit = (fromCache ? 0 : Number(query.get('limit') ?? '0')) || items.length;
+  const size = fromCache ? items.length : Math.min(limit, cluster.maxPage ?? limit);
   if (token && cluster.expireContinue.delete(path)) {
     status(
       res,
