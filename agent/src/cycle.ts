@@ -15,8 +15,10 @@ export interface CycleSummary {
   logReadErrors: number;
   /** Milliseconds per step, posts included. */
   steps: Record<string, number>;
-  /** The API server or the ingest API could not be reached: the loop backs off. */
+  /** The API server could not be reached: the loop backs off. */
   degraded: boolean;
+  /** The ingest API could not be reached: the loop probes it again after one interval, without back-off. */
+  ingestDown: boolean;
 }
 
 /**
@@ -34,6 +36,23 @@ export async function runCycle(
   const started = Date.now();
   ingest.takeStats();
   const ctx = new CycleContext(config, kube, ingest, log, signal, started);
+  // Nothing read from the API server (pods, logs, events) could be posted: the whole cycle waits for the
+  // ingest API, and one cheap GET per interval notices its return.
+  if (!(await ingest.reachable())) {
+    const stats = ingest.takeStats();
+    const summary: CycleSummary = {
+      durationMs: Date.now() - started,
+      posted: stats.posted,
+      failed: stats.failed,
+      kubeErrors: 0,
+      logReadErrors: 0,
+      steps: {},
+      degraded: false,
+      ingestDown: true,
+    };
+    log.warn(summary, 'ingest API unreachable; cycle skipped, nothing read from Kubernetes');
+    return summary;
+  }
   try {
     await kube.refreshCredentials();
   } catch (error) {
@@ -46,7 +65,7 @@ export async function runCycle(
   ];
   const durations: Record<string, number> = {};
   for (const [name, step] of steps) {
-    if (signal.aborted) break;
+    if (signal.aborted || ingest.down) break;
     const stepStarted = Date.now();
     try {
       await step();
@@ -66,7 +85,8 @@ export async function runCycle(
     kubeErrors: ctx.kubeErrors,
     logReadErrors: ctx.logReadErrors,
     steps: durations,
-    degraded: stats.down || ctx.kubeUnreachable,
+    degraded: ctx.kubeUnreachable,
+    ingestDown: stats.down,
   };
   log.info(summary, 'cycle finished');
   return summary;

@@ -49,6 +49,7 @@ export class IngestClient {
   private readonly retryDelaysMs: number[];
   private stats: IngestStats = { posted: zero(), failed: zero(), down: false };
   private undeliveredInARow = 0;
+  private connectFailures = 0;
   private loggedFailures = 0;
   private stopped = false;
 
@@ -75,6 +76,7 @@ export class IngestClient {
     const stats = this.stats;
     this.stats = { posted: zero(), failed: zero(), down: false };
     this.undeliveredInARow = 0;
+    this.connectFailures = 0;
     this.loggedFailures = 0;
     return stats;
   }
@@ -134,6 +136,7 @@ export class IngestClient {
           body: json,
         });
         this.undeliveredInARow = 0;
+        this.connectFailures = 0;
         if (res.statusCode >= 200 && res.statusCode < 300) {
           await res.body.dump();
           this.stats.posted[kind]++;
@@ -152,6 +155,7 @@ export class IngestClient {
           // Timeouts and resets happen after the body may have been stored; repeating would duplicate rows.
           return this.fail(kind, { path, code, err: (error as Error).message }, 'post failed; not retried');
         }
+        this.connectFailures++;
         const delay = this.retryDelaysMs[attempt];
         if (delay === undefined) {
           if (++this.undeliveredInARow >= DOWN_AFTER && !this.stats.down) {
@@ -163,6 +167,29 @@ export class IngestClient {
         await sleep(delay);
       }
     }
+  }
+
+  /** True once the ingest API was declared down this cycle: the rest of the cycle is skipped. */
+  get down(): boolean {
+    return this.stats.down;
+  }
+
+  /**
+   * True from the first post that could not connect until a post gets through: readers of costly input
+   * (container logs) pause at once rather than after the retries that declare the API down.
+   */
+  get unreachable(): boolean {
+    return this.stats.down || this.connectFailures > 0;
+  }
+
+  /**
+   * The cheap check before each cycle: any HTTP answer to GET {base}/api/Version means the API can be
+   * reached (a 404 still means a wrong URL, which the posts then report). Marks the cycle down otherwise.
+   */
+  async reachable(): Promise<boolean> {
+    const result = await this.probeVersion();
+    if ('error' in result) this.stats.down = true;
+    return !('error' in result);
   }
 
   /** GET {base}/api/Version: tells an operator at startup whether METRICS_API_URL is right. */

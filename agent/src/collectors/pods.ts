@@ -319,7 +319,7 @@ async function postPodMetrics(ctx: CycleContext, onRunning: (target: LogTarget) 
           const pageShares = needShares ? await shares : undefined;
           for (const pod of pods) {
             for (const payload of podPayloads(pod, ctx.config.clusterName, ctx.now, metrics, pageShares)) {
-              if (ctx.stopping) return;
+              if (ctx.stopping || ctx.ingest.down) return;
               if (payload.containerState === 'running') {
                 onRunning({ namespace, pod: payload.pod, container: payload.container });
               }
