@@ -20,6 +20,7 @@ const samples: Record<PayloadKind, object> = {
     memoryLimitBytes: 536870912,
     nodeName: 'node-1',
     podState: 'Running',
+    podStatus: 'Running',
     restartCount: 0,
     podAge: 86400,
     usageSource: 'metrics',
@@ -56,6 +57,17 @@ const samples: Record<PayloadKind, object> = {
     zone: 'westeurope-1',
     kubeletVersion: 'v1.30.4',
     usageSource: 'metrics',
+  },
+  pvc: {
+    clusterName: 'bench',
+    namespace: 'team-1',
+    pod: 'app-1-7d9f8c6b5-x1',
+    pvcNamespace: 'team-1',
+    pvcName: 'data-1',
+    volumeName: 'data',
+    usedBytes: 1234567890,
+    availableBytes: 9000000000,
+    capacityBytes: 10737418240,
   },
   event: {
     clusterName: 'bench',
@@ -100,7 +112,11 @@ const agent = await Agent.create(
 );
 
 // Warm this process's HTTP paths and the sink with a short bare loop so neither measured run pays for it.
-await bareLoop(config.metricsApiUrl, { pod: 200, log: 50, node: 20, event: 200 }, config.postConcurrency);
+await bareLoop(
+  config.metricsApiUrl,
+  { pod: 200, log: 50, node: 20, pvc: 20, event: 200 },
+  config.postConcurrency,
+);
 
 const cpu = (since: NodeJS.CpuUsage): number => {
   const used = process.cpuUsage(since);

@@ -17,7 +17,7 @@ import { PAYLOAD_KINDS } from '../src/ingest.js';
 const agentDir = fileURLToPath(new URL('..', import.meta.url));
 const buildDir = 'dist/bench-build';
 const AIMS = { cycleSeconds: 30, rssMb: 100, ratio: 1.5 };
-const EXPECTED_POSTS = 2000 * 3 + 2000 * 3 + 200 + 5000;
+const EXPECTED_POSTS = 2000 * 3 + 2000 * 3 + 200 + 200 + 5000;
 
 function firstLine(child: ChildProcess, what: string): Promise<string> {
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
@@ -91,7 +91,8 @@ try {
   console.log(
     JSON.stringify(
       {
-        cluster: '2000 pods x 3 containers, 200 nodes, 5000 events, COLLECT_LOGS=true, LOG_TAIL_LINES=100',
+        cluster:
+          '2000 pods x 3 containers, 200 nodes, 200 PVCs, 5000 events, COLLECT_LOGS=true, LOG_TAIL_LINES=100',
         agentNodeFlags: nodeFlags,
         cpus: availableParallelism(),
         loadAverage1m: +(loadavg()[0] ?? 0).toFixed(1),

@@ -1,6 +1,7 @@
 import { collectEvents, type SentEvents } from './collectors/events.js';
 import { collectNodes } from './collectors/nodes.js';
 import { collectPods } from './collectors/pods.js';
+import { collectPvcs } from './collectors/pvc.js';
 import type { AgentConfig } from './config.js';
 import { CycleContext } from './cycle-context.js';
 import type { Counts, IngestClient } from './ingest.js';
@@ -23,7 +24,8 @@ export interface CycleSummary {
 
 /**
  * One collection cycle in the spec's order. Each step waits for its own posts before the next starts, so
- * the ingest API sees pods (and logs), then nodes, then events.
+ * the ingest API sees pods (and logs), then nodes, then PVC usage (the original's fourth collector), then
+ * events.
  */
 export async function runCycle(
   config: AgentConfig,
@@ -61,6 +63,7 @@ export async function runCycle(
   const steps: Array<[string, () => Promise<void>]> = [
     ['pods', () => collectPods(ctx)],
     ['nodes', () => collectNodes(ctx)],
+    ['pvc', () => collectPvcs(ctx)],
     ['events', () => collectEvents(ctx, sentEvents)],
   ];
   const durations: Record<string, number> = {};

@@ -2,13 +2,14 @@ import { Pool } from 'undici';
 import { Limiter, sleep } from './limiter.js';
 import type { Logger } from './logger.js';
 
-export type PayloadKind = 'pod' | 'log' | 'node' | 'event';
-export const PAYLOAD_KINDS: readonly PayloadKind[] = ['pod', 'log', 'node', 'event'];
+export type PayloadKind = 'pod' | 'log' | 'node' | 'pvc' | 'event';
+export const PAYLOAD_KINDS: readonly PayloadKind[] = ['pod', 'log', 'node', 'pvc', 'event'];
 
 export const INGEST_PATHS: Record<PayloadKind, string> = {
   pod: '/api/metrics/pod',
   log: '/api/metrics/pod/log',
   node: '/api/metrics/node',
+  pvc: '/api/metrics/pvc',
   event: '/api/events',
 };
 
@@ -26,7 +27,7 @@ const NOT_DELIVERED = new Set([
 const DOWN_AFTER = 3;
 
 export type Counts = Record<PayloadKind, number>;
-const zero = (): Counts => ({ pod: 0, log: 0, node: 0, event: 0 });
+const zero = (): Counts => ({ pod: 0, log: 0, node: 0, pvc: 0, event: 0 });
 
 export interface IngestStats {
   posted: Counts;

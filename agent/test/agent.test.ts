@@ -70,7 +70,7 @@ describe('pod metrics', () => {
       cpuLimitCores: null,
     });
     expect(summary.posted.pod).toBe(6);
-    expect(summary.failed).toEqual({ pod: 0, log: 0, node: 0, event: 0 });
+    expect(summary.failed).toEqual({ pod: 0, log: 0, node: 0, pvc: 0, event: 0 });
   });
 
   it('reports a crash-looping container with its waiting reason as podState and a labelled zero', async () => {

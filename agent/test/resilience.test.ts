@@ -107,7 +107,7 @@ describe('ingest client', () => {
     });
     const summary = await h.agent.runOnce();
     expect(summary).toMatchObject({ ingestDown: true, degraded: false });
-    expect(summary.posted).toEqual({ pod: 0, log: 0, node: 0, event: 0 });
+    expect(summary.posted).toEqual({ pod: 0, log: 0, node: 0, pvc: 0, event: 0 });
     expect(h.kube.requests).toEqual([]);
     expect(h.logs.some((l) => l.msg.includes('ingest API unreachable; cycle skipped'))).toBe(true);
   });

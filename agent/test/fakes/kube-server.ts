@@ -5,6 +5,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { StatsSummary } from '../../src/collectors/pvc.js';
 import type { CoreEvent, Node, NodeMetrics, Pod, PodMetrics } from '../../src/kube-types.js';
 
 export const TOKEN = 'fake-sa-token';
@@ -34,6 +35,8 @@ export interface FakeCluster {
    * watch cache may (kubernetes/kubernetes#70735).
    */
   cacheIgnoresLimit?: boolean;
+  /** Kubelet stats summaries by node name, served through the node proxy; a node without one has no pods. */
+  volumeStats: Record<string, StatsSummary>;
 }
 
 export interface RecordedKubeRequest {
@@ -64,6 +67,7 @@ export function emptyCluster(): FakeCluster {
     logs: () => '',
     failing: new Set(),
     expireContinue: new Set(),
+    volumeStats: {},
   };
 }
 
@@ -185,6 +189,22 @@ export async function startFakeKube(
       return;
     }
     if (path === '/api/v1/nodes') return list(res, cluster, path, q, 'NodeList', cluster.nodes);
+    const statsOf = /^\/api\/v1\/nodes\/([^/]+)\/proxy\/stats\/summary$/.exec(path);
+    if (statsOf) {
+      const name = statsOf[1] ?? '';
+      if (!cluster.nodes.some((n) => n.metadata?.name === name)) {
+        return status(res, 404, 'NotFound', `nodes "${name}" not found`);
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          node: { nodeName: name, startTime: '2026-01-01T00:00:00Z' },
+          pods: [],
+          ...cluster.volumeStats[name],
+        }),
+      );
+      return;
+    }
     if (path === '/api/v1/pods') {
       const phase = /^status\.phase=(\w+)$/.exec(q.get('fieldSelector') ?? '')?.[1];
       const pods = phase ? cluster.pods.filter((p) => p.status?.phase === phase) : cluster.pods;
