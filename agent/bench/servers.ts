@@ -80,7 +80,8 @@ function bigCluster() {
   for (const [i, pod] of cluster.pods.entries()) {
     if (i % SHAPE.pvcEvery !== 0) continue;
     const nodeName = pod.spec?.nodeName ?? '';
-    const summary = (cluster.volumeStats[nodeName] ??= { pods: [] });
+    const summary = cluster.volumeStats[nodeName] ?? { pods: [] };
+    cluster.volumeStats[nodeName] = summary;
     summary.pods?.push({
       podRef: { name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '' },
       volume: [
