@@ -107,6 +107,8 @@ try {
         agentCpuSeconds: { cycle: result.cycleCpuMs / 1000, bareLoop: result.bareCpuMs / 1000 },
         bareLoopSeconds: +(result.bareMs / 1000).toFixed(2),
         ratio: +ratio.toFixed(2),
+        // CPU seconds of the cycle over those of the bare loop: steadier than wall time on a shared machine.
+        cpuRatio: +(result.cycleCpuMs / result.bareCpuMs).toFixed(2),
         aims: {
           cycleUnder30s: result.cycleMs / 1000 < AIMS.cycleSeconds,
           rssUnder100Mb: result.peakRssMb < AIMS.rssMb,

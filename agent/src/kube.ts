@@ -139,6 +139,8 @@ export class KubeClient {
   private readonly pool: Pool;
   private readonly basePath: string;
   private headers: Record<string, string> = {};
+  /** Built once per credential refresh rather than for each of thousands of log reads. */
+  private logHeaders: Record<string, string> = { accept: 'text/plain' };
 
   constructor(private readonly target: KubeTarget) {
     this.basePath = target.server.pathname.replace(/\/+$/, '');
@@ -158,6 +160,7 @@ export class KubeClient {
   /** Called once per cycle: rotated tokens and refreshed exec credentials are picked up here. */
   async refreshCredentials(): Promise<void> {
     this.headers = await this.target.headers();
+    this.logHeaders = { accept: 'text/plain', ...this.headers };
   }
 
   private path(path: string, query: Record<string, string | number | undefined>): string {
@@ -270,6 +273,7 @@ export class KubeClient {
     maxBytes: number,
   ): Promise<string> {
     const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}/log`;
+    const url = `${this.basePath}${path}?container=${encodeURIComponent(container)}&tailLines=${tailLines}&limitBytes=${maxBytes}`;
     return new Promise<string>((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -307,14 +311,7 @@ export class KubeClient {
           reject(new KubeError(`GET ${path}: ${code} ${error.message}`, undefined, status === 0));
         },
       };
-      this.pool.dispatch(
-        {
-          method: 'GET',
-          path: this.path(path, { container, tailLines, limitBytes: maxBytes }),
-          headers: { accept: 'text/plain', ...this.headers },
-        },
-        handler,
-      );
+      this.pool.dispatch({ method: 'GET', path: url, headers: this.logHeaders }, handler);
     });
   }
 
