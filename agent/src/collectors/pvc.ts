@@ -67,6 +67,9 @@ export function pvcPayloads(
   return out;
 }
 
+const isReady = (node: Node): boolean =>
+  node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+
 async function collectNode(ctx: CycleContext, node: Node, watched: ReadonlySet<string>): Promise<void> {
   const name = node.metadata?.name;
   if (!name) return;
@@ -76,7 +79,6 @@ async function collectNode(ctx: CycleContext, node: Node, watched: ReadonlySet<s
       `/api/v1/nodes/${encodeURIComponent(name)}/proxy/stats/summary`,
     );
   } catch (error) {
-    // A NotReady node's kubelet does not answer; that is routine, and the other nodes go on.
     ctx.kubeFailed(`reading volume stats of node ${name}`, error);
     return;
   }
@@ -101,7 +103,9 @@ export async function collectPvcs(ctx: CycleContext): Promise<void> {
     return;
   }
   const watched = new Set(ctx.config.namespaces);
-  const queue = [...nodes];
+  // A NotReady node's kubelet does not answer, and the API server's proxy may wait its full dial timeout
+  // before saying so; asking it each cycle would hold up the step and count an error every time.
+  const queue = nodes.filter(isReady);
   const worker = async (): Promise<void> => {
     for (let node = queue.shift(); node; node = queue.shift()) {
       if (ctx.stopping || ctx.ingest.down) return;
