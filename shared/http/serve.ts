@@ -3,7 +3,7 @@ import type { AppServices } from '../app/services.js';
 import type { ErrorReporter } from '../observability/errors.js';
 import { withInvocationScope } from '../observability/invocation-scope.js';
 import type { Logger } from '../observability/logger.js';
-import { dispatchRoute, errorResponse, unmatchedResponse } from './dispatch.js';
+import { dispatchRoute, errorResponse, unmatchedResponse, withSecurityHeaders } from './dispatch.js';
 import type { Router } from './router.js';
 
 /** What a host needs to answer before (or without) the full services: configuration and logging. */
@@ -46,7 +46,8 @@ export function serveRequest(
   return withInvocationScope({ invocationId: invocation.invocationId, traceparent }, async () => {
     const started = performance.now();
     const method = request.method.toUpperCase();
-    const match = server.router.match(method === 'HEAD' ? 'GET' : method, pathOf(request.url));
+    const path = pathOf(request.url);
+    const match = server.router.match(method === 'HEAD' ? 'GET' : method, path);
     const routeName = match.kind === 'match' ? match.route.name : null;
     let response: HttpResponseInit;
     try {
@@ -62,10 +63,14 @@ export function serveRequest(
             : unmatchedResponse(services, match, request, invocation);
       }
     } catch (error) {
-      response = errorResponse(error, request, invocation, {
-        log: server.log,
-        errors: server.errors ?? { enabled: false, capture() {}, async flush() {} },
-      });
+      // The services could not be created (503): the dispatcher's headers are added here.
+      response = withSecurityHeaders(
+        errorResponse(error, request, invocation, {
+          log: server.log,
+          errors: server.errors ?? { enabled: false, capture() {}, async flush() {} },
+        }),
+        path,
+      );
     }
     server.log.info(
       {

@@ -37,11 +37,12 @@ function monthSelectionFrom(ctx: RequestContext): MonthSelection {
 
 /** 202 with the job and its Location: start-async's answer, and start's when it runs long. */
 function accepted(ctx: RequestContext, jobId: string, subscriptionId: string, status: string) {
-  const origin = new URL(ctx.request.url).origin;
+  // From configuration, never the request's Host header (a client could point it anywhere).
+  const base = (ctx.services.config.platform.PUBLIC_BASE_URL ?? '').replace(/\/+$/, '');
   return json(
     202,
     { jobId, subscriptionId, status },
-    { Location: `${origin}/finops/api/Analysis/jobs/${jobId}` },
+    { Location: `${base}/finops/api/Analysis/jobs/${jobId}` },
   );
 }
 
