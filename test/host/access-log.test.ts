@@ -55,7 +55,7 @@ describe('access log and log correlation on the local host', () => {
     // A well-formed own token signed with another key: the auth module logs why it refuses it.
     const forged = forgeToken(
       { id: '6f1c1d7e-0000-4000-8000-000000000001', email: 'eve@example.com', username: 'eve' },
-      { key: 'another-signing-key-0123456789-0123456789' },
+      { key: 'an-attacker-key-that-is-not-ours-0123456789' },
     );
     const res = await fetch(`${host.url}/auth/api/User/GetAll`, {
       headers: { authorization: `Bearer ${forged}` },
