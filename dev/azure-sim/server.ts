@@ -29,6 +29,8 @@ export interface AzureSimulatorOptions {
   /** Resource Graph's largest page (default 1,000, as the service). */
   graphMaxPageSize?: number;
   seed?: number;
+  /** Add a positive and a negative case for every waste rule to each subscription (waste-catalogue.ts). */
+  wasteCatalogue?: boolean;
   /** The simulator's clock (default: the real one). */
   now?: () => Date;
   /** When set, the token endpoint accepts only these credentials. */
@@ -99,7 +101,12 @@ export async function startAzureSimulator(opts: AzureSimulatorOptions = {}): Pro
     const key = id.toLowerCase();
     let sub = subs.get(key);
     if (!sub) {
-      sub = generateSubscription(id, { resources, seed, now: now() });
+      sub = generateSubscription(id, {
+        resources,
+        seed,
+        now: now(),
+        ...(opts.wasteCatalogue ? { wasteCatalogue: true } : {}),
+      });
       if (subs.size >= 16) subs.delete(subs.keys().next().value as string);
       subs.set(key, sub);
     }

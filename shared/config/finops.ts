@@ -46,6 +46,12 @@ export const finopsSettingsSchema = z.object({
   AI__ApiKey: optionalString(),
   AI__ApiKeyHeaderName: stringWithDefault('x-api-key'),
   AI__TimeoutSeconds: int(600, 1, 3600),
+  /**
+   * Days a flag must have been seen before an unattached disk or a deallocated VM counts as waste;
+   * younger ones are listed with status "watch" (Advisor and the Optimization Engine also wait 30).
+   */
+  Waste__UnattachedDiskMinAgeDays: int(30, 0, 3650),
+  Waste__DeallocatedVmMinAgeDays: int(30, 0, 3650),
   /** Whether to start the Azure simulator when no Cloud credentials are set (npm start). */
   AzureSimulator__Enabled: bool(true),
 });

@@ -121,7 +121,7 @@ describe('waste flags', () => {
     expect(computeFlags(disk, undefined, now)[0]!.monthToDateCost).toBeNull();
   });
 
-  it('skips service-managed disks, Free plans and Basic load balancers', () => {
+  it('skips service-managed disks and Free plans; a Basic load balancer is flagged as retired, not as empty', () => {
     const base = {
       id: 'x',
       name: 'n',
@@ -153,7 +153,7 @@ describe('waste flags', () => {
       sku: { name: 'Basic' },
       properties: { backendAddressPools: [] },
     };
-    expect(computeFlags(basic, 1, now)).toEqual([]);
+    expect(computeFlags(basic, 1, now).map((f) => f.code)).toEqual(['BasicSkuLoadBalancer']);
     const both: AzureResource = {
       ...base,
       type: 'microsoft.compute/disks',

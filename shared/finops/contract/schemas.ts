@@ -30,6 +30,17 @@ export const CostDetail = z.object({
   analysisRun: z.null(),
 });
 
+export const FlagDetail = z.object({
+  code: z.string(),
+  message: z.string(),
+  monthToDateCost: z.number().nullable(),
+  category: z.enum(['waste', 'security', 'modernize']).optional(),
+  estimatedMonthlySaving: z.number().optional(),
+  firstSeenAt: z.string().optional(),
+  ageDays: Int.optional(),
+  status: z.enum(['active', 'watch', 'dismissed', 'snoozed', 'excluded']).optional(),
+});
+
 export const ResourceAnalysis = z.object({
   id: Int,
   analysisRunId: Int,
@@ -43,6 +54,10 @@ export const ResourceAnalysis = z.object({
   flags: z.string().nullable(),
   recordedAt: OffsetFreeDate,
   analysisRun: z.null(),
+  /** finwatch additions (the original's fields above are unchanged). */
+  resourceId: z.string().optional(),
+  flagDetails: z.array(FlagDetail).optional(),
+  monthToDateCost: z.number().nullable().optional(),
 });
 
 export const HistoricalCost = z.object({

@@ -158,6 +158,10 @@ export class AnalysisEngine {
       prisma: this.core.prisma,
       log: this.core.log,
       costQueryType: f.Cloud__CostQueryType,
+      ageThresholds: {
+        unattachedDiskMinAgeDays: f.Waste__UnattachedDiskMinAgeDays,
+        deallocatedVmMinAgeDays: f.Waste__DeallocatedVmMinAgeDays,
+      },
       postgresUrl:
         this.core.db.kind === 'postgres'
           ? this.core.config.platform.ConnectionStrings__SqlConnectionString

@@ -9,7 +9,9 @@ import type { AzureAccess, AzureResource, DailyCost } from '../azure/index.js';
 import { type AiSettings, requestRecommendation } from './ai.js';
 import { budgetStatus } from './budget.js';
 import { shortReason } from './errors.js';
+import { type AgeThresholds, applyAge, DEFAULT_AGE_THRESHOLDS, loadFirstSeen } from './flag-age.js';
 import { computeFlags, flagsText, type ResourceFlag } from './flags.js';
+import { buildInventory, RESOURCE_GROUP_TYPE } from './inventory.js';
 import { type AnalysisPeriod, analysisPeriod, type MonthSelection } from './period.js';
 import { persistRun, type RecommendationRow } from './persist.js';
 import {
@@ -29,6 +31,8 @@ export interface AnalysisDeps {
   postgresUrl?: string | undefined;
   /** Undefined: no AI agent configured (rule-based recommendations). */
   ai?: Omit<AiSettings, 'signal'>;
+  /** Minimum ages of age-gated flags (Waste__* settings). */
+  ageThresholds?: AgeThresholds;
   now?: () => Date;
 }
 
@@ -169,6 +173,15 @@ function propertiesJson(r: AzureResource): string {
   return JSON.stringify({ ...r.properties, ...extra });
 }
 
+/** Period cost × this = monthly run-rate: the month's days over the days covered (1 for a full month). */
+export function runRateFactor(from: string, to: string): number {
+  const start = Date.parse(`${from}T00:00:00Z`);
+  const covered = (Date.parse(`${to}T00:00:00Z`) - start) / 86_400_000 + 1;
+  const d = new Date(start);
+  const monthDays = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+  return covered > 0 ? monthDays / covered : 1;
+}
+
 function top(map: Map<string, number>, n: number) {
   return [...map.entries()]
     .sort((a, b) => b[1] - a[1])
@@ -192,8 +205,9 @@ export async function runAnalysis(
 
   await progress('resources', 5);
   const resources: AzureResource[] = [];
+  const groups: AzureResource[] = [];
   await azure.listResources(subscriptionId, async (page) => {
-    for (const r of page) resources.push(r);
+    for (const r of page) (r.type === RESOURCE_GROUP_TYPE ? groups : resources).push(r);
     await progress('resources', Math.min(25, 5 + resources.length / 1000));
   });
 
@@ -223,10 +237,21 @@ export async function runAnalysis(
   const flagsByIndex = new Map<number, ResourceFlag[]>();
   const flagged: FlaggedResource[] = [];
   const typeCounts = new Map<string, number>();
+  const flagContext = {
+    now,
+    inventory: buildInventory(resources),
+    runRateFactor: runRateFactor(period.from, period.to),
+    costOf: (id: string) => perResource.byResourceId.get(id),
+  };
+  const firstSeen = await loadFirstSeen(prisma, subscriptionId);
+  const thresholds = deps.ageThresholds ?? DEFAULT_AGE_THRESHOLDS;
+  // Resource groups are rows only when flagged (an empty group): they are containers, not resources.
+  for (const g of groups) if (computeFlags(g, undefined, flagContext).length) resources.push(g);
   resources.forEach((r, i) => {
-    typeCounts.set(r.type, (typeCounts.get(r.type) ?? 0) + 1);
+    if (r.type !== RESOURCE_GROUP_TYPE) typeCounts.set(r.type, (typeCounts.get(r.type) ?? 0) + 1);
     const cost = perResource.byResourceId.get(r.id.toLowerCase());
-    const flags = computeFlags(r, cost, now);
+    const flags = computeFlags(r, cost, flagContext);
+    applyAge(r, flags, firstSeen, now, thresholds);
     if (flags.length) {
       flagsByIndex.set(i, flags);
       flagged.push({
