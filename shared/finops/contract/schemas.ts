@@ -259,6 +259,29 @@ export const ResourceDistribution = z.object({
   distribution: z.array(z.object({ resourceType: z.string(), count: Int, percentage: z.number() })),
 });
 
+const WasteTotals = z.object({
+  findings: Int,
+  resources: Int,
+  monthToDateCost: z.number(),
+  estimatedMonthlySaving: z.number(),
+});
+
+/** finwatch: totals of a run's active findings (docs/waste-rules.md). */
+export const WasteSummary = z.object({
+  analysisRunId: Int,
+  subscriptionId: z.string(),
+  currency: z.string(),
+  totals: WasteTotals,
+  byRule: z.array(WasteTotals.extend({ code: z.string(), category: z.string() })),
+  byResourceGroup: z.array(WasteTotals.extend({ resourceGroup: z.string() })),
+  leftOut: z.object({
+    watch: WasteTotals,
+    dismissed: WasteTotals,
+    snoozed: WasteTotals,
+    excluded: WasteTotals,
+  }),
+});
+
 export const OptimizationOpportunities = z.object({
   analysisRunId: Int,
   runDate: OffsetFreeDate,
@@ -270,6 +293,8 @@ export const OptimizationOpportunities = z.object({
       issues: z.array(z.object({ resourceName: z.string(), flags: z.string().nullable() })),
     }),
   ),
+  /** finwatch addition: money at stake per rule and per resource group. */
+  waste: WasteSummary.optional(),
 });
 
 /** Every error of finwatch: RFC 9457 problem+json with `message` repeating `detail`. */
