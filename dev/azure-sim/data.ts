@@ -197,7 +197,8 @@ export function generateSubscription(subscriptionId: string, opts: GenerateOptio
     containers.push({ name: groupNames.get(g) ?? g, tags: {}, managedBy: '' });
   }
   if (opts.wasteCatalogue) {
-    const catalogue = buildWasteCatalogue(subscriptionId, tenantId, opts.now);
+    const catalogue = buildWasteCatalogue(subscriptionId, tenantId, currency, opts.now);
+    sub.advisor = catalogue.advisor;
     for (const e of catalogue.resources) {
       sub.resources.push(e.resource);
       sub.billing.push({ dailyBase: e.dailyBase, serviceName: e.serviceName, resourceType: e.resource.type });

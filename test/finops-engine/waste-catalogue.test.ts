@@ -10,6 +10,7 @@ import { type Api, SUB_A, simSettings } from './support.js';
 
 interface Flag {
   code: string;
+  advisor?: { annualSavings: number; solution: string };
   monthToDateCost: number | null;
   estimatedMonthlySaving: number;
   category: string;
@@ -113,10 +114,10 @@ describe('waste rules through HTTP: every rule fires on its positive case and no
       rows.find((r) => r.resourceName === name)!.flagDetails.find((f) => f.code === code)!;
     const round2 = (n: number) => Math.round(n * 100) / 100;
 
-    const disk = flag('disk-cat-unattached', 'UnattachedDisk');
-    expect(disk.monthToDateCost).toBeCloseTo(simMtd('disk-cat-unattached'), 3);
-    expect(disk.estimatedMonthlySaving).toBeCloseTo(round2(simMtd('disk-cat-unattached') * factor), 1);
-    expect(disk.estimatedMonthlySaving).toBeGreaterThan(disk.monthToDateCost! - 0.01);
+    const nat = flag('ng-cat-idle', 'NatGatewayWithoutSubnet');
+    expect(nat.monthToDateCost).toBeCloseTo(simMtd('ng-cat-idle'), 3);
+    expect(nat.estimatedMonthlySaving).toBeCloseTo(round2(simMtd('ng-cat-idle') * factor), 1);
+    expect(nat.estimatedMonthlySaving).toBeGreaterThan(nat.monthToDateCost! - 0.01);
     // Premium → standard snapshot: 60 % of the run-rate.
     expect(flag('snap-cat-premium', 'PremiumSnapshot').estimatedMonthlySaving).toBeCloseTo(
       round2(simMtd('snap-cat-premium') * factor * 0.6),
@@ -138,8 +139,42 @@ describe('waste rules through HTTP: every rule fires on its positive case and no
     });
   });
 
-  it('reads Resources and ResourceContainers in one Resource Graph request', () => {
+  it('reads Resources and ResourceContainers in one Resource Graph request, Advisor in a second', () => {
     const graph = sim.stats.requests.filter((r) => r.endpoint === 'graph');
-    expect(graph).toHaveLength(1);
+    expect(graph).toHaveLength(2);
+  });
+
+  it("merges an Advisor recommendation that restates a finwatch flag into that flag, with Advisor's saving", () => {
+    const disk = rows.find((r) => r.resourceName === 'disk-cat-unattached')!;
+    expect(disk.flagDetails.map((f) => f.code)).toEqual(['UnattachedDisk']);
+    expect(disk.flagDetails[0]).toMatchObject({
+      estimatedMonthlySaving: 20,
+      advisor: { annualSavings: 240, solution: 'Delete or downgrade unattached disks' },
+    });
+  });
+
+  it('adds other Advisor cost recommendations as their own findings, on a row of their own when the resource is not in the snapshot', () => {
+    const vm = rows.find((r) => r.resourceName === 'vm-cat-running')!;
+    expect(vm.flagDetails).toEqual([
+      expect.objectContaining({
+        code: 'AdvisorCost',
+        estimatedMonthlySaving: 50,
+        advisor: expect.objectContaining({ annualSavings: 600 }),
+      }),
+    ]);
+    const sub = rows.find((r) => r.resourceId === `/subscriptions/${SUB_A}`)!;
+    expect(sub.flagDetails[0]).toMatchObject({ code: 'AdvisorCost', estimatedMonthlySaving: 100 });
+    expect(sub.flags).toMatch(/^AdvisorCost: Azure Advisor: Consider virtual machine reserved instances/);
+    // A recommendation of another category is not read.
+    expect(rows.find((r) => r.resourceName === 'vm-cat-running-2')!.flagDetails).toEqual([]);
+  });
+
+  it('shows Advisor recommendations in the rule-based recommendations', async () => {
+    const res = await api.get(`/finops/api/Recommendations/analysis/${runId}/latest`, { token: user.token });
+    expect(res.status).toBe(200);
+    expect(res.body.recommendationText).toMatch(/## Azure Advisor/);
+    expect(res.body.recommendationText).toMatch(
+      /Buy virtual machine reserved instances \(about 1200\.00 (EUR|USD) a year\)/,
+    );
   });
 });

@@ -47,7 +47,7 @@ describe('waste lifecycle through HTTP: age thresholds over runs, snoozes, dismi
     list.find((f) => f.resourceName === name && f.code === code)!;
   const summary = async (run: number) =>
     (await api.get(`/finops/api/Waste/analysis/${run}/summary`, as(member))).body;
-  const rule = (s: { byRule: Array<{ code: string }> }, code: string) =>
+  const rule = (s: { byRule: Array<{ code: string; findings: number }> }, code: string) =>
     s.byRule.find((r) => r.code === code);
 
   beforeAll(async () => {

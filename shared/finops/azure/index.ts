@@ -3,6 +3,7 @@
  * (Cost Management Query), on the real SDK clients, with our throttling and pacing.
  */
 
+import { type AdvisorRecommendation, listAdvisorCostRecommendations } from './advisor.js';
 import {
   type CostQuery,
   type CostQueryResult,
@@ -19,6 +20,7 @@ import { type AzureResource, createResourceGraphClient, listResources } from './
 import { createSubscriptionClient, getSubscriptionName } from './subscriptions.js';
 import type { RetryLogger, ThrottleConfig } from './throttle-policy.js';
 
+export type { AdvisorRecommendation } from './advisor.js';
 export type { CostQuery, CostQueryResult, CostQueryType, CostRow } from './cost-query.js';
 export { CostQueryFailed, costOf, usageDateOf } from './cost-query.js';
 export { costQueryMutex } from './mutex.js';
@@ -101,6 +103,8 @@ export interface AzureAccess {
     subscriptionId: string,
     onPage?: (rows: AzureResource[], pageIndex: number) => void | Promise<void>,
   ): Promise<AzureResource[]>;
+  /** Azure Advisor's cost recommendations (Resource Graph, AdvisorResources); optional for stand-ins. */
+  listAdvisorCostRecommendations?(subscriptionId: string): Promise<AdvisorRecommendation[]>;
   /** One cost query, every page followed, rows keyed by column name. */
   queryCost(q: CostQuery): Promise<CostQueryResult>;
   /** Cost per resource group and service over the period (default month-to-date), granularity None. */
@@ -192,6 +196,9 @@ export function createAzureAccess(opts: AzureAccessOptions): AzureAccess {
       });
       return resources;
     },
+
+    listAdvisorCostRecommendations: (subscriptionId) =>
+      listAdvisorCostRecommendations(graphClient, subscriptionId),
 
     async monthToDateByGroupAndService(subscriptionId, period = MONTH_TO_DATE) {
       const r = await queryCost({

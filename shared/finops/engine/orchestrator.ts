@@ -6,6 +6,7 @@
 import type { PrismaClient } from '../../db/generated/client.js';
 import type { Logger } from '../../observability/logger.js';
 import type { AzureAccess, AzureResource, DailyCost } from '../azure/index.js';
+import { type MergedFlag, mergeAdvisor } from './advisor-merge.js';
 import { type AiSettings, requestRecommendation } from './ai.js';
 import { budgetStatus } from './budget.js';
 import { shortReason } from './errors.js';
@@ -211,6 +212,9 @@ export async function runAnalysis(
     await progress('resources', Math.min(25, 5 + resources.length / 1000));
   });
 
+  // Advisor's cost recommendations: one more Resource Graph request (a union cannot reach AdvisorResources).
+  const advisor = (await azure.listAdvisorCostRecommendations?.(subscriptionId)) ?? [];
+
   await progress('cost: month to date', 28);
   const mtd = await azure.monthToDateByGroupAndService(subscriptionId, period.cost);
   await progress('cost: per resource', 35);
@@ -234,7 +238,7 @@ export async function runAnalysis(
   const totalMonthlyCost = mtd.total;
 
   await progress('flags', 78);
-  const flagsByIndex = new Map<number, ResourceFlag[]>();
+  const flagsByIndex = new Map<number, MergedFlag[]>();
   const flagged: FlaggedResource[] = [];
   const typeCounts = new Map<string, number>();
   const flagContext = {
@@ -247,13 +251,20 @@ export async function runAnalysis(
   const thresholds = deps.ageThresholds ?? DEFAULT_AGE_THRESHOLDS;
   // Resource groups are rows only when flagged (an empty group): they are containers, not resources.
   for (const g of groups) if (computeFlags(g, undefined, flagContext).length) resources.push(g);
+  const snapshotSize = resources.length;
   resources.forEach((r, i) => {
-    if (r.type !== RESOURCE_GROUP_TYPE) typeCounts.set(r.type, (typeCounts.get(r.type) ?? 0) + 1);
+    const flags = computeFlags(r, perResource.byResourceId.get(r.id.toLowerCase()), flagContext);
+    if (flags.length) flagsByIndex.set(i, flags);
+  });
+  const advisorMerge = mergeAdvisor(resources, flagsByIndex, advisor, currency, flagContext.costOf);
+  log.debug({ subscriptionId, ...advisorMerge }, 'Advisor cost recommendations merged');
+  resources.forEach((r, i) => {
+    if (i < snapshotSize && r.type !== RESOURCE_GROUP_TYPE)
+      typeCounts.set(r.type, (typeCounts.get(r.type) ?? 0) + 1);
     const cost = perResource.byResourceId.get(r.id.toLowerCase());
-    const flags = computeFlags(r, cost, flagContext);
+    const flags = flagsByIndex.get(i) ?? [];
     applyAge(r, flags, firstSeen, now, thresholds);
     if (flags.length) {
-      flagsByIndex.set(i, flags);
       flagged.push({
         name: r.name,
         type: r.type,
@@ -292,6 +303,22 @@ export async function runAnalysis(
     topResourceGroups: top(lines.byGroup, 10),
     topServices: top(byServiceOnly, 10),
     flagged,
+    advisor: resources.flatMap((r, i) =>
+      (flagsByIndex.get(i) ?? []).flatMap((f) =>
+        f.advisor
+          ? [
+              {
+                resourceName: r.name,
+                resourceType: r.type,
+                problem: f.advisor.problem,
+                solution: f.advisor.solution,
+                annualSavings: f.advisor.annualSavings,
+                currency: f.advisor.currency,
+              },
+            ]
+          : [],
+      ),
+    ),
   };
 
   await progress('recommendations', 82);

@@ -38,7 +38,9 @@ export type FlagCode =
   | 'WindowsVmWithoutHybridBenefit'
   | 'SqlVmWithoutHybridBenefit'
   | 'ExpiredAppServiceCertificate'
-  | 'EmptyResourceGroup';
+  | 'EmptyResourceGroup'
+  /** An Azure Advisor cost recommendation no finwatch rule restates (advisor-merge.ts). */
+  | 'AdvisorCost';
 
 /** waste: money spent on nothing; security: a risk, no saving; modernize: retired or legacy setup. */
 export type FlagCategory = 'waste' | 'security' | 'modernize';
