@@ -26,6 +26,14 @@ export const finopsSettingsSchema = z.object({
   Cloud__CaFile: optionalString(),
   CostQuery__PaceScale: num(1, 0, 10),
   /**
+   * quota: cost queries wait only for the room Cost Management's QPU headers report (no 429s, no
+   * idle time); fixed: also the original's fixed pauses (15–25 s before the history, 8–12 s a page).
+   */
+  CostQuery__Pacing: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() ? v.trim().toLowerCase() : 'quota'),
+    z.enum(['quota', 'fixed'], { error: 'must be quota or fixed' }),
+  ),
+  /**
    * How often a running analysis job records a heartbeat, in seconds. A `running` job whose
    * heartbeat is older than four intervals is treated as abandoned (its host stopped): a redelivered
    * queue message restarts it, a sync job is marked failed.

@@ -16,6 +16,7 @@ import {
 } from './cost-query.js';
 import { createCredential } from './credential.js';
 import { createPacer, type Pacer, realSleep } from './pacing.js';
+import { QpuPacer } from './qpu-pacer.js';
 import { type AzureResource, createResourceGraphClient, listResources } from './resource-graph.js';
 import { createSubscriptionClient, getSubscriptionName } from './subscriptions.js';
 import type { RetryLogger, ThrottleConfig } from './throttle-policy.js';
@@ -53,6 +54,11 @@ export interface AzureAccessOptions {
   ca?: string;
   /** Resource Graph page size (default and maximum 1,000). */
   graphPageSize?: number;
+  /**
+   * CostQuery__Pacing. quota: cost queries wait only for the room the quota headers report; fixed:
+   * also the original's fixed pauses around the history (default here, for callers that pass none).
+   */
+  costPacing?: 'quota' | 'fixed';
 }
 
 /** A cost period: month-to-date, or an inclusive range of days (yyyy-MM-dd). */
@@ -168,7 +174,14 @@ export function createAzureAccess(opts: AzureAccessOptions): AzureAccess {
     ...(opts.random ? { random: opts.random } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
-  const costClient = createCostClient(credential, armEndpoint, opts.ca, throttle('cost management'));
+  const qpuPacer = new QpuPacer({ paceScale: opts.paceScale, sleep });
+  const costClient = createCostClient(
+    credential,
+    armEndpoint,
+    opts.ca,
+    throttle('cost management'),
+    qpuPacer,
+  );
   const graphClient = createResourceGraphClient(credential, armEndpoint, opts.ca, throttle('resource graph'));
   const subscriptionClient = createSubscriptionClient(
     credential,
@@ -176,11 +189,16 @@ export function createAzureAccess(opts: AzureAccessOptions): AzureAccess {
     opts.ca,
     throttle('subscriptions'),
   );
-  const pace = createPacer({
+  const fixedPace = createPacer({
     paceScale: opts.paceScale,
     sleep,
     ...(opts.random ? { random: opts.random } : {}),
   });
+  // Quota pacing: the fixed pauses become no-ops; the QPU pacer holds each query until it fits.
+  const pace: Pacer =
+    opts.costPacing === 'quota'
+      ? { betweenMtdAndHistory: async () => {}, beforeHistoryPage: async () => {}, pause: fixedPace.pause }
+      : fixedPace;
 
   const queryCost = (q: CostQuery) => runCostQuery(costClient, armEndpoint, opts.costQueryType, q);
 

@@ -142,6 +142,7 @@ export class AnalysisEngine {
       ...(f.Cloud__CaFile ? { ca: readFileSync(f.Cloud__CaFile, 'utf8') } : {}),
       costQueryType: f.Cloud__CostQueryType,
       paceScale: f.CostQuery__PaceScale,
+      costPacing: f.CostQuery__Pacing,
       logger: {
         info: (meta, msg) => log.info(meta, msg),
         warn: (meta, msg) => log.warn(meta, msg),
