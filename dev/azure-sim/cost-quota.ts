@@ -6,6 +6,8 @@
  * other tool of the tenant, which the simulator does not model beyond the shared key).
  * `scale` shrinks the windows (0.01: 10 s → 100 ms) so benches run in seconds; the headers still
  * speak unscaled seconds, as clients multiply every wait by their own pace scale.
+ * Source: https://learn.microsoft.com/azure/cost-management-billing/costs/manage-automation
+ * (section on API throttling: QPU quotas per tenant and the x-ms-ratelimit-microsoft.costmanagement-qpu-* headers).
  */
 
 export const QPU_WINDOWS = [

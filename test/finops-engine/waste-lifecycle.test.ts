@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ZodType } from 'zod';
 import { type AzureSimulator, startAzureSimulator } from '../../dev/azure-sim/index.js';
+import { wasteRoutes } from '../../shared/finops/routes/waste.js';
 import { createUser, ensureAuth, mintToken, type TestUser } from '../finops-api/support.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient, isProblem } from '../support/http.js';
@@ -268,5 +270,31 @@ describe('waste lifecycle through HTTP: age thresholds over runs, snoozes, dismi
     expect(excluded.map((f) => f.suppression?.by)).toEqual([admin.email, admin.email]);
     await api.delete(`${path}/${tag.body.id}`, as(admin));
     expect(rule(await summary(run), 'DdosPlanWithoutVnet')).toMatchObject({ findings: 1 });
+  });
+
+  it('answers every waste route with its declared schema, and 401 without a token', async () => {
+    const paths: Record<string, string> = {
+      'finops-waste-summary': `Waste/analysis/${runs[2]}/summary`,
+      'finops-waste-findings': `Waste/analysis/${runs[2]}/findings`,
+      'finops-waste-changes': `Waste/subscriptions/${SUB_A}/changes`,
+      'finops-waste-suppressions-list': `Waste/subscriptions/${SUB_A}/suppressions`,
+      'finops-waste-exclusions-list': `Waste/subscriptions/${SUB_A}/exclusions`,
+    };
+    for (const route of wasteRoutes) {
+      const anonymous = await api.call(
+        route.method,
+        `/finops/api/${route.path.replace(/\{(\w+)\}/g, '1')}`,
+        {},
+      );
+      expect(isProblem(anonymous, 401), route.name).toBe(true);
+      const path = paths[route.name];
+      if (!path) continue;
+      const res = await api.get(`/finops/api/${path}`, as(member));
+      expect(res.status, route.name).toBe(200);
+      const schema = route.openapi?.responses?.[200]?.schema as ZodType;
+      const parsed = schema.safeParse(res.body);
+      expect(parsed.success, `${route.name}: ${parsed.error?.message}`).toBe(true);
+    }
+    expect(Object.keys(paths).every((n) => wasteRoutes.some((r) => r.name === n))).toBe(true);
   });
 });

@@ -282,6 +282,65 @@ export const WasteSummary = z.object({
   }),
 });
 
+const Suppression = z.object({
+  kind: z.enum(['dismissed', 'snoozed', 'excluded']),
+  id: Int,
+  by: z.string(),
+  reason: z.string(),
+  at: z.string(),
+  until: z.string().nullable(),
+});
+
+/** finwatch: one finding of a run (a resource and a rule or Advisor recommendation). */
+export const WasteFinding = z.object({
+  resourceId: z.string(),
+  resourceName: z.string(),
+  resourceType: z.string(),
+  resourceGroup: z.string(),
+  code: z.string(),
+  message: z.string(),
+  category: z.string(),
+  monthToDateCost: z.number().nullable(),
+  estimatedMonthlySaving: z.number(),
+  firstSeenAt: z.string().nullable(),
+  ageDays: Int.nullable(),
+  status: z.enum(['active', 'watch', 'dismissed', 'snoozed', 'excluded']),
+  suppression: Suppression.nullable(),
+});
+
+export const WasteChanges = z.object({
+  subscriptionId: z.string(),
+  analysisRunId: Int,
+  runDate: z.string(),
+  previousAnalysisRunId: Int.nullable(),
+  previousRunDate: z.string().nullable(),
+  new: z.array(WasteFinding),
+  resolved: z.array(WasteFinding),
+});
+
+const Decision = z.object({
+  id: Int,
+  subscriptionId: z.string(),
+  reason: z.string(),
+  createdBy: z.string(),
+  createdAt: z.string(),
+  revokedBy: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+  inForce: z.boolean(),
+});
+export const WasteSuppressionRow = Decision.extend({
+  resourceId: z.string(),
+  code: z.string(),
+  kind: z.enum(['dismissed', 'snoozed']),
+  expiresAt: z.string().nullable(),
+});
+export const WasteExclusionRow = Decision.extend({
+  kind: z.enum(['tag', 'resourceGroup']),
+  tagName: z.string().nullable(),
+  tagValue: z.string().nullable(),
+  resourceGroup: z.string().nullable(),
+});
+
 export const OptimizationOpportunities = z.object({
   analysisRunId: Int,
   runDate: OffsetFreeDate,

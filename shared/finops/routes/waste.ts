@@ -7,7 +7,14 @@ import { z } from 'zod';
 import { badRequest, conflict, HttpError, notFound } from '../../http/problem.js';
 import { json, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
-import { WasteSummary } from '../contract/schemas.js';
+import {
+  Problem,
+  WasteChanges,
+  WasteExclusionRow,
+  WasteFinding,
+  WasteSummary,
+  WasteSuppressionRow,
+} from '../contract/schemas.js';
 import { assertSubscriptionAccess } from '../waste/access.js';
 import { changesSincePreviousRun, latestRuns } from '../waste/changes.js';
 import { runItems, summarize } from '../waste/items.js';
@@ -88,6 +95,10 @@ export const wasteRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'One row per resource and finding, with its status now (optionally only one status)',
       tags,
+      responses: {
+        200: { description: 'findings', schema: z.array(WasteFinding) },
+        404: { description: 'No such run', schema: Problem },
+      },
       params: runIdParams,
       query: z.object({ status: z.enum(STATUSES).optional() }),
     },
@@ -112,6 +123,10 @@ export const wasteRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Findings new since the previous run of the subscription, and findings resolved since',
       tags,
+      responses: {
+        200: { description: 'changes', schema: WasteChanges },
+        404: { description: 'No runs', schema: Problem },
+      },
       params: subParams,
     },
     async handler({ services, params }) {
@@ -129,6 +144,7 @@ export const wasteRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Every dismissal and snooze of the subscription, revoked and expired ones included',
       tags,
+      responses: { 200: { description: 'suppressions', schema: z.array(WasteSuppressionRow) } },
       params: subParams,
     },
     async handler({ services, params }) {
@@ -151,6 +167,14 @@ export const wasteRoutes: RouteDefinition[] = [
       description:
         'Needs access to the subscription (an administrator, or a user it is assigned to). The finding must be in the latest run.',
       tags,
+      responses: {
+        201: { description: 'The stored suppression', schema: WasteSuppressionRow },
+        400: { description: 'Validation problem', schema: Problem },
+        403: { description: 'No access to the subscription', schema: Problem },
+        404: { description: 'No such finding in the latest run', schema: Problem },
+        409: { description: 'A decision on this finding is in force', schema: Problem },
+        422: { description: 'expiresAt is not in the future', schema: Problem },
+      },
       params: subParams,
       body: SuppressionBody,
     },
@@ -209,6 +233,10 @@ export const wasteRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Revoke a dismissal or snooze (the row is kept, with who revoked it and when)',
       tags,
+      responses: {
+        200: { description: 'The revoked suppression', schema: WasteSuppressionRow },
+        404: { description: 'Not found', schema: Problem },
+      },
     },
     async handler({ services, params, caller }) {
       const sub = subscriptionParam(params);
@@ -233,6 +261,7 @@ export const wasteRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Every exclusion of the subscription, revoked ones included',
       tags,
+      responses: { 200: { description: 'exclusions', schema: z.array(WasteExclusionRow) } },
       params: subParams,
     },
     async handler({ services, params }) {
@@ -254,6 +283,10 @@ export const wasteRoutes: RouteDefinition[] = [
       summary:
         'Exclude resources from waste by tag (tagName, optional tagValue) or by resourceGroup (administrators)',
       tags,
+      responses: {
+        201: { description: 'The stored exclusion', schema: WasteExclusionRow },
+        400: { description: 'Validation problem', schema: Problem },
+      },
       params: subParams,
       body: ExclusionBody,
     },
@@ -285,7 +318,14 @@ export const wasteRoutes: RouteDefinition[] = [
     method: 'DELETE',
     path: 'Waste/subscriptions/{subscriptionId}/exclusions/{id}',
     auth: 'admin',
-    openapi: { summary: 'Revoke an exclusion (the row is kept, with who revoked it and when)', tags },
+    openapi: {
+      summary: 'Revoke an exclusion (the row is kept, with who revoked it and when)',
+      tags,
+      responses: {
+        200: { description: 'The revoked exclusion', schema: WasteExclusionRow },
+        404: { description: 'Not found', schema: Problem },
+      },
+    },
     async handler({ services, params, caller }) {
       const sub = subscriptionParam(params);
       const id = idParam(params, 'id');
