@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { databaseSettingsShape } from './database.js';
 import { bool, int, optionalString, stringWithDefault } from './fields.js';
 
 /** Settings both services share: environment, storage, queue, CORS, error tracking, logging. */
@@ -22,6 +23,7 @@ export const platformSettingsSchema = z.object({
   Logging__LogLevel__Default: stringWithDefault('Information'),
   RUNTIME_SYSTEM_GLOBALIZATION_INVARIANT: bool(false),
   basePath: optionalString(),
+  ...databaseSettingsShape,
 });
 
 export type PlatformSettings = z.infer<typeof platformSettingsSchema>;

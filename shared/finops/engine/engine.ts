@@ -7,6 +7,7 @@ import type { InvocationContext } from '@azure/functions';
 import type { CoreServices } from '../../app/services.js';
 import { GUID } from '../../config/fields.js';
 import type { AnalysisJob } from '../../db/generated/client.js';
+import { databaseTimeouts } from '../../db/timeouts.js';
 import { type AzureAccess, createAzureAccess } from '../azure/index.js';
 import {
   AnalysisAborted,
@@ -107,6 +108,7 @@ export class AnalysisEngine {
     this.gate = new AnalysisGate({
       postgresUrl:
         core.db.kind === 'postgres' ? core.config.platform.ConnectionStrings__SqlConnectionString : undefined,
+      timeouts: databaseTimeouts(core.config.platform),
       log: core.log,
     });
     this.azure = opts.azure;
@@ -162,6 +164,7 @@ export class AnalysisEngine {
         this.core.db.kind === 'postgres'
           ? this.core.config.platform.ConnectionStrings__SqlConnectionString
           : undefined,
+      postgresTimeouts: databaseTimeouts(this.core.config.platform),
       ...(f.AI__ApiUrl
         ? {
             ai: {
