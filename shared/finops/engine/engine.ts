@@ -144,6 +144,7 @@ export class AnalysisEngine {
       ...(f.Cloud__CaFile ? { ca: readFileSync(f.Cloud__CaFile, 'utf8') } : {}),
       costQueryType: f.Cloud__CostQueryType,
       paceScale: f.CostQuery__PaceScale,
+      requestTimeoutMs: f.Cloud__RequestTimeoutSeconds * 1000,
       logger: {
         info: (meta, msg) => log.info(meta, msg),
         warn: (meta, msg) => log.warn(meta, msg),
