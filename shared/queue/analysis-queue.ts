@@ -4,6 +4,11 @@ import { type QueueClient, QueueServiceClient } from '@azure/storage-queue';
 export interface JobQueue {
   readonly name: string;
   send(message: Record<string, unknown>): Promise<void>;
+  /**
+   * Messages in the queue, visible or not (being processed, waiting for a retry). Approximate, and
+   * never lower than the real count: what the job sweeper needs to tell a backlog from a loss.
+   */
+  approximateCount(): Promise<number>;
   /** The poison queue's client, where the Functions host moves a message after maxDequeueCount. */
   client(): QueueClient;
   poisonClient(): QueueClient;
@@ -48,6 +53,10 @@ export async function createJobQueue(where: QueueLocation, name: string): Promis
     async send(message) {
       await ensure();
       await queue.sendMessage(JSON.stringify(message));
+    },
+    async approximateCount() {
+      await ensure();
+      return (await queue.getProperties()).approximateMessagesCount ?? 0;
     },
     client: () => queue,
     poisonClient: () => poison,
