@@ -1,6 +1,10 @@
+import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AzureSimulator, startAzureSimulator } from '../../dev/azure-sim/index.js';
+import { PrismaClient } from '../../shared/db/generated/client.js';
 import { isDatabaseUnavailable } from '../../shared/db/unavailable.js';
+import { SUB_A, startAnalysisHost, USER, waitFor } from '../finops-engine/support.js';
 import { createPostgresDatabase, TEST_PG_URL } from '../support/databases.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient, isProblem } from '../support/http.js';
@@ -70,7 +74,7 @@ describe.runIf(TEST_PG_URL)('a frozen or unreachable PostgreSQL', () => {
     expect(after.status).toBe(400);
   });
 
-  it('classifies a real statement timeout and a refused connection as unavailable, a constraint violation not', async () => {
+  it('classifies a real statement timeout and a refused connection as unavailable, a division by zero not', async () => {
     const client = new pg.Client({ connectionString: TEST_PG_URL, statement_timeout: 100 });
     await client.connect();
     try {
@@ -83,9 +87,73 @@ describe.runIf(TEST_PG_URL)('a frozen or unreachable PostgreSQL', () => {
     } finally {
       await client.end();
     }
+    // The same through Prisma and its pg adapter, as the app sees them.
+    const prisma = new PrismaClient({
+      adapter: new PrismaPg({ connectionString: TEST_PG_URL, statement_timeout: 100 }),
+    });
+    try {
+      const viaPrisma = await prisma.$queryRawUnsafe('SELECT pg_sleep(2)').catch((e: unknown) => e);
+      expect(isDatabaseUnavailable(viaPrisma)).toBe(true);
+      const badViaPrisma = await prisma.$queryRawUnsafe('SELECT 1/0').catch((e: unknown) => e);
+      expect(badViaPrisma).toBeInstanceOf(Error);
+      expect(isDatabaseUnavailable(badViaPrisma)).toBe(false);
+    } finally {
+      await prisma.$disconnect();
+    }
     const refused = await new pg.Client({ host: '127.0.0.1', port: 1, connectionTimeoutMillis: 1000 })
       .connect()
       .catch((e: unknown) => e);
     expect(isDatabaseUnavailable(refused)).toBe(true);
+  });
+  // Last: it takes the proxy away for good.
+  it('answers 503 with Retry-After when nothing listens where the database should be', async () => {
+    await proxy.close();
+    const res = await login();
+    expect(isProblem(res, 503)).toBe(true);
+    expect(res.headers.get('retry-after')).toBe('5');
+  });
+});
+
+describe.runIf(TEST_PG_URL)('the analysis write under a short statement timeout', () => {
+  let sim: AzureSimulator;
+  let host: TestHost;
+  beforeAll(async () => {
+    sim = await startAzureSimulator({ resourcesPerSubscription: 5 });
+    host = await startAnalysisHost(sim, {
+      database: 'postgres',
+      extra: { Database__StatementTimeoutSeconds: '1', Database__LongStatementTimeoutSeconds: '60' },
+    });
+  });
+  afterAll(async () => {
+    await host?.close();
+    await sim?.close();
+  });
+
+  it('keeps the long budget: a write that waits 3 s for a lock still completes', {
+    timeout: 60_000,
+  }, async () => {
+    // Another session holds a lock that blocks inserts into AnalysisRuns: the run's first statement
+    // waits for it, three times longer than a request's statement may take.
+    const locker = new pg.Client({ connectionString: host.settings.ConnectionStrings__SqlConnectionString });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE "AnalysisRuns" IN EXCLUSIVE MODE');
+      const analysis = apiClient(host.url).post('/finops/api/Analysis/start', { token: USER, json: SUB_A });
+      await waitFor(
+        'the analysis to reach its write',
+        () =>
+          host.services.prisma.analysisJob.findFirst({ where: { subscriptionId: SUB_A, source: 'sync' } }),
+        (j) => j?.phase === 'saving',
+        30_000,
+        50,
+      );
+      await new Promise((r) => setTimeout(r, 3_000));
+      await locker.query('COMMIT');
+      const res = await analysis;
+      expect(res.body).toMatchObject({ success: true });
+    } finally {
+      await locker.end();
+    }
   });
 });
