@@ -6,7 +6,8 @@ export interface JobQueue {
   send(message: Record<string, unknown>): Promise<void>;
   /**
    * Messages in the queue, visible or not (being processed, waiting for a retry). Approximate, and
-   * never lower than the real count: what the job sweeper needs to tell a backlog from a loss.
+   * never lower than the real count (QueueProperties.ApproximateMessagesCount in the Storage
+   * documentation): what the job sweeper needs to tell a backlog from a loss.
    */
   approximateCount(): Promise<number>;
   /** The poison queue's client, where the Functions host moves a message after maxDequeueCount. */
