@@ -1,5 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createJobQueue } from '../../shared/queue/analysis-queue.js';
 
 // A storage endpoint that accepts connections and never answers.
@@ -21,8 +21,9 @@ describe('the analysis queue against a silent storage endpoint', () => {
   });
 
   it('gives up on a send after its deadline instead of holding the caller', { timeout: 20_000 }, async () => {
-    // Azurite's well-known development account, pointed at the silent port.
-    const connection = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;QueueEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`;
+    // The test run's Azurite account, pointed at the silent port.
+    const connection = inject('azuriteConnectionString').replace(/127\.0\.0\.1:\d+/, `127.0.0.1:${port}`);
+    expect(connection).toContain(`:${port}/`);
     const queue = await createJobQueue({ connectionString: connection }, 'analysis-jobs', 500);
     const started = Date.now();
     const outcome = await Promise.race([
