@@ -261,7 +261,7 @@ export class AnalysisEngine {
         this.core.log.warn({ jobId: msg.jobId }, 'queued analysis job no longer exists; message dropped');
         return;
       }
-      job = await this.jobs.create(msg.subscriptionId, msg.monthSelection, msg.source ?? 'async');
+      job = await this.jobs.create(msg.subscriptionId, msg.monthSelection, msg.source ?? 'async', true);
     }
     await this.track(this.runQueued(job, dequeueCount));
   }

@@ -72,9 +72,24 @@ export class JobStore {
     readonly staleMs: number,
   ) {}
 
-  create(subscriptionId: string, monthSelection: MonthSelection, source: JobSource): Promise<AnalysisJob> {
+  /**
+   * A pending job. A queued one starts in the outbox (no message sent yet) unless `fromMessage`: a
+   * job created by the message that carries it needs no other.
+   */
+  create(
+    subscriptionId: string,
+    monthSelection: MonthSelection,
+    source: JobSource,
+    fromMessage = false,
+  ): Promise<AnalysisJob> {
     return this.prisma.analysisJob.create({
-      data: { subscriptionId, monthSelection, source, status: 'pending' },
+      data: {
+        subscriptionId,
+        monthSelection,
+        source,
+        status: 'pending',
+        ...(fromMessage ? { messageSentAt: new Date(), messageSends: 1 } : {}),
+      },
     });
   }
 
