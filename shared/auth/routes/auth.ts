@@ -1,5 +1,8 @@
+import type { HttpRequest } from '@azure/functions';
 import { z } from 'zod';
 import type { AppServices } from '../../app/services.js';
+import { pruneInBackground } from '../../audit/housekeeping.js';
+import { recordAudit } from '../../audit/record.js';
 import { badRequest, forbidden, HttpError } from '../../http/problem.js';
 import { json } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
@@ -39,12 +42,47 @@ async function checkThrottle(services: AppServices, account: string): Promise<vo
   });
 }
 
-/** Promotes an ADMIN_EMAILS account seen at sign-in; records the sign-in time. */
-async function signedIn(services: AppServices, user: UserRow): Promise<UserRow> {
+/** Promotes an ADMIN_EMAILS account seen at sign-in; records the sign-in time and its audit record. */
+async function signedIn(
+  services: AppServices,
+  user: UserRow,
+  request: HttpRequest,
+  method: 'password' | 'mobile',
+): Promise<UserRow> {
   const promote = !user.isAdmin && services.auth.isListedAdmin(user.email);
-  return services.auth.users.update(user.id, {
-    lastLogon: new Date(),
-    ...(promote ? { isAdmin: true } : {}),
+  const current = await services.prisma.$transaction(async (tx) => {
+    const u = await tx.user.update({
+      where: { id: user.id },
+      data: { lastLogon: new Date(), ...(promote ? { isAdmin: true } : {}) },
+    });
+    await recordAudit(tx, {
+      actor: { userId: user.id, email: user.email },
+      action: 'signIn.succeeded',
+      target: { type: 'user', id: user.id },
+      details: { method, ...(promote ? { promotedToAdmin: true } : {}) },
+      request,
+    });
+    return u;
+  });
+  services.auth.users.forget(user.id, current.email);
+  pruneInBackground(services);
+  return current;
+}
+
+/** A refused sign-in writes nothing else, so its record is written on its own. */
+async function signInFailed(
+  services: AppServices,
+  request: HttpRequest,
+  account: string,
+  user: UserRow | null,
+  reason: string,
+): Promise<void> {
+  await recordAudit(services.prisma, {
+    actor: user ? { userId: user.id, email: user.email } : { email: account },
+    action: 'signIn.failed',
+    ...(user ? { target: { type: 'user', id: user.id } } : {}),
+    details: { reason },
+    request,
   });
 }
 
@@ -61,7 +99,7 @@ export const authApiRoutes: RouteDefinition[] = [
       body: loginBody,
       responses: responses({ 200: { description: 'An own token', schema: tokenSchema } }, 400, 403, 429),
     },
-    async handler({ services, body }) {
+    async handler({ services, body, request }) {
       requireLoginEnabled(services);
       const b = await body(loginBody);
       const { auth, prisma } = services;
@@ -70,7 +108,10 @@ export const authApiRoutes: RouteDefinition[] = [
         : await auth.users.byUsername(b.username);
       // One counter per account whichever name is typed; unknown names count by what was typed.
       const account = user ? user.email : normalizeEmail(b.username);
-      await checkThrottle(services, account);
+      await checkThrottle(services, account).catch(async (e: unknown) => {
+        await signInFailed(services, request, account, user, 'too many failed attempts');
+        throw e;
+      });
       // Unknown accounts and accounts without a password verify against a dummy hash: same cost.
       const valid = await auth.passwords.check(user?.passwordHash, b.password);
       if (!user || !valid) {
@@ -81,11 +122,16 @@ export const authApiRoutes: RouteDefinition[] = [
           }),
           prisma.loginFailure.create({ data: { account } }),
         ]);
+        const reason = !user ? 'unknown account' : user.passwordHash ? 'wrong password' : 'no password';
+        await signInFailed(services, request, account, user, reason);
         throw badRequest('Invalid credentials.');
       }
-      if (auth.isBlocked(user.email)) throw forbidden('The domain of this account is blocked.');
+      if (auth.isBlocked(user.email)) {
+        await signInFailed(services, request, account, user, 'blocked domain');
+        throw forbidden('The domain of this account is blocked.');
+      }
       await prisma.loginFailure.deleteMany({ where: { account } });
-      const current = await signedIn(services, user);
+      const current = await signedIn(services, user, request, 'password');
       return json(200, { token: auth.issueToken(current) });
     },
   }),
@@ -118,7 +164,7 @@ export const authApiRoutes: RouteDefinition[] = [
       body: azureBody,
       responses: responses({ 200: { description: 'An own token', schema: tokenSchema } }, 400, 403),
     },
-    async handler({ services, body }) {
+    async handler({ services, body, request }) {
       const b = await body(azureBody);
       const { auth, config } = services;
       const expected = config.auth.MOBILE_API_KEY;
@@ -127,7 +173,10 @@ export const authApiRoutes: RouteDefinition[] = [
         expected !== undefined &&
         !PLACEHOLDER_API_KEYS.has(expected.toLowerCase()) &&
         constantTimeEquals(b.apiKey, expected);
-      if (!keyOk) throw badRequest('Invalid API key.');
+      if (!keyOk) {
+        await signInFailed(services, request, normalizeEmail(b.email), null, 'invalid mobile API key');
+        throw badRequest('Invalid API key.');
+      }
       if (auth.isBlocked(b.email)) throw forbidden('The domain of this account is blocked.');
       const existing = await auth.users.byEmail(b.email);
       const user = existing ?? (await auth.userForDirectoryIdentity(b.email));
@@ -137,7 +186,7 @@ export const authApiRoutes: RouteDefinition[] = [
           skipDuplicates: true,
         });
       }
-      const current = await signedIn(services, user);
+      const current = await signedIn(services, user, request, 'mobile');
       return json(200, { token: auth.issueToken(current) });
     },
   }),
