@@ -20,7 +20,8 @@ export function stubAuth(services: AppServices): void {
     if (token !== USER && token !== ADMIN) throw unauthorized();
     const isAdmin = token === ADMIN;
     return {
-      userId: isAdmin ? '1' : '2',
+      // UUIDs, as real user ids are: the audit trail stores the actor's id in a uuid column.
+      userId: isAdmin ? '00000000-0000-4000-8000-000000000001' : '00000000-0000-4000-8000-000000000002',
       email: isAdmin ? 'admin@example.com' : 'user@example.com',
       username: isAdmin ? 'admin' : 'user',
       isAdmin,
