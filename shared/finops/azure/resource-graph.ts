@@ -45,6 +45,8 @@ export function createResourceGraphClient(
   armEndpoint: string,
   ca: string | undefined,
   throttle: ThrottleConfig,
+  /** Policies of each attempt, inside the throttle's retry (the request timeout). */
+  perAttempt: RequestPolicyFactory[] = [],
 ): ResourceGraphClient {
   return new ResourceGraphClient(credential, {
     baseUri: armEndpoint,
@@ -53,6 +55,7 @@ export function createResourceGraphClient(
     noRetryPolicy: true,
     requestPolicyFactories: (defaults: RequestPolicyFactory[]) => [
       throttleRequestPolicyFactory(throttle),
+      ...perAttempt,
       ...defaults,
     ],
     ...(ca

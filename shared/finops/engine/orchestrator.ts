@@ -4,6 +4,7 @@
  * budget → recommendations (AI agent, or rules) → one all-or-nothing write.
  */
 import type { PrismaClient } from '../../db/generated/client.js';
+import type { DatabaseTimeouts } from '../../db/timeouts.js';
 import type { Logger } from '../../observability/logger.js';
 import type { AzureAccess, AzureResource, DailyCost } from '../azure/index.js';
 import { type MergedFlag, mergeAdvisor } from './advisor-merge.js';
@@ -11,7 +12,7 @@ import { type AiSettings, requestRecommendation } from './ai.js';
 import { budgetStatus } from './budget.js';
 import { shortReason } from './errors.js';
 import { type AgeThresholds, applyAge, DEFAULT_AGE_THRESHOLDS, loadFirstSeen } from './flag-age.js';
-import { computeFlags, flagsText, type ResourceFlag } from './flags.js';
+import { computeFlags, flagsText } from './flags.js';
 import { buildInventory, RESOURCE_GROUP_TYPE } from './inventory.js';
 import { type AnalysisPeriod, analysisPeriod, type MonthSelection } from './period.js';
 import { persistRun, type RecommendationRow } from './persist.js';
@@ -30,6 +31,7 @@ export interface AnalysisDeps {
   costQueryType: string;
   /** PostgreSQL URL: the run is written through a dedicated connection (see persist.ts). */
   postgresUrl?: string | undefined;
+  postgresTimeouts?: DatabaseTimeouts | undefined;
   /** Undefined: no AI agent configured (rule-based recommendations). */
   ai?: Omit<AiSettings, 'signal'>;
   /** Minimum ages of age-gated flags (Waste__* settings). */
@@ -442,7 +444,7 @@ export async function runAnalysis(
       historicalCosts: history.historicalRows(subscriptionId, currency, recordedAt),
       recommendations: [recommendation],
     },
-    { postgresUrl: deps.postgresUrl },
+    { postgresUrl: deps.postgresUrl, postgresTimeouts: deps.postgresTimeouts },
   );
   log.info(
     { subscriptionId, analysisRunId: saved.runId, rows: saved.rows, writeMs: Math.round(saved.ms) },
