@@ -102,6 +102,8 @@ try {
     `  quota-bound minimum  ${(minMs / 1000).toFixed(2)} s (${(minMs / SCALE / 1000).toFixed(0)} s unscaled)`,
     `  batch time           ${(batchMs / 1000).toFixed(2)} s (wall ${(wall / 1000).toFixed(2)} s, mean request ${meanRequestMs.toFixed(0)} ms)`,
     `  ratio                ${ratio.toFixed(3)} (aim ≤ 1.1)`,
+    // The original's fixed pauses (15–25 s before the history, 2–4 s before its first page) alone.
+    `  fixed pauses alone   ≥ ${((ANALYSES * (15 + 2) * 1000 * SCALE) / 1000).toFixed(2)} s (CostQuery__Pacing=fixed, before any quota wait)`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   if (throttled > 0 || ratio > 1.1) process.exitCode = 1;
