@@ -19,7 +19,9 @@ const CAUSES: Record<string, string> = {
 export function dataDirProblem(dir: string, error: unknown): ConfigError {
   const code = (error as NodeJS.ErrnoException)?.code ?? '';
   const cause = CAUSES[code] ?? (error as Error)?.message ?? String(error);
-  return new ConfigError(`DATA_DIR ${path.resolve(dir)} cannot be written: ${cause}${code ? ` (${code})` : ''}.`);
+  return new ConfigError(
+    `DATA_DIR ${path.resolve(dir)} cannot be written: ${cause}${code ? ` (${code})` : ''}.`,
+  );
 }
 
 /**
@@ -29,7 +31,8 @@ export function dataDirProblem(dir: string, error: unknown): ConfigError {
 function realCause(dir: string, error: unknown): unknown {
   if ((error as NodeJS.ErrnoException)?.code !== 'ENOENT') return error;
   let missing = path.resolve(dir);
-  while (!existsSync(path.dirname(missing)) && path.dirname(missing) !== missing) missing = path.dirname(missing);
+  while (!existsSync(path.dirname(missing)) && path.dirname(missing) !== missing)
+    missing = path.dirname(missing);
   try {
     mkdirSync(missing);
     rmdirSync(missing);

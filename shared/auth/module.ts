@@ -30,7 +30,11 @@ export interface AuthModule {
    * sign-in (`signedIn`) proves the identity, so only then does ADMIN_EMAILS make the new user an
    * administrator; a lookup by someone else or the mobile key never does.
    */
-  userForDirectoryIdentity(email: string, displayName?: string, options?: { signedIn?: boolean }): Promise<UserRow>;
+  userForDirectoryIdentity(
+    email: string,
+    displayName?: string,
+    options?: { signedIn?: boolean },
+  ): Promise<UserRow>;
   /** The email-like names (email, preferred_username, upn) of a valid directory token; 401 otherwise. */
   directoryEmails(token: string): Promise<string[]>;
   /** Sends an email in the background (failures are logged); close() waits for pending sends. */

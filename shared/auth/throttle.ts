@@ -5,7 +5,12 @@ import { HttpError } from '../http/problem.js';
 export const LOGIN_MAX_FAILURES = 10;
 export const LOGIN_WINDOW_MS = 15 * 60_000;
 
-async function refuseAtLimit(prisma: PrismaClient, account: string, limit: number, now: number): Promise<void> {
+async function refuseAtLimit(
+  prisma: PrismaClient,
+  account: string,
+  limit: number,
+  now: number,
+): Promise<void> {
   const recent = await prisma.loginFailure.findMany({
     where: { account, createdAt: { gt: new Date(now - LOGIN_WINDOW_MS) } },
     orderBy: { createdAt: 'desc' },

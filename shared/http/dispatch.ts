@@ -146,7 +146,8 @@ function requireJsonContentType(request: HttpRequest, text: string): void {
   const type = request.headers.get('content-type');
   if (!type || text.length === 0) return;
   const media = type.split(';', 1)[0]!.trim().toLowerCase();
-  if (media === 'application/json' || media === 'text/json' || /^application\/[^/]+\+json$/.test(media)) return;
+  if (media === 'application/json' || media === 'text/json' || /^application\/[^/]+\+json$/.test(media))
+    return;
   throw new HttpError(415, `The content type ${media || '(empty)'} is not supported; send application/json.`);
 }
 

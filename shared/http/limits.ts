@@ -20,53 +20,66 @@ export const INT32_MAX = 2_147_483_647;
 
 const NUL = '\u0000';
 
+/** Field name → messages, collected before one 400 names them all. */
+class Problems {
+  readonly errors: Record<string, string[]> = {};
+  add(name: string, message: string): void {
+    const list = this.errors[name] ?? [];
+    list.push(message);
+    this.errors[name] = list;
+  }
+  throwIfAny(detail: string): void {
+    if (Object.keys(this.errors).length) throw badRequest(detail, this.errors);
+  }
+}
+
 /**
  * Refuses NUL characters (PostgreSQL text cannot hold them) and over-long values in path
  * parameters and the query string, with 400 naming each offending name.
  */
 export function checkRequestStrings(params: Record<string, string>, query: URLSearchParams): void {
-  const errors: Record<string, string[]> = {};
+  const problems = new Problems();
   const check = (name: string, value: string) => {
-    if (value.includes(NUL)) (errors[name] ??= []).push('must not contain a NUL character');
+    if (value.includes(NUL)) problems.add(name, 'must not contain a NUL character');
     else if (value.length > MAX_PARAM_CHARS)
-      (errors[name] ??= []).push(`must be at most ${MAX_PARAM_CHARS} characters`);
+      problems.add(name, `must be at most ${MAX_PARAM_CHARS} characters`);
   };
   for (const [name, value] of Object.entries(params)) check(name, value);
   for (const [name, value] of query) {
     check(name, value);
-    if (name.includes(NUL)) (errors.$query ??= []).push('a parameter name contains a NUL character');
+    if (name.includes(NUL)) problems.add('$query', 'a parameter name contains a NUL character');
   }
-  if (Object.keys(errors).length) throw badRequest('The request is invalid.', errors);
+  problems.throwIfAny('The request is invalid.');
 }
 
 /** The same rules for every string and property name of a parsed JSON body. */
 export function checkBodyStrings(value: unknown): void {
-  const errors: Record<string, string[]> = {};
-  const walk = (v: unknown, path: string, depth: number) => {
+  const problems = new Problems();
+  const walk = (v: unknown, path: string, depth: number): void => {
+    const at = path || '$';
     if (typeof v === 'string') {
-      if (v.includes(NUL)) (errors[path || '$'] ??= []).push('must not contain a NUL character');
+      if (v.includes(NUL)) problems.add(at, 'must not contain a NUL character');
       else if (v.length > MAX_BODY_STRING_CHARS)
-        (errors[path || '$'] ??= []).push(`must be at most ${MAX_BODY_STRING_CHARS} characters`);
+        problems.add(at, `must be at most ${MAX_BODY_STRING_CHARS} characters`);
       return;
     }
     if (v === null || typeof v !== 'object') return;
     if (depth > MAX_BODY_DEPTH) {
-      (errors[path || '$'] ??= []).push(`is nested more than ${MAX_BODY_DEPTH} levels deep`);
+      problems.add(at, `is nested more than ${MAX_BODY_DEPTH} levels deep`);
       return;
     }
     if (Array.isArray(v)) {
-      v.forEach((item, i) => walk(item, `${path}[${i}]`, depth + 1));
+      for (let i = 0; i < v.length; i++) walk(v[i], `${path}[${i}]`, depth + 1);
       return;
     }
     for (const [key, item] of Object.entries(v)) {
-      const at = path ? `${path}.${key}` : key;
       if (key.includes(NUL) || key.length > MAX_NAME_CHARS) {
-        (errors[path || '$'] ??= []).push('has an invalid property name');
+        problems.add(at, 'has an invalid property name');
         continue;
       }
-      walk(item, at, depth + 1);
+      walk(item, path ? `${path}.${key}` : key, depth + 1);
     }
   };
   walk(value, '', 0);
-  if (Object.keys(errors).length) throw badRequest('The request body is invalid.', errors);
+  problems.throwIfAny('The request body is invalid.');
 }

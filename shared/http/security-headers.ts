@@ -6,7 +6,10 @@ import type { Service } from './route.js';
  * (which may hold an id or an email) leaks through Referer, nothing of the auth service (tokens,
  * users) is kept by a cache, and no page of ours can be framed (clickjacking).
  */
-export function securityHeaders(response: HttpResponseInit, service: Service | undefined): Record<string, string> {
+export function securityHeaders(
+  response: HttpResponseInit,
+  service: Service | undefined,
+): Record<string, string> {
   const out: Record<string, string> = {
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',

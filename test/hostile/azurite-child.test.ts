@@ -22,10 +22,14 @@ function alive(pid: number): boolean {
 
 /** A separate host process running Azurite on `location`; resolves with both pids. */
 async function parentWithAzurite(location: string): Promise<{ parent: ChildProcess; azuritePid: number }> {
-  const parent = spawn(process.execPath, ['--import', 'tsx', 'test/hostile/fixtures/azurite-parent.ts', location], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const parent = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'test/hostile/fixtures/azurite-parent.ts', location],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   started.push(parent);
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -61,7 +65,9 @@ describe('the local Azurite child (issue 11.17)', () => {
     await until('Azurite has exited', () => !alive(azuritePid));
   });
 
-  it('refuses a folder a live host holds, and reclaims one whose host is dead', { timeout: 60_000 }, async () => {
+  it('refuses a folder a live host holds, and reclaims one whose host is dead', {
+    timeout: 60_000,
+  }, async () => {
     const location = path.join(work, 'shared');
     const { parent, azuritePid } = await parentWithAzurite(location);
     await expect(startAzurite({ location })).rejects.toThrow(

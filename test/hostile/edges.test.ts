@@ -35,7 +35,10 @@ describe('hostile edges of the HTTP surface (issue 11)', () => {
   let adminToken: string;
 
   beforeAll(async () => {
-    host = await startTestHost({ queueWorker: false, settings: { PUBLIC_BASE_URL: 'https://finwatch.example.com/' } });
+    host = await startTestHost({
+      queueWorker: false,
+      settings: { PUBLIC_BASE_URL: 'https://finwatch.example.com/' },
+    });
     api = apiClient(host.url);
     admin = await seedUser(host, { isAdmin: true });
     adminToken = tokenOf(host, admin);
@@ -86,7 +89,9 @@ describe('hostile edges of the HTTP surface (issue 11)', () => {
       headers: { host: 'evil.example' },
     });
     expect(started.status).toBe(202);
-    expect(started.headers.get('location')).toBe(`https://finwatch.example.com/finops/api/Analysis/jobs/${started.body.jobId}`);
+    expect(started.headers.get('location')).toBe(
+      `https://finwatch.example.com/finops/api/Analysis/jobs/${started.body.jobId}`,
+    );
   });
 
   it('8: refuses a token issued in the same second as a password change, accepts one issued after it, and honours Jwt__ClockSkewSeconds', async () => {
@@ -109,7 +114,13 @@ describe('hostile edges of the HTTP surface (issue 11)', () => {
     const now = Math.floor(Date.now() / 1000);
     const stale = forgeToken(user, { iat: now - 100, exp: now - 3 });
     const settings = (skew: string) =>
-      loadConfig({ WEBAPP_ENVIRONMENT: 'Development', Jwt__Key: TEST_JWT_KEY, Jwt__Issuers: 'finwatch-test', Jwt__Audiences: 'finwatch-test', Jwt__ClockSkewSeconds: skew }).auth;
+      loadConfig({
+        WEBAPP_ENVIRONMENT: 'Development',
+        Jwt__Key: TEST_JWT_KEY,
+        Jwt__Issuers: 'finwatch-test',
+        Jwt__Audiences: 'finwatch-test',
+        Jwt__ClockSkewSeconds: skew,
+      }).auth;
     expect(() => verifyOwnToken(settings('0'), stale)).toThrow(/expired/);
     expect(verifyOwnToken(settings('10'), stale).sub).toBe(user.id);
     expect(settings('').Jwt__ClockSkewSeconds).toBe(5);
@@ -133,7 +144,9 @@ describe('hostile edges of the HTTP surface (issue 11)', () => {
     const token = tokenOf(host, await seedUser(host));
     for (const id of ['2147483648', '99999999999999999999', '-2147483649', '1e300']) {
       expect(isProblem(await api.get(`/auth/api/User/GetAllByGroupId/${id}`, { token }), 400)).toBe(true);
-      expect(isProblem(await api.get(`/auth/api/User/GetUserDeviceTokenListByGroupId/${id}`), 400)).toBe(true);
+      expect(isProblem(await api.get(`/auth/api/User/GetUserDeviceTokenListByGroupId/${id}`), 400)).toBe(
+        true,
+      );
       const del = await api.delete(`/auth/api/UsersMonitorGroup/${id}`, { token: adminToken });
       expect(isProblem(del, 400)).toBe(true);
     }
@@ -152,17 +165,37 @@ describe('hostile edges of the HTTP surface (issue 11)', () => {
     const longUrl = await raw(host.url, { method: 'GET', path: `/auth/api/User/${'x'.repeat(20_000)}` });
     expect(longUrl.status).toBe(431);
     expect(JSON.parse(longUrl.body).status).toBe(431);
-    const longHeader = await raw(host.url, { method: 'GET', path: '/auth/api/Version', headers: { 'x-big': 'y'.repeat(20_000) } });
+    const longHeader = await raw(host.url, {
+      method: 'GET',
+      path: '/auth/api/Version',
+      headers: { 'x-big': 'y'.repeat(20_000) },
+    });
     expect(longHeader.status).toBe(431);
     expect(longHeader.headers['content-type']).toMatch(/application\/problem\+json/);
 
     const body = { username: `nobody-${uniq()}@example.com`, password: 'wrong-password' };
-    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml']) {
-      const res = await api.post('/auth/api/Auth/login', { raw: JSON.stringify(body), headers: { 'content-type': type } });
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/xml',
+    ]) {
+      const res = await api.post('/auth/api/Auth/login', {
+        raw: JSON.stringify(body),
+        headers: { 'content-type': type },
+      });
       expect(isProblem(res, 415)).toBe(true);
     }
-    for (const type of ['application/json; charset=utf-8', 'text/json', 'application/merge-patch+json', 'APPLICATION/JSON']) {
-      const res = await api.post('/auth/api/Auth/login', { raw: JSON.stringify(body), headers: { 'content-type': type } });
+    for (const type of [
+      'application/json; charset=utf-8',
+      'text/json',
+      'application/merge-patch+json',
+      'APPLICATION/JSON',
+    ]) {
+      const res = await api.post('/auth/api/Auth/login', {
+        raw: JSON.stringify(body),
+        headers: { 'content-type': type },
+      });
       expect(isProblem(res, 400)).toBe(true);
       expect(res.body.message).toBe('Invalid credentials.');
     }

@@ -57,32 +57,39 @@ describe('login throttle under concurrency (issue 11.1)', () => {
     });
     expect(right.status).toBe(429);
     expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
-    const login = await api.post('/auth/api/Auth/login', { json: { username: user.email, password: PASSWORD } });
+    const login = await api.post('/auth/api/Auth/login', {
+      json: { username: user.email, password: PASSWORD },
+    });
     expect(login.status).toBe(429);
   });
 });
 
-describe.runIf(TEST_PG_URL)('login throttle on two hosts sharing one PostgreSQL database (issue 11.1)', () => {
-  let a: TestHost;
-  let b: TestHost;
-  beforeAll(async () => {
-    a = await startTestHost({ queueWorker: false, database: 'postgres' });
-    b = await startTestHost({
-      queueWorker: false,
-      settings: { ConnectionStrings__SqlConnectionString: a.settings.ConnectionStrings__SqlConnectionString! },
-      servicesOptions: { skipMigrations: true },
+describe.runIf(TEST_PG_URL)(
+  'login throttle on two hosts sharing one PostgreSQL database (issue 11.1)',
+  () => {
+    let a: TestHost;
+    let b: TestHost;
+    beforeAll(async () => {
+      a = await startTestHost({ queueWorker: false, database: 'postgres' });
+      b = await startTestHost({
+        queueWorker: false,
+        settings: {
+          ConnectionStrings__SqlConnectionString: a.settings.ConnectionStrings__SqlConnectionString!,
+        },
+        servicesOptions: { skipMigrations: true },
+      });
     });
-  });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-  });
+    afterAll(async () => {
+      await b?.close();
+      await a?.close();
+    });
 
-  it('verifies at most the allowed number of guesses when 30 arrive at once on both hosts', async () => {
-    const user = await seedUser(a);
-    const statuses = await parallelGuesses([a.url, b.url], user.email);
-    const verified = statuses.filter((s) => s === 400 || s === 200);
-    expect(verified.length).toBeLessThanOrEqual(LOGIN_MAX_FAILURES);
-    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(30 - LOGIN_MAX_FAILURES);
-  });
-});
+    it('verifies at most the allowed number of guesses when 30 arrive at once on both hosts', async () => {
+      const user = await seedUser(a);
+      const statuses = await parallelGuesses([a.url, b.url], user.email);
+      const verified = statuses.filter((s) => s === 400 || s === 200);
+      expect(verified.length).toBeLessThanOrEqual(LOGIN_MAX_FAILURES);
+      expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(30 - LOGIN_MAX_FAILURES);
+    });
+  },
+);

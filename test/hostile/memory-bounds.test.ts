@@ -44,7 +44,9 @@ describe('long strings are refused before any lookup (issue 11.2, 11.13)', () =>
     const api = apiClient(host.url);
     const huge = `${'a'.repeat(300_000)}@example.com`;
     const before = host.services.auth.users.cacheUsage;
-    const login = await api.post('/auth/api/Auth/login', { json: { username: huge, password: 'whatever-1' } });
+    const login = await api.post('/auth/api/Auth/login', {
+      json: { username: huge, password: 'whatever-1' },
+    });
     expect(isProblem(login, 400)).toBe(true);
     expect(Object.keys(login.body.errors)).toContain('username');
     const confirm = await api.post('/auth/api/User/resetPassword/confirm', {
@@ -62,10 +64,17 @@ describe('long strings are refused before any lookup (issue 11.2, 11.13)', () =>
     const email255 = `${'a'.repeat(243)}@example.com`;
     expect(email255.length).toBe(255);
     const create = await api.post('/auth/api/User/create', {
-      json: { username: 'someone', userEmail: email255, password: 'password-123', repeatPassword: 'password-123' },
+      json: {
+        username: 'someone',
+        userEmail: email255,
+        password: 'password-123',
+        repeatPassword: 'password-123',
+      },
     });
     expect(isProblem(create, 400)).toBe(true);
-    const login = await api.post('/auth/api/Auth/login', { json: { username: 'n'.repeat(5000), password: 'x' } });
+    const login = await api.post('/auth/api/Auth/login', {
+      json: { username: 'n'.repeat(5000), password: 'x' },
+    });
     expect(isProblem(login, 400)).toBe(true);
     const admin = await host.services.auth.users.create({
       email: 'cluster-admin@example.com',

@@ -1,6 +1,13 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CA_FILE, CLIENT_ID, CLIENT_SECRET, type DirectoryServer, startDirectoryServer, TENANT } from '../auth/directory-server.js';
+import {
+  CA_FILE,
+  CLIENT_ID,
+  CLIENT_SECRET,
+  type DirectoryServer,
+  startDirectoryServer,
+  TENANT,
+} from '../auth/directory-server.js';
 import { PASSWORD, seedUser, tokenOf, uniq } from '../auth/helpers.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient, isProblem } from '../support/http.js';
@@ -91,11 +98,18 @@ describe('the shared mobile key and ADMIN_EMAILS (issue 11.3, 11.5)', () => {
     expect(signIn.body.isAdmin).toBe(true);
     const demote = await api.put('/auth/api/User/update', {
       token: tokenOf(host, admin),
-      json: { id: signIn.body.id, username: signIn.body.username, email: 'chief@corp.example', isAdmin: false },
+      json: {
+        id: signIn.body.id,
+        username: signIn.body.username,
+        email: 'chief@corp.example',
+        isAdmin: false,
+      },
     });
     expect(demote.body.isAdmin).toBe(false);
     expect((await me(dir.sign({ preferred_username: 'chief@corp.example' }))).body.isAdmin).toBe(false);
-    const mobile = await api.post('/auth/api/Auth/azure', { json: { email: 'chief@corp.example', apiKey: MOBILE_KEY } });
+    const mobile = await api.post('/auth/api/Auth/azure', {
+      json: { email: 'chief@corp.example', apiKey: MOBILE_KEY },
+    });
     expect(mobile.status).toBe(200);
     expect((await me(mobile.body.token)).body.isAdmin).toBe(false);
   });
@@ -108,11 +122,15 @@ describe('the shared mobile key and ADMIN_EMAILS (issue 11.3, 11.5)', () => {
       const res = await api.post('/auth/api/Auth/azure', { json: { email: user.email, apiKey: MOBILE_KEY } });
       expect(isProblem(res, 403)).toBe(true);
     }
-    const ok = await api.post('/auth/api/Auth/azure', { json: { email: directoryOnly.email, apiKey: MOBILE_KEY } });
+    const ok = await api.post('/auth/api/Auth/azure', {
+      json: { email: directoryOnly.email, apiKey: MOBILE_KEY },
+    });
     expect(ok.status).toBe(200);
     // A new account made by the key is never an administrator, listed or not.
     await host.services.prisma.user.deleteMany({ where: { email: 'listed@corp.example' } });
-    const listed = await api.post('/auth/api/Auth/azure', { json: { email: 'listed@corp.example', apiKey: MOBILE_KEY } });
+    const listed = await api.post('/auth/api/Auth/azure', {
+      json: { email: 'listed@corp.example', apiKey: MOBILE_KEY },
+    });
     expect((await me(listed.body.token)).body.isAdmin).toBe(false);
     const lines = audit.lines.filter((l) => l.audit === 'mobile-key');
     const of = (email: string) => lines.filter((l) => l.email === email).map((l) => l.outcome);

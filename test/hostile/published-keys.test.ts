@@ -6,7 +6,18 @@ import { DEV_JWT_KEY } from '../../shared/config/auth.js';
 import { ConfigError, loadConfig } from '../../shared/config/index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const SCANNED = ['shared', 'dev', 'functions', 'test', 'bench', 'scripts', 'docs', 'infra', 'README.md', 'local.settings.sample.json'];
+const SCANNED = [
+  'shared',
+  'dev',
+  'functions',
+  'test',
+  'bench',
+  'scripts',
+  'docs',
+  'infra',
+  'README.md',
+  'local.settings.sample.json',
+];
 
 function* files(entry: string): Generator<string> {
   const full = path.join(ROOT, entry);
@@ -63,8 +74,10 @@ describe('keys published in the repository (issue 11.4)', () => {
     expect(accepted.map(([key, where]) => `${where}: ${key}`)).toEqual([]);
   });
 
-  it('still accepts a key of the operator\'s own in Production, and the development key in Development', () => {
+  it("still accepts a key of the operator's own in Production, and the development key in Development", () => {
     expect(production('an-operator-secret-that-is-nowhere-in-the-repo-7f3a')).not.toThrow();
-    expect(loadConfig({ WEBAPP_ENVIRONMENT: 'Development', Jwt__Key: DEV_JWT_KEY }).auth.Jwt__Key).toBe(DEV_JWT_KEY);
+    expect(loadConfig({ WEBAPP_ENVIRONMENT: 'Development', Jwt__Key: DEV_JWT_KEY }).auth.Jwt__Key).toBe(
+      DEV_JWT_KEY,
+    );
   });
 });

@@ -26,11 +26,48 @@ interface Probe {
 
 const GUID = '0b5c6a1e-1111-4a2b-8c3d-0000000000ff';
 /** Values that are wrong for any parameter: NUL, huge, negative, out of range, not a number, long. */
-const BAD_PARAMS = ['%00', 'a%00b', '-1', '-2147483649', '2147483648', '99999999999999999999999', '1e309', 'NaN', 'x'.repeat(2000), '%ZZ', '..%2F..'];
+const BAD_PARAMS = [
+  '%00',
+  'a%00b',
+  '-1',
+  '-2147483649',
+  '2147483648',
+  '99999999999999999999999',
+  '1e309',
+  'NaN',
+  'x'.repeat(2000),
+  '%ZZ',
+  '..%2F..',
+];
 /** Bodies that are wrong for any route: none, not JSON, wrong shapes. */
-const BAD_BODIES = ['', '{', 'not json', 'null', '[]', '"x"', '-1', '1e400', '{"a":"\\u0000"}', `"${'y'.repeat(20_000)}"`, '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]'];
+const BAD_BODIES = [
+  '',
+  '{',
+  'not json',
+  'null',
+  '[]',
+  '"x"',
+  '-1',
+  '1e400',
+  '{"a":"\\u0000"}',
+  `"${'y'.repeat(20_000)}"`,
+  '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]',
+];
 /** Per property: wrong types, NUL, huge and negative numbers, long strings. */
-const BAD_VALUES: unknown[] = [null, true, {}, [], -1, -2147483649, 2147483648, 1e308, 'a\u0000b', 'z'.repeat(10_000), '', '2024-99-99'];
+const BAD_VALUES: unknown[] = [
+  null,
+  true,
+  {},
+  [],
+  -1,
+  -2147483649,
+  2147483648,
+  1e308,
+  'a\u0000b',
+  'z'.repeat(10_000),
+  '',
+  '2024-99-99',
+];
 
 /** A plausible value for a property, so that one bad property at a time reaches the handler. */
 function plausible(name: string, schema: PropertySchema): unknown {
@@ -57,12 +94,15 @@ function probesOf(doc: { paths: Record<string, Record<string, Operation>> }, tok
       const pathParams = params.filter((p) => p.in === 'path').map((p) => p.name);
       const queryParams = params.filter((p) => p.in === 'query').map((p) => p.name);
       const fill = (bad?: { name: string; value: string }) =>
-        template.replace(/\{(\w+)\}/g, (_, name: string) => (bad?.name === name ? bad.value : name.toLowerCase().includes('id') ? GUID : 'someone@example.com'));
+        template.replace(/\{(\w+)\}/g, (_, name: string) =>
+          bad?.name === name ? bad.value : name.toLowerCase().includes('id') ? GUID : 'someone@example.com',
+        );
       const add = (p: Omit<Probe, 'method' | 'token'>) => {
         for (const token of tokens) probes.push({ method: method.toUpperCase(), token, ...p });
       };
       for (const name of pathParams) for (const value of BAD_PARAMS) add({ path: fill({ name, value }) });
-      for (const name of queryParams) for (const value of BAD_PARAMS) add({ path: `${fill()}?${name}=${value}` });
+      for (const name of queryParams)
+        for (const value of BAD_PARAMS) add({ path: `${fill()}?${name}=${value}` });
       if (method === 'get' || method === 'delete') {
         // fetch cannot send a GET body; a DELETE may carry one it does not expect.
         if (method === 'delete') add({ path: fill(), body: '{"unexpected":true}' });
@@ -75,7 +115,8 @@ function probesOf(doc: { paths: Record<string, Record<string, Operation>> }, tok
       const properties = op.requestBody?.content['application/json']?.schema?.properties ?? {};
       const base = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, plausible(k, v)]));
       for (const property of Object.keys(properties)) {
-        for (const value of BAD_VALUES) add({ path: fill(), body: JSON.stringify({ ...base, [property]: value }) });
+        for (const value of BAD_VALUES)
+          add({ path: fill(), body: JSON.stringify({ ...base, [property]: value }) });
       }
     }
   }
@@ -111,11 +152,21 @@ describe('malformed-input sweep of every documented route (issue 11)', () => {
         const headers: Record<string, string> = {};
         if (p.token) headers.authorization = `Bearer ${p.token}`;
         if (p.body !== undefined) headers['content-type'] = p.contentType ?? 'application/json';
-        const res = await fetch(`${host.url}${p.path}`, { method: p.method, headers, body: p.body || undefined });
+        const res = await fetch(`${host.url}${p.path}`, {
+          method: p.method,
+          headers,
+          body: p.body || undefined,
+        });
         const text = await res.text();
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        if (res.status >= 500) failures.push(`${res.status} ${p.method} ${p.path.slice(0, 120)} ${(p.body ?? '').slice(0, 80)} → ${text.slice(0, 200)}`);
-        else if (res.status >= 400 && !/application\/problem\+json/.test(res.headers.get('content-type') ?? '')) {
+        if (res.status >= 500)
+          failures.push(
+            `${res.status} ${p.method} ${p.path.slice(0, 120)} ${(p.body ?? '').slice(0, 80)} → ${text.slice(0, 200)}`,
+          );
+        else if (
+          res.status >= 400 &&
+          !/application\/problem\+json/.test(res.headers.get('content-type') ?? '')
+        ) {
           failures.push(`not problem+json: ${res.status} ${p.method} ${p.path.slice(0, 120)}`);
         }
       }

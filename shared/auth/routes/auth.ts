@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AppServices } from '../../app/services.js';
-import { badRequest, forbidden, HttpError, unauthorized } from '../../http/problem.js';
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS, MAX_PASSWORD_CHARS, MAX_SECRET_CHARS } from '../../http/limits.js';
+import { badRequest, forbidden, HttpError, unauthorized } from '../../http/problem.js';
 import { json } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { constantTimeEquals } from '../swagger-gate.js';
@@ -97,7 +97,10 @@ export const authApiRoutes: RouteDefinition[] = [
       const { auth, config, log } = services;
       const strict = config.auth.MOBILE_API_KEY_STRICT;
       const audit = (outcome: string, extra: Record<string, unknown> = {}) =>
-        log.warn({ audit: 'mobile-key', email: normalizeEmail(b.email), strict, outcome, ...extra }, 'mobile key sign-in');
+        log.warn(
+          { audit: 'mobile-key', email: normalizeEmail(b.email), strict, outcome, ...extra },
+          'mobile key sign-in',
+        );
       const expected = config.auth.MOBILE_API_KEY;
       // The key is checked (constant time) before anything is looked up or created.
       const keyOk =
@@ -132,9 +135,12 @@ export const authApiRoutes: RouteDefinition[] = [
       // or one protected by a password (contract weakness: the shared key as a master key).
       if (existing && !proven && (existing.isAdmin || existing.passwordHash)) {
         audit('refused: administrator or password account', { userId: existing.id });
-        throw forbidden('This account cannot sign in with the mobile key; sign in with its password or the directory.');
+        throw forbidden(
+          'This account cannot sign in with the mobile key; sign in with its password or the directory.',
+        );
       }
-      const user = existing ?? (await auth.userForDirectoryIdentity(b.email, undefined, { signedIn: proven }));
+      const user =
+        existing ?? (await auth.userForDirectoryIdentity(b.email, undefined, { signedIn: proven }));
       if (!existing && config.auth.DEMO_MODE) {
         await services.prisma.userMonitorGroup.createMany({
           data: [{ userId: user.id, groupMonitorId: config.auth.DEMO_MONITOR_GROUP_ID }],

@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { AppServices } from '../../app/services.js';
-import { badRequest, conflict, forbidden, notFound } from '../../http/problem.js';
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS, MAX_PASSWORD_CHARS } from '../../http/limits.js';
+import { badRequest, conflict, forbidden, notFound } from '../../http/problem.js';
 import { emptyOk, json, noContent, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
-import { constantTimeEquals } from '../swagger-gate.js';
 import { MIN_PASSWORD_LENGTH } from '../passwords.js';
+import { constantTimeEquals } from '../swagger-gate.js';
 import { admitPasswordAttempt } from '../throttle.js';
 import { isUniqueViolation, normalizeEmail, toUserDto, type UserRow } from '../users.js';
 import {
@@ -67,12 +67,19 @@ const lastAdmin = () => conflict('The last administrator cannot be demoted or de
  * secret, for an ADMIN_EMAILS address, while no administrator exists. Registering a listed address
  * proves nothing about who owns it.
  */
-async function bootstrapsAdmin(services: AppServices, email: string, secret: string | null): Promise<boolean> {
+async function bootstrapsAdmin(
+  services: AppServices,
+  email: string,
+  secret: string | null,
+): Promise<boolean> {
   const expected = services.config.auth.ADMIN_BOOTSTRAP_SECRET;
   if (!expected || !secret || !services.auth.isListedAdmin(email)) return false;
   if (!constantTimeEquals(secret, expected)) return false;
   const first = (await services.auth.users.adminCount()) === 0;
-  services.log.warn({ audit: 'admin-bootstrap', email: normalizeEmail(email), granted: first }, 'admin bootstrap');
+  services.log.warn(
+    { audit: 'admin-bootstrap', email: normalizeEmail(email), granted: first },
+    'admin bootstrap',
+  );
   return first;
 }
 
