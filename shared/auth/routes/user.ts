@@ -346,6 +346,7 @@ export const userRoutes: RouteDefinition[] = [
         400,
         401,
         403,
+        429,
       ),
     },
     async handler({ services, caller, body }) {
