@@ -105,7 +105,9 @@ export async function createAuthModule(core: CoreServices): Promise<AuthModule> 
     if (!user) throw unauthorized('The token does not belong to a known user.');
     if (user.credentialsChangedAt && typeof claims.iat === 'number') {
       if (claims.iat < Math.floor(user.credentialsChangedAt.getTime() / 1000)) {
-        throw unauthorized('The token was issued before the password was changed.');
+        throw unauthorized(
+          'The token was issued before the password was changed or the sessions were ended.',
+        );
       }
     }
     if (isBlocked(user.email)) throw forbidden('The domain of this account is blocked.');
