@@ -249,11 +249,15 @@ describe('audit trail through HTTP', () => {
 
   it('commits the action and its record together or neither', async () => {
     const user = await seedUser(host);
-    // A record that cannot be written (actorId is not a UUID) rolls the action back with it.
+    // A record the database refuses (jsonb cannot hold NUL) rolls the action back with it.
     await expect(
       host.services.prisma.$transaction(async (tx) => {
         await tx.user.update({ where: { id: user.id }, data: { username: `renamed-${uniq()}` } });
-        await recordAudit(tx, { actor: { userId: 'not-a-uuid' }, action: 'user.updated' });
+        await recordAudit(tx, {
+          actor: { userId: user.id },
+          action: 'user.updated',
+          details: { note: 'a\u0000b' },
+        });
       }),
     ).rejects.toThrow();
     const after = await host.services.prisma.user.findUnique({ where: { id: user.id } });

@@ -280,6 +280,7 @@ export const userRoutes: RouteDefinition[] = [
         { 200: { description: 'Accepted (empty body), whether or not the account exists' } },
         400,
         403,
+        429,
       ),
     },
     async handler({ services, params: p, request }) {
