@@ -56,6 +56,15 @@ describe('audit trail through HTTP', () => {
     expect(Date.now() - Date.parse(r!.at)).toBeLessThan(60_000);
   });
 
+  it('takes the client address from the connection, not from what the client claims', async () => {
+    const user = await seedUser(host);
+    await api.post('/auth/api/Auth/login', {
+      json: { username: user.email, password: PASSWORD },
+      headers: { 'x-forwarded-for': '203.0.113.7' },
+    });
+    expect((await records('signIn.succeeded', user.id))[0]).toMatchObject({ clientAddress: '127.0.0.1' });
+  });
+
   it('records failed sign-ins with their reason, for known and unknown accounts', async () => {
     const user = await seedUser(host);
     await api.post('/auth/api/Auth/login', { json: { username: user.email, password: 'not the password' } });
