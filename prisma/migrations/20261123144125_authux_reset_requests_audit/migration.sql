@@ -12,7 +12,7 @@ CREATE TABLE "PasswordResetRequests" (
 CREATE TABLE "AuditRecords" (
     "id" BIGSERIAL NOT NULL,
     "at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "actorId" TEXT,
+    "actorId" UUID,
     "actorEmail" TEXT,
     "action" TEXT NOT NULL,
     "targetType" TEXT,
