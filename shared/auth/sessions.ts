@@ -10,16 +10,15 @@ export const USER_CACHE_SECONDS = 5;
 
 /**
  * Ends every session of a user: tokens issued before this moment are refused from now on (on
- * other instances within USER_CACHE_SECONDS). A token's `iat` has whole seconds, so the cut is
- * the start of the next second: a token issued earlier in this second is refused too, and so is
- * one issued later in it (a sign-in in the same second as the revocation must sign in again).
+ * other instances within USER_CACHE_SECONDS). Own tokens carry `iat_ms`, so the cut is exact: a
+ * sign-in a moment later works.
  */
 export async function revokeSessions(
   services: AppServices,
   userId: string,
   audit: { actor: AuditActor; request: HttpRequest; scope: 'admin' | 'self' },
 ): Promise<void> {
-  const cut = new Date((Math.floor(Date.now() / 1000) + 1) * 1000);
+  const cut = new Date();
   const user = await services.prisma.$transaction(async (tx) => {
     const u = await tx.user.update({ where: { id: userId }, data: { credentialsChangedAt: cut } });
     await recordAudit(tx, {
