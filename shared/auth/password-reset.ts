@@ -104,8 +104,8 @@ export async function confirmReset(
 }
 
 /**
- * The link of a reset email: PasswordReset__LinkUrl, else the own page on WEBSITE_HOSTNAME, else (in
- * Development only) on the address the request came to. Never the Host header in Production: a
+ * The link of a reset email: PasswordReset__LinkUrl, else the own page under PUBLIC_BASE_URL, else on
+ * WEBSITE_HOSTNAME, else (in Development only) on the address the request came to. Never the Host header in Production: a
  * forged Host would send the code to someone else's site. Undefined: the email carries the code only.
  */
 export function resetLink(
@@ -115,6 +115,8 @@ export function resetLink(
   code: string,
 ): string | undefined {
   let base = config.auth.PasswordReset__LinkUrl;
+  if (!base && config.platform.PUBLIC_BASE_URL)
+    base = `${config.platform.PUBLIC_BASE_URL.replace(/\/+$/, '')}${RESET_PAGE_PATH}`;
   if (!base && config.auth.WEBSITE_HOSTNAME)
     base = `https://${config.auth.WEBSITE_HOSTNAME}${RESET_PAGE_PATH}`;
   if (!base && config.isDevelopment) base = new URL(RESET_PAGE_PATH, requestUrl).toString();

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Prisma, PrismaClient, User } from '../db/generated/client.js';
-import { TtlCache } from './cache.js';
+import { MAX_EMAIL_CHARS } from '../http/limits.js';
+import { DEFAULT_CACHE_BOUNDS, TtlCache } from './cache.js';
 
 export type UserRow = User;
 
@@ -43,11 +44,16 @@ export class UserStore {
 
   constructor(prisma: PrismaClient, cacheEnabled: boolean, ttlMs = 5_000) {
     this.#prisma = prisma;
-    this.#cache = new TtlCache<UserRow | null>(ttlMs, 10_000, cacheEnabled);
+    this.#cache = new TtlCache<UserRow | null>(ttlMs, DEFAULT_CACHE_BOUNDS, cacheEnabled);
   }
 
   invalidate(): void {
     this.#cache.clear();
+  }
+
+  /** What the lookup cache holds (entries and estimated bytes), for tests and diagnostics. */
+  get cacheUsage(): { entries: number; bytes: number } {
+    return { entries: this.#cache.size, bytes: this.#cache.bytes };
   }
 
   /** Forgets one user's cached lookups (by id and by any email it had), and an email's miss. */
@@ -68,6 +74,8 @@ export class UserStore {
   }
 
   async byEmail(email: string): Promise<UserRow | null> {
+    // No stored email is longer (the routes refuse longer ones); nothing to look up or cache.
+    if (email.length > MAX_EMAIL_CHARS + 2) return null;
     const key = `email:${normalizeEmail(email)}`;
     const hit = this.#cache.get(key);
     if (hit !== undefined) return hit;

@@ -9,6 +9,8 @@ export const authSettingsSchema = z.object({
   Jwt__Issuers: list(['finwatch']),
   Jwt__Audiences: list(['finwatch']),
   Jwt__ExpiryMinutes: int(1440, 1, 525_600),
+  /** Clock difference tolerated on exp/nbf/iat of every token; the original's ClockSkew is 0. */
+  Jwt__ClockSkewSeconds: int(5, 0, 300),
   CloudAd__Instance: stringWithDefault('https://login.microsoftonline.com/'),
   CloudAd__TenantId: optionalString(),
   CloudAd__ClientId: optionalString(),
@@ -22,11 +24,18 @@ export const authSettingsSchema = z.object({
   DownstreamApi__BaseUrl: url(),
   DownstreamApi__Scopes: stringWithDefault('https://graph.microsoft.com/.default'),
   MOBILE_API_KEY: optionalString(),
+  /** Auth/azure also needs a directory token (Authorization: Bearer) naming the same email. */
+  MOBILE_API_KEY_STRICT: bool(false),
   ENABLED_LOGIN_AUTH: bool(true),
   DEMO_MODE: bool(false),
   DEMO_MONITOR_GROUP_ID: int(24, 1, 2_147_483_647),
   BLOCKED_DOMAINS: list(),
   ADMIN_EMAILS: list(),
+  /**
+   * One-time secret: while no administrator exists, User/create of an ADMIN_EMAILS address with
+   * this value in X-Admin-Bootstrap makes it the first administrator. Unset: directory sign-in only.
+   */
+  ADMIN_BOOTSTRAP_SECRET: optionalString(),
   smtpHost: optionalString(),
   smtpPort: int(587, 1, 65535),
   smtpUsername: optionalString(),

@@ -5,9 +5,11 @@ import type { Caller } from '../auth/caller.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { parseJsonText, validate, validationProblem } from './body.js';
 import { type CorsPolicy, corsHeaders, parseCorsOrigins, preflightHeaders } from './cors.js';
-import { forbidden, HttpError, problemResponse, serviceUnavailable } from './problem.js';
+import { checkBodyStrings, checkRequestStrings } from './limits.js';
+import { badRequest, forbidden, HttpError, problemResponse, serviceUnavailable } from './problem.js';
 import type { RequestContext, RouteDefinition } from './route.js';
 import type { RouteMatch } from './router.js';
+import { securityHeaders, serviceOfPath } from './security-headers.js';
 
 function withHeaders(response: HttpResponseInit, extra: Record<string, string>): HttpResponseInit {
   if (Object.keys(extra).length === 0) return response;
@@ -107,6 +109,13 @@ export async function dispatchRoute(
   );
   let response: HttpResponseInit;
   try {
+    // Before anything is looked up (the caller's token included): cheap, and bounds what reaches
+    // the caches and the database.
+    checkRequestStrings(params, request.query);
+    if (route.method === 'DELETE' && hasEmptySegment(pathOf(request))) {
+      // A trailing slash must never turn `User/delete/{id}` into `User/delete` (the caller).
+      throw badRequest('The path has an empty segment; name what to delete.');
+    }
     let caller: Caller | undefined;
     if (route.auth !== 'none') {
       caller = await services.auth.authenticate(request);
@@ -123,14 +132,35 @@ export async function dispatchRoute(
       caller,
       async body<T>(schema: ZodType<T>): Promise<T> {
         bodyText ??= request.text();
-        return validate(schema, parseJsonText(await bodyText), 'request body');
+        const text = await bodyText;
+        requireJsonContentType(request, text);
+        const value = parseJsonText(text);
+        checkBodyStrings(value);
+        return validate(schema, value, 'request body');
       },
     };
     response = await route.handler(ctx);
   } catch (error) {
     response = errorResponse(error, request, invocation, services);
   }
-  return withHeaders(response, cors);
+  return withHeaders(response, { ...cors, ...securityHeaders(response, route.service) });
+}
+
+function hasEmptySegment(pathname: string): boolean {
+  return /\/\/|\/$/.test(pathname);
+}
+
+/**
+ * JSON bodies need a JSON content type, as ASP.NET Core's [FromBody] demands (415 otherwise).
+ * A missing content type is let through: some clients send a JSON string without one.
+ */
+function requireJsonContentType(request: HttpRequest, text: string): void {
+  const type = request.headers.get('content-type');
+  if (!type || text.length === 0) return;
+  const media = type.split(';', 1)[0]!.trim().toLowerCase();
+  if (media === 'application/json' || media === 'text/json' || /^application\/[^/]+\+json$/.test(media))
+    return;
+  throw new HttpError(415, `The content type ${media || '(empty)'} is not supported; send application/json.`);
 }
 
 /** Answers what no route handles: CORS preflight, 404 and 405, as problem+json. */
@@ -143,10 +173,11 @@ export function unmatchedResponse(
   const policy = corsPolicyOf(services);
   const origin = request.headers.get('origin');
   if (request.method === 'OPTIONS' && match.kind === 'method-not-allowed') {
-    return {
+    const preflight: HttpResponseInit = {
       status: 204,
       headers: preflightHeaders(policy, origin, request.headers.get('access-control-request-headers')),
     };
+    return withHeaders(preflight, securityHeaders(preflight, serviceOfPath(pathOf(request))));
   }
   const instance = pathOf(request);
   const response =
@@ -165,5 +196,13 @@ export function unmatchedResponse(
           instance,
           invocation.invocationId,
         );
-  return withHeaders(response, corsHeaders(policy, origin));
+  return withHeaders(response, {
+    ...corsHeaders(policy, origin),
+    ...securityHeaders(response, serviceOfPath(instance)),
+  });
+}
+
+/** Adds the security headers to an answer made outside the dispatcher (the local host's errors). */
+export function withSecurityHeaders(response: HttpResponseInit, pathname: string): HttpResponseInit {
+  return withHeaders(response, securityHeaders(response, serviceOfPath(pathname)));
 }

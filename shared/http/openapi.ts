@@ -29,12 +29,14 @@ function operation(route: RouteDefinition): ZodOpenApiOperationObject {
   const info = route.openapi ?? {};
   const responses: Record<string, unknown> = {};
   for (const [status, r] of Object.entries(info.responses ?? { 200: { description: 'Success' } })) {
-    responses[status] = r.schema
-      ? {
-          description: r.description,
-          content: { [r.contentType ?? 'application/json']: { schema: r.schema } },
-        }
-      : { description: r.description };
+    // A declared content type is documented even without a schema (HTML pages, plain text).
+    responses[status] =
+      r.schema || r.contentType
+        ? {
+            description: r.description,
+            content: { [r.contentType ?? 'application/json']: r.schema ? { schema: r.schema } : {} },
+          }
+        : { description: r.description };
   }
   responses['400'] ??= problemResponse('Invalid request');
   if (route.auth !== 'none') {

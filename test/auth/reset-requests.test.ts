@@ -98,6 +98,17 @@ describe('the link of the reset email', () => {
     );
   });
 
+  it('prefers the configured public base URL (a custom domain) over WEBSITE_HOSTNAME', () => {
+    const config = loadConfig({
+      ...production,
+      WEBSITE_HOSTNAME: 'finwatch.azurewebsites.net',
+      PUBLIC_BASE_URL: 'https://cost.example.com/',
+    });
+    expect(resetLink(config, 'https://evil.example/x', 'a@b.c', 'CODE')).toBe(
+      'https://cost.example.com/auth/api/ResetPassword?email=a%40b.c&code=CODE',
+    );
+  });
+
   it('carries the code only in Production when no public address is known', () => {
     expect(resetLink(loadConfig(production), 'https://evil.example/x', 'a@b.c', 'CODE')).toBeUndefined();
   });

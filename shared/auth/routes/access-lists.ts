@@ -134,7 +134,7 @@ export const userClustersRoutes = accessListRoutes({
   field: 'clusterName',
   listKey: 'clusters',
   item: z.string().trim().min(1, 'is required').max(256),
-  listItem: z.string().nullable(),
+  listItem: z.string().max(256).nullable(),
   auditAction: 'userClusters.changed',
   keep: (values) => [...new Set(values.map((c) => c?.trim() ?? '').filter(Boolean))],
   add: (prisma, userId, clusterName) =>

@@ -3,7 +3,16 @@ import { recordAudit } from '../../audit/record.js';
 import { badRequest } from '../../http/problem.js';
 import { emptyOk, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
-import { existingUser, guid, params, requireSelfOrAdmin, responses, userIdParams } from './common.js';
+import {
+  existingUser,
+  guid,
+  int32,
+  int32Param,
+  params,
+  requireSelfOrAdmin,
+  responses,
+  userIdParams,
+} from './common.js';
 
 const actionBody = z.object({
   action: z.string().trim().min(1, 'Action is required').max(4000),
@@ -18,11 +27,11 @@ const actionSchema = z.object({
   timeStamp: z.string(),
 });
 
-const groupItem = z.object({ userId: guid(), groupMonitorId: z.number().int() });
-const assignBody = z.object({ groupMonitorId: z.number().int() });
+const groupItem = z.object({ userId: guid(), groupMonitorId: int32() });
+const assignBody = z.object({ groupMonitorId: int32() });
 const groupsBody = z.array(groupItem).min(1, 'must list at least one assignment');
 const groupSchema = z.object({ id: z.string(), userId: z.string(), groupMonitorId: z.number().int() });
-const groupParams = z.object({ groupMonitorId: z.coerce.number().int('must be a whole number') });
+const groupParams = z.object({ groupMonitorId: int32Param() });
 
 const groupSelect = { id: true, userId: true, groupMonitorId: true } as const;
 

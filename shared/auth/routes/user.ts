@@ -2,11 +2,14 @@ import type { HttpRequest } from '@azure/functions';
 import { z } from 'zod';
 import type { AppServices } from '../../app/services.js';
 import { type AuditActor, recordAudit } from '../../audit/record.js';
+import { MAX_EMAIL_CHARS, MAX_NAME_CHARS, MAX_PASSWORD_CHARS } from '../../http/limits.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/problem.js';
 import { emptyOk, json, noContent, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { changePassword, confirmReset, countResetRequest, sendResetCode } from '../password-reset.js';
 import { MIN_PASSWORD_LENGTH } from '../passwords.js';
+import { constantTimeEquals } from '../swagger-gate.js';
+import { admitPasswordAttempt } from '../throttle.js';
 import { isUniqueViolation, normalizeEmail, toUserDto, type UserRow } from '../users.js';
 import {
   existingUser,
@@ -22,31 +25,35 @@ import {
 
 /** The rule of every new password (create, change, reset, the reset page). */
 export const password = () =>
-  z.string().min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  z
+    .string()
+    .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
+    .max(MAX_PASSWORD_CHARS);
 
 const createBody = z.object({
-  username: z.string().trim().min(3, 'must be at least 3 characters').max(256),
-  userEmail: z.email('must be an email address').trim().max(320),
+  username: z.string().trim().min(3, 'must be at least 3 characters').max(MAX_NAME_CHARS),
+  userEmail: z.email('must be an email address').trim().max(MAX_EMAIL_CHARS),
   password: password(),
-  repeatPassword: z.string(),
+  repeatPassword: z.string().max(MAX_PASSWORD_CHARS),
 });
 const updateBody = z.object({
   id: guid(),
-  username: z.string().trim().min(3, 'must be at least 3 characters').max(256),
-  email: z.email('must be an email address').trim().max(320),
+  username: z.string().trim().min(3, 'must be at least 3 characters').max(MAX_NAME_CHARS),
+  email: z.email('must be an email address').trim().max(MAX_EMAIL_CHARS),
   isAdmin: z.boolean(),
 });
 const updatePasswordBody = z.object({
-  currentPassword: z.string().min(1, 'is required'),
+  currentPassword: z.string().min(1, 'is required').max(MAX_PASSWORD_CHARS),
   newPassword: password(),
 });
 const confirmBody = z.object({
-  email: z.email('must be an email address').trim(),
+  email: z.email('must be an email address').trim().max(MAX_EMAIL_CHARS),
   code: z.string().trim().min(1, 'is required').max(200),
   newPassword: password(),
 });
-const deviceTokenBody = z.object({ deviceToken: z.string().trim().min(1, 'is required').max(4096) });
-const emailParams = z.object({ email: z.string().trim().min(3).max(320) });
+// Push tokens are at most a few hundred characters; the cap keeps them under the B-tree limit.
+const deviceTokenBody = z.object({ deviceToken: z.string().trim().min(1, 'is required').max(512) });
+const emailParams = z.object({ email: z.string().trim().min(3).max(MAX_EMAIL_CHARS) });
 const tokenList = z.array(z.string());
 
 const dto = (u: UserRow) => ok(toUserDto(u));
@@ -54,6 +61,27 @@ const dto = (u: UserRow) => ok(toUserDto(u));
 const dtoOr204 = (u: UserRow | null) => (u ? dto(u) : noContent());
 
 const lastAdmin = () => conflict('The last administrator cannot be demoted or deleted.');
+
+/**
+ * Whether a new password account becomes an administrator: only with the one-time bootstrap
+ * secret, for an ADMIN_EMAILS address, while no administrator exists. Registering a listed address
+ * proves nothing about who owns it.
+ */
+async function bootstrapsAdmin(
+  services: AppServices,
+  email: string,
+  secret: string | null,
+): Promise<boolean> {
+  const expected = services.config.auth.ADMIN_BOOTSTRAP_SECRET;
+  if (!expected || !secret || !services.auth.isListedAdmin(email)) return false;
+  if (!constantTimeEquals(secret, expected)) return false;
+  const first = (await services.auth.users.adminCount()) === 0;
+  services.log.warn(
+    { audit: 'admin-bootstrap', email: normalizeEmail(email), granted: first },
+    'admin bootstrap',
+  );
+  return first;
+}
 
 /** Deletes a user (never the last administrator); its rows cascade. */
 async function deleteUser(
@@ -118,14 +146,14 @@ export const userRoutes: RouteDefinition[] = [
       const passwordHash = await services.auth.passwords.hash(b.password);
       let user: UserRow;
       try {
+        const isAdmin = await bootstrapsAdmin(
+          services,
+          b.userEmail,
+          request.headers.get('x-admin-bootstrap'),
+        );
         user = await services.prisma.$transaction(async (tx) => {
           const u = await auth.users.create(
-            {
-              email: b.userEmail,
-              username: b.username,
-              passwordHash,
-              isAdmin: auth.isListedAdmin(b.userEmail),
-            },
+            { email: b.userEmail, username: b.username, passwordHash, isAdmin },
             tx,
           );
           await recordAudit(tx, {
@@ -311,6 +339,8 @@ export const userRoutes: RouteDefinition[] = [
       requireLoginEnabled(services);
       const b = await body(updatePasswordBody);
       const user = await existingUser(services, caller.userId);
+      // Guesses of the current password count against the account like sign-in guesses do.
+      await admitPasswordAttempt(services.prisma, user.email);
       if (!(await services.auth.passwords.check(user.passwordHash, b.currentPassword))) {
         throw badRequest('Invalid password', { currentPassword: ['Invalid password'] });
       }

@@ -96,11 +96,12 @@ export const analysisRoutes: RouteDefinition[] = [
         details: { mode: 'async', monthSelection, jobId: job.id },
         request: ctx.request,
       });
-      const origin = new URL(ctx.request.url).origin;
+      // From configuration, never the request's Host header (a client could point it anywhere).
+      const base = (ctx.services.config.platform.PUBLIC_BASE_URL ?? '').replace(/\/+$/, '');
       return json(
         202,
         { jobId: job.id, subscriptionId, status: job.status },
-        { Location: `${origin}/finops/api/Analysis/jobs/${job.id}` },
+        { Location: `${base}/finops/api/Analysis/jobs/${job.id}` },
       );
     },
   }),
