@@ -428,9 +428,10 @@ export class AnalysisEngine {
       if (kept.has(key)) doomed.push(r);
       else kept.add(key);
     }
-    if (doomed.length) {
-      await this.core.prisma.analysisRun.deleteMany({ where: { id: { in: doomed.map((r) => r.id) } } });
-    }
+    // One run (and its cascade of up to hundreds of thousands of rows) per statement: many runs in one
+    // DELETE could outlast the statement timeout and then never succeed. A failure part-way leaves
+    // only whole runs deleted, and the next cleanup finishes the job.
+    for (const r of doomed) await this.core.prisma.analysisRun.deleteMany({ where: { id: r.id } });
     return {
       success: true,
       message: doomed.length
