@@ -2,6 +2,7 @@
 // Azurite for the queue, and the Azure simulator when no Cloud__* credentials are set.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkDataDir } from '../shared/app/data-dir.js';
 import { ConfigError, loadConfig, readSettings } from '../shared/config/index.js';
 import { createLogger } from '../shared/observability/logger.js';
 import { startAzurite } from './azurite.js';
@@ -16,6 +17,7 @@ async function main() {
   // Validate before starting anything, so a bad setting is one clear line.
   let config = loadConfig(settings);
   const inMemory = config.platform.DATA_DIR.startsWith('memory://');
+  if (!inMemory) checkDataDir(config.platform.DATA_DIR);
 
   if (!settings.AzureWebJobsStorage) {
     const azurite = await startAzurite(
@@ -29,7 +31,8 @@ async function main() {
   const hasCloud = settings.Cloud__TenantId && settings.Cloud__ClientId && settings.Cloud__ClientSecret;
   if (!hasCloud && config.finops.AzureSimulator__Enabled) {
     const { startAzureSimulator } = await import('./azure-sim/index.js');
-    const sim = await startAzureSimulator({});
+    // The waste catalogue shows every rule firing (and not firing) in the demo data.
+    const sim = await startAzureSimulator({ wasteCatalogue: true });
     stops.push(() => sim.close());
     settings.Cloud__TenantId = '00000000-0000-0000-0000-000000000001';
     settings.Cloud__ClientId = 'finwatch-local';

@@ -1,6 +1,6 @@
 import type { app as azureApp, HttpRequest, InvocationContext } from '@azure/functions';
 import type { Startup } from '../shared/app/startup.js';
-import { queueTrigger, weeklyTimerTrigger } from '../shared/app/triggers.js';
+import { jobSweepTimerTrigger, queueTrigger, weeklyTimerTrigger } from '../shared/app/triggers.js';
 import type { RouteDefinition, Service } from '../shared/http/route.js';
 import { Router } from '../shared/http/router.js';
 import { serveRequest } from '../shared/http/serve.js';
@@ -65,4 +65,13 @@ export function registerFunctions(app: App, startup: Startup, routes: RouteDefin
         ),
     });
   }
+  const sweeper = jobSweepTimerTrigger();
+  app.timer(sweeper.name, {
+    schedule: sweeper.schedule,
+    runOnStartup: false,
+    handler: (_tick, context) =>
+      withInvocationScope({ invocationId: context.invocationId }, async () => {
+        await (await startup.services()).finops.engine.sweepJobs();
+      }),
+  });
 }

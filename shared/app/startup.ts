@@ -63,8 +63,8 @@ export function createStartup(options: StartupOptions): Startup {
 
   const unavailable = () =>
     serviceUnavailable(
-      options.retryAfterSeconds,
       'The service is starting or cannot reach what it depends on; the cause has been logged. Retry later.',
+      options.retryAfterSeconds,
     );
 
   // Settings are checked at load, so a bad one is in the log before the first request.

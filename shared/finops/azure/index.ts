@@ -3,6 +3,7 @@
  * (Cost Management Query), on the real SDK clients, with our throttling and pacing.
  */
 
+import { type AdvisorRecommendation, listAdvisorCostRecommendations } from './advisor.js';
 import {
   type CostQuery,
   type CostQueryResult,
@@ -15,15 +16,19 @@ import {
 } from './cost-query.js';
 import { createCredential } from './credential.js';
 import { createPacer, type Pacer, realSleep } from './pacing.js';
+import { QPU_PACER_POLICY, QpuPacer } from './qpu-pacer.js';
+import { requestTimeoutPolicy, requestTimeoutPolicyFactory } from './request-timeout.js';
 import { type AzureResource, createResourceGraphClient, listResources } from './resource-graph.js';
 import { createSubscriptionClient, getSubscriptionName } from './subscriptions.js';
-import type { RetryLogger, ThrottleConfig } from './throttle-policy.js';
+import { type RetryLogger, THROTTLE_POLICY_NAME, type ThrottleConfig } from './throttle-policy.js';
 
+export type { AdvisorRecommendation } from './advisor.js';
 export type { CostQuery, CostQueryResult, CostQueryType, CostRow } from './cost-query.js';
 export { CostQueryFailed, costOf, usageDateOf } from './cost-query.js';
 export { costQueryMutex } from './mutex.js';
 export type { Pacer } from './pacing.js';
 export { PACE_MS } from './pacing.js';
+export { AzureRequestTimedOut } from './request-timeout.js';
 export type { AzureResource } from './resource-graph.js';
 export { RESOURCES_QUERY } from './resource-graph.js';
 export { retryWaitMs, serverRequestedWait } from './throttle-policy.js';
@@ -49,8 +54,15 @@ export interface AzureAccessOptions {
   random?: () => number;
   /** Extra trusted CA (PEM): the simulator's self-signed certificate. */
   ca?: string;
+  /** Deadline of each request attempt, token requests included (ms); unset: none. */
+  requestTimeoutMs?: number;
   /** Resource Graph page size (default and maximum 1,000). */
   graphPageSize?: number;
+  /**
+   * CostQuery__Pacing. quota: cost queries wait only for the room the quota headers report; fixed:
+   * also the original's fixed pauses around the history (default here, for callers that pass none).
+   */
+  costPacing?: 'quota' | 'fixed';
 }
 
 /** A cost period: month-to-date, or an inclusive range of days (yyyy-MM-dd). */
@@ -101,6 +113,8 @@ export interface AzureAccess {
     subscriptionId: string,
     onPage?: (rows: AzureResource[], pageIndex: number) => void | Promise<void>,
   ): Promise<AzureResource[]>;
+  /** Azure Advisor's cost recommendations (Resource Graph, AdvisorResources); optional for stand-ins. */
+  listAdvisorCostRecommendations?(subscriptionId: string): Promise<AdvisorRecommendation[]>;
   /** One cost query, every page followed, rows keyed by column name. */
   queryCost(q: CostQuery): Promise<CostQueryResult>;
   /** Cost per resource group and service over the period (default month-to-date), granularity None. */
@@ -156,6 +170,7 @@ export function createAzureAccess(opts: AzureAccessOptions): AzureAccess {
     clientSecret: opts.clientSecret,
     ...(opts.authorityHost ? { authorityHost: opts.authorityHost } : {}),
     ...(opts.ca ? { ca: opts.ca } : {}),
+    ...(opts.requestTimeoutMs ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
   });
   const throttle = (api: string): ThrottleConfig => ({
     api,
@@ -164,19 +179,50 @@ export function createAzureAccess(opts: AzureAccessOptions): AzureAccess {
     ...(opts.random ? { random: opts.random } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
-  const costClient = createCostClient(credential, armEndpoint, opts.ca, throttle('cost management'));
-  const graphClient = createResourceGraphClient(credential, armEndpoint, opts.ca, throttle('resource graph'));
+  const qpuPacer = new QpuPacer({ paceScale: opts.paceScale, sleep });
+  const costClient = createCostClient(
+    credential,
+    armEndpoint,
+    opts.ca,
+    throttle('cost management'),
+    qpuPacer,
+  );
+  const graphClient = createResourceGraphClient(
+    credential,
+    armEndpoint,
+    opts.ca,
+    throttle('resource graph'),
+    opts.requestTimeoutMs ? [requestTimeoutPolicyFactory(opts.requestTimeoutMs)] : [],
+  );
   const subscriptionClient = createSubscriptionClient(
     credential,
     armEndpoint,
     opts.ca,
     throttle('subscriptions'),
   );
-  const pace = createPacer({
+  if (opts.requestTimeoutMs) {
+    // After the throttle policy (same phase), so the deadline applies to each attempt, not to the
+    // whole retry sequence with its back-off waits; on cost queries after the QPU pacer too, so
+    // waiting for quota room is not counted against the request's deadline.
+    costClient.pipeline.addPolicy(requestTimeoutPolicy(opts.requestTimeoutMs), {
+      phase: 'Retry',
+      afterPolicies: [THROTTLE_POLICY_NAME, QPU_PACER_POLICY],
+    });
+    subscriptionClient.pipeline.addPolicy(requestTimeoutPolicy(opts.requestTimeoutMs), {
+      phase: 'Retry',
+      afterPolicies: [THROTTLE_POLICY_NAME],
+    });
+  }
+  const fixedPace = createPacer({
     paceScale: opts.paceScale,
     sleep,
     ...(opts.random ? { random: opts.random } : {}),
   });
+  // Quota pacing: the fixed pauses become no-ops; the QPU pacer holds each query until it fits.
+  const pace: Pacer =
+    opts.costPacing === 'quota'
+      ? { betweenMtdAndHistory: async () => {}, beforeHistoryPage: async () => {}, pause: fixedPace.pause }
+      : fixedPace;
 
   const queryCost = (q: CostQuery) => runCostQuery(costClient, armEndpoint, opts.costQueryType, q);
 
@@ -192,6 +238,9 @@ export function createAzureAccess(opts: AzureAccessOptions): AzureAccess {
       });
       return resources;
     },
+
+    listAdvisorCostRecommendations: (subscriptionId) =>
+      listAdvisorCostRecommendations(graphClient, subscriptionId),
 
     async monthToDateByGroupAndService(subscriptionId, period = MONTH_TO_DATE) {
       const r = await queryCost({
