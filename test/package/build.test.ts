@@ -33,7 +33,7 @@ describe('npm run build', () => {
     expect(loaded.importError).toBeUndefined();
     expect(loaded.programmingModel?.name).toBe('@azure/functions');
     expect(loaded.functions.map((f) => f.name).sort()).toEqual(
-      ['analysis-queue', 'auth-api', 'finops-api', 'weekly-analysis'].sort(),
+      ['analysis-job-sweeper', 'analysis-queue', 'auth-api', 'finops-api', 'weekly-analysis'].sort(),
     );
   });
 

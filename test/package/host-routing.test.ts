@@ -82,8 +82,10 @@ function callsFor(values: Record<string, string>): Call[] {
       body: fillBody(c.body, values),
     })),
   ];
-  // The caller deletes itself last, so every other call runs authenticated.
-  const rank = (c: Call) => (c.method !== 'DELETE' ? 0 : /\/delete$/i.test(c.target) ? 2 : 1);
+  // Deletes come late, and what ends the caller's own sessions (signing out everywhere, deleting
+  // itself) last, so every other call runs authenticated.
+  const endsCaller = (c: Call) => /\/(delete|signOutEverywhere)$/i.test(c.target);
+  const rank = (c: Call) => (endsCaller(c) ? 2 : c.method === 'DELETE' ? 1 : 0);
   return all.sort((a, b) => rank(a) - rank(b));
 }
 
