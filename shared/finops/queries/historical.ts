@@ -82,6 +82,83 @@ export async function historicalBySubscription(
   return { rows: await decorate(prisma, rows), total };
 }
 
+/** Rows read per keyset page of a streamed answer: the most a streamed answer holds at once. */
+export const STREAM_PAGE_ROWS = 2000;
+
+const HISTORY_COLUMNS = P.sql`id, "analysisRunId", "subscriptionId", "costDate", "costType", "resourceGroup",
+  name, cost, currency, "recordedAt"`;
+
+/** A timestamp(3) literal of the stored wall-clock value (Date's UTC fields), with no zone to shift it. */
+const wallClock = (d: Date) => P.sql`${d.toISOString().slice(0, 23)}::timestamp(3)`;
+
+/**
+ * Historical rows matching `where` in costDate then id order, at most `limit` of them, read in
+ * keyset pages of STREAM_PAGE_ROWS (each page starts after the last row of the one before, served
+ * by the (…, costDate, id) indexes; no OFFSET, so every page costs the same) and decorated page by
+ * page. Rows inserted after the first page (a newer run) are left out, so the answer is the table
+ * as it stood when the request began.
+ */
+async function* keysetHistory(prisma: PrismaClient, where: Prisma.Sql, limit: number) {
+  const [top] = await prisma.$queryRaw<
+    Array<{ id: number | null }>
+  >`SELECT max(id) AS id FROM "HistoricalCosts"`;
+  const last = top?.id ?? 0;
+  let after: { costDate: Date; id: number } | undefined;
+  let left = limit;
+  while (left > 0) {
+    const take = Math.min(STREAM_PAGE_ROWS, left);
+    const from = after ? P.sql`AND ("costDate", id) > (${wallClock(after.costDate)}, ${after.id})` : P.empty;
+    const rows = await prisma.$queryRaw<HistoricalCost[]>`SELECT ${HISTORY_COLUMNS} FROM "HistoricalCosts"
+      WHERE ${where} AND id <= ${last} ${from} ORDER BY "costDate", id LIMIT ${take}`;
+    yield* await decorate(prisma, rows);
+    if (rows.length < take) return;
+    left -= rows.length;
+    const end = rows[rows.length - 1]!;
+    after = { costDate: end.costDate, id: end.id };
+  }
+}
+
+/** How many historical rows a run has (X-Total-Count of an unpaged answer). */
+export function countHistoricalByRun(prisma: PrismaClient, runId: number): Promise<number> {
+  return prisma.historicalCost.count({ where: { analysisRunId: runId } });
+}
+
+/** How many historical rows a subscription has, optionally within [start, end]. */
+export function countHistoricalBySubscription(
+  prisma: PrismaClient,
+  subscriptionId: string,
+  start: Date | undefined,
+  end: Date | undefined,
+): Promise<number> {
+  return prisma.historicalCost.count({
+    where: {
+      subscriptionId,
+      ...(start || end
+        ? { costDate: { ...(start ? { gte: start } : {}), ...(end ? { lte: end } : {}) } }
+        : {}),
+    },
+  });
+}
+
+/** A run's historical rows as historicalByRun orders them, streamed: at most `limit` rows. */
+export function streamHistoricalByRun(prisma: PrismaClient, runId: number, limit: number) {
+  return keysetHistory(prisma, P.sql`"analysisRunId" = ${runId}`, limit);
+}
+
+/** A subscription's historical rows as historicalBySubscription orders them, streamed. */
+export function streamHistoricalBySubscription(
+  prisma: PrismaClient,
+  subscriptionId: string,
+  start: Date | undefined,
+  end: Date | undefined,
+  limit: number,
+) {
+  const where = P.sql`"subscriptionId" = ${subscriptionId}
+    ${start ? P.sql`AND "costDate" >= ${wallClock(start)}` : P.empty}
+    ${end ? P.sql`AND "costDate" <= ${wallClock(end)}` : P.empty}`;
+  return keysetHistory(prisma, where, limit);
+}
+
 /** [{date, cost, currency, infraSupportCost}] from the run's Total rows, ascending. */
 export async function dailyTotals(prisma: PrismaClient, runId: number, skip: number, take: number) {
   const where = { analysisRunId: runId, costType: 'Total' };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { badRequest } from '../../../http/problem.js';
 import { ok } from '../../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../../http/route.js';
+import { okStream } from '../../../http/stream-body.js';
 import {
   DailyTotal,
   HistoricalByGroup,
@@ -11,11 +12,15 @@ import {
 } from '../../contract/schemas.js';
 import {
   costTrend,
+  countHistoricalByRun,
+  countHistoricalBySubscription,
   dailyTotals,
   historicalByGroup,
   historicalByRun,
   historicalByService,
   historicalBySubscription,
+  streamHistoricalByRun,
+  streamHistoricalBySubscription,
 } from '../../queries/historical.js';
 import {
   idParam,
@@ -80,9 +85,15 @@ export const historicalCostsRoutes: RouteDefinition[] = [
       query: pagingQuery,
       responses: { 200: { description: 'HistoricalCost[]', schema: z.array(HistoricalCost) } },
     },
-    async handler({ services, params, query }) {
+    async handler({ services, params, query, heavy }) {
       const runId = idParam(params, 'analysisRunId');
       const p = paging(query);
+      if (!p.explicit) {
+        // Unpaged (the web client's call): tens of thousands of rows, streamed, never held.
+        heavy();
+        const total = await countHistoricalByRun(services.prisma, runId);
+        return okStream(streamHistoricalByRun(services.prisma, runId, p.pageSize), listHeaders(total, p));
+      }
       const { rows, total } = await historicalByRun(services.prisma, runId, p.skip, p.pageSize);
       return ok(rows, listHeaders(total, p));
     },
@@ -101,11 +112,19 @@ export const historicalCostsRoutes: RouteDefinition[] = [
       query: pagingQuery.extend({ startDate: z.string().optional(), endDate: z.string().optional() }),
       responses: { 200: { description: 'HistoricalCost[]', schema: z.array(HistoricalCost) } },
     },
-    async handler({ services, params, query }) {
+    async handler({ services, params, query, heavy }) {
       const subscriptionId = textParam(params, 'subscriptionId');
       const start = dateQuery(query, 'startDate');
       const end = dateQuery(query, 'endDate');
       const p = paging(query);
+      if (!p.explicit) {
+        heavy();
+        const total = await countHistoricalBySubscription(services.prisma, subscriptionId, start, end);
+        return okStream(
+          streamHistoricalBySubscription(services.prisma, subscriptionId, start, end, p.pageSize),
+          listHeaders(total, p),
+        );
+      }
       const { rows, total } = await historicalBySubscription(
         services.prisma,
         subscriptionId,
