@@ -60,7 +60,7 @@ const BY_DATE: Prisma.HistoricalCostOrderByWithRelationInput[] = [{ costDate: 'a
 export async function historicalByRun(prisma: PrismaClient, runId: number, skip: number, take: number) {
   const where = { analysisRunId: runId };
   const rows = await prisma.historicalCost.findMany({ where, orderBy: BY_DATE, skip, take });
-  const total = await pageTotal(rows, skip, take, () => prisma.historicalCost.count({ where }));
+  const total = await pageTotal(rows, skip, take, () => countHistoricalByRun(prisma, runId));
   return { rows: await decorate(prisma, rows), total };
 }
 
@@ -78,7 +78,9 @@ export async function historicalBySubscription(
     ...(start || end ? { costDate: { ...(start ? { gte: start } : {}), ...(end ? { lte: end } : {}) } } : {}),
   };
   const rows = await prisma.historicalCost.findMany({ where, orderBy: BY_DATE, skip, take });
-  const total = await pageTotal(rows, skip, take, () => prisma.historicalCost.count({ where }));
+  const total = await pageTotal(rows, skip, take, () =>
+    countHistoricalBySubscription(prisma, subscriptionId, start, end),
+  );
   return { rows: await decorate(prisma, rows), total };
 }
 
@@ -118,26 +120,70 @@ async function* keysetHistory(prisma: PrismaClient, where: Prisma.Sql, limit: nu
   }
 }
 
-/** How many historical rows a run has (X-Total-Count of an unpaged answer). */
-export function countHistoricalByRun(prisma: PrismaClient, runId: number): Promise<number> {
-  return prisma.historicalCost.count({ where: { analysisRunId: runId } });
+/**
+ * How many historical rows a run has: the total kept with the run when it was written, counted
+ * only for a run written without one.
+ */
+export async function countHistoricalByRun(prisma: PrismaClient, runId: number): Promise<number> {
+  const run = await prisma.analysisRun.findUnique({
+    where: { id: runId },
+    select: { historicalCostCount: true },
+  });
+  if (!run) return 0;
+  return run.historicalCostCount ?? prisma.historicalCost.count({ where: { analysisRunId: runId } });
 }
 
-/** How many historical rows a subscription has, optionally within [start, end]. */
-export function countHistoricalBySubscription(
+/**
+ * How many historical rows a subscription has, optionally within [start, end], from the totals
+ * kept with each run: a run whose history lies wholly inside the dates gives its total, one wholly
+ * outside gives 0, and only a run the dates cut is counted, over its own index range. When any
+ * run lacks totals the rows are counted the plain way, which is exact whatever the data.
+ */
+export async function countHistoricalBySubscription(
   prisma: PrismaClient,
   subscriptionId: string,
   start: Date | undefined,
   end: Date | undefined,
 ): Promise<number> {
-  return prisma.historicalCost.count({
-    where: {
-      subscriptionId,
-      ...(start || end
-        ? { costDate: { ...(start ? { gte: start } : {}), ...(end ? { lte: end } : {}) } }
-        : {}),
-    },
-  });
+  const plainCount = () =>
+    prisma.historicalCost.count({
+      where: {
+        subscriptionId,
+        ...(start || end
+          ? { costDate: { ...(start ? { gte: start } : {}), ...(end ? { lte: end } : {}) } }
+          : {}),
+      },
+    });
+  const [untotalled, runs] = await Promise.all([
+    prisma.analysisRun.count({ where: { historicalCostCount: null } }),
+    prisma.analysisRun.findMany({
+      where: { subscriptionId },
+      select: { id: true, historicalCostCount: true, historyFrom: true, historyTo: true },
+    }),
+  ]);
+  // Each run with totals has rows of its own subscription only, so with every run totalled the
+  // subscription's rows are exactly the rows of its runs.
+  if (untotalled > 0) return plainCount();
+  let total = 0;
+  const cut: number[] = [];
+  for (const r of runs) {
+    const n = r.historicalCostCount ?? 0;
+    if (n === 0 || !r.historyFrom || !r.historyTo) continue;
+    const outside = (start && r.historyTo < start) || (end && r.historyFrom > end);
+    const inside = (!start || r.historyFrom >= start) && (!end || r.historyTo <= end);
+    if (outside) continue;
+    if (inside) total += n;
+    else cut.push(r.id);
+  }
+  if (cut.length > 0) {
+    total += await prisma.historicalCost.count({
+      where: {
+        analysisRunId: { in: cut },
+        costDate: { ...(start ? { gte: start } : {}), ...(end ? { lte: end } : {}) },
+      },
+    });
+  }
+  return total;
 }
 
 /** A run's historical rows as historicalByRun orders them, streamed: at most `limit` rows. */

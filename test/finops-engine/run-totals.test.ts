@@ -1,0 +1,144 @@
+// The history totals a run keeps (written once with the run) answer X-Total-Count without
+// counting the rows; these tests compare them with plain counts of the rows themselves.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type PrismaClient } from '../../shared/db/client.js';
+import { type HistoricalCostRow, persistRun } from '../../shared/finops/engine/persist.js';
+import {
+  countHistoricalByRun,
+  countHistoricalBySubscription,
+} from '../../shared/finops/queries/historical.js';
+import { createPostgresDatabase, TEST_PG_URL } from '../support/databases.js';
+
+const SUB = '3c0f0000-0000-4000-8000-00000000a001';
+const OTHER = '3c0f0000-0000-4000-8000-00000000a002';
+const day = (iso: string) => new Date(`${iso}T00:00:00Z`);
+
+/** `days` days of history ending on `last`, `perDay` Service rows a day. */
+function history(subscriptionId: string, last: string, days: number, perDay: number): HistoricalCostRow[] {
+  const rows: HistoricalCostRow[] = [];
+  for (let d = days - 1; d >= 0; d--) {
+    const costDate = new Date(day(last).getTime() - d * 86_400_000);
+    for (let s = 0; s < perDay; s++) {
+      rows.push({
+        subscriptionId,
+        costDate,
+        costType: 'Service',
+        resourceGroup: 'rg-a',
+        name: `svc-${s}`,
+        cost: 1.5,
+        currency: 'USD',
+        recordedAt: day(last),
+      });
+    }
+  }
+  return rows;
+}
+
+function persist(
+  prisma: PrismaClient,
+  subscriptionId: string,
+  rows: HistoricalCostRow[],
+  postgresUrl?: string,
+) {
+  const now = new Date();
+  return persistRun(
+    prisma,
+    {
+      run: {
+        subscriptionId,
+        subscriptionName: 'totals',
+        runDate: now,
+        totalMonthlyCost: 1,
+        totalResourcesAnalyzed: 0,
+        periodFrom: now,
+        periodTo: now,
+      },
+      resources: [],
+      costDetails: [],
+      historicalCosts: rows,
+      recommendations: [],
+    },
+    { postgresUrl },
+  );
+}
+
+const databases = [['PGlite', undefined], ...(TEST_PG_URL ? [['PostgreSQL', 'postgres']] : [])] as const;
+
+describe.each(databases)('run history totals on %s', (_name, kind) => {
+  let prisma: PrismaClient;
+  let close: () => Promise<void>;
+  let url: string | undefined;
+  const plain = (where: Parameters<PrismaClient['historicalCost']['count']>[0]) =>
+    prisma.historicalCost.count(where);
+
+  beforeAll(async () => {
+    let drop: (() => Promise<void>) | undefined;
+    if (kind === 'postgres') {
+      const db = await createPostgresDatabase();
+      url = db.url;
+      drop = db.drop;
+    }
+    const db = await openDatabase({ connectionString: url, dataDir: 'memory://' });
+    await db.migrate();
+    prisma = db.prisma;
+    close = async () => {
+      await db.close();
+      await drop?.();
+    };
+  }, 120_000);
+  afterAll(async () => {
+    await close?.();
+  });
+
+  it('stores the row count and the first and last costDate with the run', async () => {
+    const { runId } = await persist(prisma, SUB, history(SUB, '2026-03-31', 31, 7), url);
+    const run = await prisma.analysisRun.findUniqueOrThrow({ where: { id: runId } });
+    expect(run.historicalCostCount).toBe(217);
+    expect(run.historyFrom).toEqual(day('2026-03-01'));
+    expect(run.historyTo).toEqual(day('2026-03-31'));
+    expect(await countHistoricalByRun(prisma, runId)).toBe(217);
+  });
+
+  it('stores 0 for a run without history, and the count of a missing run is 0', async () => {
+    const { runId } = await persist(prisma, SUB, [], url);
+    const run = await prisma.analysisRun.findUniqueOrThrow({ where: { id: runId } });
+    expect(run.historicalCostCount).toBe(0);
+    expect(await countHistoricalByRun(prisma, 2_000_000_000)).toBe(0);
+  });
+
+  it('counts a subscription inside, outside and across run boundaries as the rows do', async () => {
+    await persist(prisma, SUB, history(SUB, '2026-04-30', 60, 5), url);
+    await persist(prisma, OTHER, history(OTHER, '2026-04-30', 10, 3), url);
+    const windows: Array<[Date | undefined, Date | undefined]> = [
+      [undefined, undefined],
+      [day('2026-03-01'), day('2026-03-31')], // the first run whole, the second cut
+      [day('2026-03-15'), undefined],
+      [undefined, day('2026-03-10')],
+      [day('2027-01-01'), undefined], // past every run
+      [day('2026-04-30'), day('2026-04-30')],
+    ];
+    for (const [start, end] of windows) {
+      const expected = await plain({
+        where: {
+          subscriptionId: SUB,
+          ...(start || end
+            ? { costDate: { ...(start ? { gte: start } : {}), ...(end ? { lte: end } : {}) } }
+            : {}),
+        },
+      });
+      expect(await countHistoricalBySubscription(prisma, SUB, start, end)).toBe(expected);
+    }
+    expect(await countHistoricalBySubscription(prisma, SUB, undefined, undefined)).toBe(217 + 300);
+    expect(await countHistoricalBySubscription(prisma, SUB, day('2026-04-30'), day('2026-04-30'))).toBe(5);
+  });
+
+  it('leaves the count unset for a run whose rows name another subscription, and counts rows then', async () => {
+    const mixed = [...history(SUB, '2026-05-31', 2, 2), ...history(OTHER, '2026-05-31', 1, 4)];
+    const { runId } = await persist(prisma, SUB, mixed, url);
+    const run = await prisma.analysisRun.findUniqueOrThrow({ where: { id: runId } });
+    expect(run.historicalCostCount).toBeNull();
+    expect(await countHistoricalByRun(prisma, runId)).toBe(8);
+    expect(await countHistoricalBySubscription(prisma, OTHER, undefined, undefined)).toBe(30 + 4);
+    expect(await countHistoricalBySubscription(prisma, SUB, day('2026-05-30'), undefined)).toBe(4);
+  });
+});
