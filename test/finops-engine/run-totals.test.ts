@@ -62,7 +62,10 @@ function persist(
   );
 }
 
-const databases = [['PGlite', undefined], ...(TEST_PG_URL ? [['PostgreSQL', 'postgres']] : [])] as const;
+const databases: Array<[string, 'pglite' | 'postgres']> = [
+  ['PGlite', 'pglite'],
+  ...(TEST_PG_URL ? [['PostgreSQL', 'postgres'] as [string, 'postgres']] : []),
+];
 
 describe.each(databases)('run history totals on %s', (_name, kind) => {
   let prisma: PrismaClient;
