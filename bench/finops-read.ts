@@ -12,7 +12,7 @@ import pg from 'pg';
 import { startAzurite } from '../dev/azurite.js';
 import { startLocalHost } from '../dev/host.js';
 import { loadConfig } from '../shared/config/index.js';
-import { RUN_HISTORY_TOTALS_SQL } from '../shared/finops/engine/run-totals.js';
+import { writeRunTotals } from '../shared/finops/engine/run-totals.js';
 import { compressBytes } from '../shared/http/compression.js';
 import { createLogger } from '../shared/observability/logger.js';
 import { streamedLoad } from './streamed-load.js';
@@ -106,7 +106,7 @@ async function seed(url: string, reuse: boolean) {
     );
     // The totals the engine writes with each run (persistRun), here after the bulk inserts.
     for (const r of (await c.query(`SELECT id, "subscriptionId" FROM "AnalysisRuns"`)).rows) {
-      await c.query(RUN_HISTORY_TOTALS_SQL, [r.id, r.subscriptionId]);
+      await writeRunTotals(async (sql, params) => (await c.query(sql, params)).rowCount ?? 0, r.id, r.subscriptionId);
     }
     await c.query(
       `INSERT INTO "AiRecommendations" ("analysisRunId","recommendationText","summary","model","timestamp","recordedAt")

@@ -5,6 +5,11 @@ import { stringify } from './respond.js';
 /** Rows are gathered into chunks of about this size before they are handed to the socket. */
 const CHUNK_CHARS = 64 * 1024;
 
+/** A row already serialised: jsonArrayStream writes its text as it is. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 /** Whether a response body is a stream (written as it is produced) rather than bytes in hand. */
 export function isStreamBody(body: HttpResponseInit['body']): body is Readable | ReadableStream {
   if (body === null || body === undefined || typeof body !== 'object') return false;
@@ -31,7 +36,8 @@ export function jsonArrayStream(rows: AsyncIterable<unknown>): Readable {
     let text = '[';
     let first = true;
     for await (const row of rows) {
-      text += first ? stringify(row) : `,${stringify(row)}`;
+      const json = row instanceof JsonText ? row.text : stringify(row);
+      text += first ? json : `,${json}`;
       first = false;
       if (text.length >= CHUNK_CHARS) {
         yield Buffer.from(text);

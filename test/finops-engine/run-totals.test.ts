@@ -2,11 +2,17 @@
 // counting the rows; these tests compare them with plain counts of the rows themselves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type PrismaClient } from '../../shared/db/client.js';
-import { type HistoricalCostRow, persistRun } from '../../shared/finops/engine/persist.js';
+import { type HistoricalCostRow, persistRun, type ResourceRow } from '../../shared/finops/engine/persist.js';
+import {
+  dashboardSummary,
+  optimizationOpportunities,
+  resourceDistribution,
+} from '../../shared/finops/queries/dashboard.js';
 import {
   countHistoricalByRun,
   countHistoricalBySubscription,
 } from '../../shared/finops/queries/historical.js';
+import { resourceGroupSummary, resourceTypeSummary } from '../../shared/finops/queries/resources.js';
 import { createPostgresDatabase, TEST_PG_URL } from '../support/databases.js';
 
 const SUB = '3c0f0000-0000-4000-8000-00000000a001';
@@ -34,11 +40,33 @@ function history(subscriptionId: string, last: string, days: number, perDay: num
   return rows;
 }
 
+const TYPES = ['Microsoft.Compute/disks', 'microsoft.compute/disks', 'microsoft.web/sites'];
+const GROUPS = ['rg-Web', 'RG-WEB', 'rg-data'];
+
+/** 60 resources over mixed-case groups and types; flags NULL, empty or set. */
+function resources(): ResourceRow[] {
+  return Array.from({ length: 60 }, (_, i) => ({
+    resourceId: `/r/${i}`,
+    resourceType: TYPES[i % 3]!,
+    resourceName: `res-${i}`,
+    resourceGroup: GROUPS[(i >> 1) % 3]!,
+    location: 'westeurope',
+    propertiesJson: null,
+    tagsJson: null,
+    metricsJson: null,
+    flags: i % 4 === 0 ? 'Unattached disk' : i % 4 === 1 ? '' : i % 5 === 0 ? 'Old snapshot' : null,
+    flagDetails: null,
+    monthToDateCost: null,
+    recordedAt: new Date(),
+  }));
+}
+
 function persist(
   prisma: PrismaClient,
   subscriptionId: string,
   rows: HistoricalCostRow[],
   postgresUrl?: string,
+  withResources: ResourceRow[] = [],
 ) {
   const now = new Date();
   return persistRun(
@@ -53,7 +81,7 @@ function persist(
         periodFrom: now,
         periodTo: now,
       },
-      resources: [],
+      resources: withResources,
       costDetails: [],
       historicalCosts: rows,
       recommendations: [],
@@ -143,5 +171,26 @@ describe.each(databases)('run history totals on %s', (_name, kind) => {
     expect(await countHistoricalByRun(prisma, runId)).toBe(8);
     expect(await countHistoricalBySubscription(prisma, OTHER, undefined, undefined)).toBe(30 + 4);
     expect(await countHistoricalBySubscription(prisma, SUB, day('2026-05-30'), undefined)).toBe(4);
+  });
+
+  it('answers summaries, the dashboard and the opportunities from the totals exactly as from the resources', async () => {
+    const { runId } = await persist(prisma, SUB, [], url, resources());
+    const answers = () =>
+      Promise.all([
+        resourceTypeSummary(prisma, runId),
+        resourceGroupSummary(prisma, runId),
+        dashboardSummary(prisma, SUB),
+        resourceDistribution(prisma, SUB),
+        optimizationOpportunities(prisma, 1000, SUB),
+      ]);
+    const fromTotals = await answers();
+    expect(await prisma.runResourceTotal.count({ where: { analysisRunId: runId } })).toBeGreaterThan(0);
+    await prisma.analysisRun.update({ where: { id: runId }, data: { totalsWrittenAt: null } });
+    const fromRows = await answers();
+    expect(fromTotals).toEqual(fromRows);
+    // Literal figures: 15 flagged 'Unattached disk' (i % 4 = 0), 6 'Old snapshot' (i = 10, 15, 30, 35, 50, 55).
+    expect(fromTotals[2]).toMatchObject({ resourcesAnalyzed: 60, resourcesWithIssues: 21 });
+    expect(fromTotals[1].map((g) => g.resourceGroup)).toEqual(['RG-WEB', 'RG-DATA']);
+    expect(fromTotals[1][0]).toMatchObject({ count: 40, types: 3 });
   });
 });

@@ -2,6 +2,7 @@ import type { PrismaClient } from '../../db/client.js';
 import { Prisma } from '../../db/generated/client.js';
 import { groupName, pageTotal, toCount } from './format.js';
 import { type ResourceRow, resourceOut } from './mappers.js';
+import { hasRunTotals } from './run-totals.js';
 
 const COLUMNS = Prisma.sql`id, "analysisRunId", "resourceType", "resourceName", "resourceGroup", location,
   "propertiesJson", "tagsJson", "metricsJson", flags, "recordedAt"`;
@@ -100,10 +101,16 @@ export async function findResources(
 
 /** [{resourceType, count, withFlags}], count descending (then type). */
 export async function resourceTypeSummary(prisma: PrismaClient, runId: number) {
-  const rows = await prisma.$queryRaw<Array<{ resourceType: string; count: bigint; withFlags: bigint }>>`
-    SELECT "resourceType", count(*) AS count, count(*) FILTER (WHERE ${HAS_FLAGS}) AS "withFlags"
-    FROM "ResourceAnalyses" WHERE "analysisRunId" = ${runId}
-    GROUP BY "resourceType" ORDER BY count(*) DESC, "resourceType"`;
+  type Row = { resourceType: string; count: bigint; withFlags: bigint };
+  const rows = (await hasRunTotals(prisma, runId))
+    ? await prisma.$queryRaw<Row[]>`
+      SELECT "resourceType", sum(resources) AS count, sum(flagged) AS "withFlags"
+      FROM "RunResourceTotals" WHERE "analysisRunId" = ${runId}
+      GROUP BY "resourceType" ORDER BY sum(resources) DESC, "resourceType"`
+    : await prisma.$queryRaw<Row[]>`
+      SELECT "resourceType", count(*) AS count, count(*) FILTER (WHERE ${HAS_FLAGS}) AS "withFlags"
+      FROM "ResourceAnalyses" WHERE "analysisRunId" = ${runId}
+      GROUP BY "resourceType" ORDER BY count(*) DESC, "resourceType"`;
   return rows.map((r) => ({
     resourceType: r.resourceType,
     count: toCount(r.count),
@@ -113,13 +120,17 @@ export async function resourceTypeSummary(prisma: PrismaClient, runId: number) {
 
 /** [{resourceGroup, count, types (distinct), withFlags}], count descending; groups upper-case. */
 export async function resourceGroupSummary(prisma: PrismaClient, runId: number) {
-  const rows = await prisma.$queryRaw<
-    Array<{ resourceGroup: string; count: bigint; types: bigint; withFlags: bigint }>
-  >`
-    SELECT upper("resourceGroup") AS "resourceGroup", count(*) AS count,
-           count(DISTINCT "resourceType") AS types, count(*) FILTER (WHERE ${HAS_FLAGS}) AS "withFlags"
-    FROM "ResourceAnalyses" WHERE "analysisRunId" = ${runId}
-    GROUP BY upper("resourceGroup") ORDER BY count(*) DESC, upper("resourceGroup")`;
+  type Row = { resourceGroup: string; count: bigint; types: bigint; withFlags: bigint };
+  const rows = (await hasRunTotals(prisma, runId))
+    ? await prisma.$queryRaw<Row[]>`
+      SELECT "resourceGroup", sum(resources) AS count, count(*) AS types, sum(flagged) AS "withFlags"
+      FROM "RunResourceTotals" WHERE "analysisRunId" = ${runId}
+      GROUP BY "resourceGroup" ORDER BY sum(resources) DESC, "resourceGroup"`
+    : await prisma.$queryRaw<Row[]>`
+      SELECT upper("resourceGroup") AS "resourceGroup", count(*) AS count,
+             count(DISTINCT "resourceType") AS types, count(*) FILTER (WHERE ${HAS_FLAGS}) AS "withFlags"
+      FROM "ResourceAnalyses" WHERE "analysisRunId" = ${runId}
+      GROUP BY upper("resourceGroup") ORDER BY count(*) DESC, upper("resourceGroup")`;
   return rows.map((r) => ({
     resourceGroup: groupName(r.resourceGroup),
     count: toCount(r.count),
