@@ -186,6 +186,31 @@ describe('unpaged history answers are streamed (fixture runs inserted with Prism
     expect(plain.wireBytes / br.wireBytes).toBeGreaterThan(5);
   });
 
+  it('answers a repeated compressed run history whole from memory, and follows a new infra support cost', async () => {
+    const url = `${host.url}/finops/api/HistoricalCosts/analysis/${runId}`;
+    const gz = { ...auth(user), 'accept-encoding': 'gzip' };
+    const first = await rawGet(url, gz, { keep: true });
+    const second = await rawGet(url, gz, { keep: true });
+    expect(second.headers['content-length']).toBe(String(second.wireBytes));
+    expect(second.headers['content-encoding']).toBe('gzip');
+    expect(second.headers['x-total-count']).toBe(String(runRows));
+    expect(second.text).toBe(first.text);
+    const before = JSON.parse(second.text!) as Array<{ infraSupportCost: number }>;
+    expect(before[0]!.infraSupportCost).toBe(400);
+    await host.services.prisma.subscription.create({
+      data: { subscriptionId: SUB, infraSupportCost: 725.5 },
+    });
+    try {
+      const after = JSON.parse((await rawGet(url, gz, { keep: true })).text!) as Array<{
+        infraSupportCost: number;
+      }>;
+      expect(after).toHaveLength(runRows);
+      expect(after.every((r) => r.infraSupportCost === 725.5)).toBe(true);
+    } finally {
+      await host.services.prisma.subscription.deleteMany({ where: { subscriptionId: SUB } });
+    }
+  });
+
   it('refuses a third heavy request of one user with 429 and Retry-After, and admits again after', async () => {
     const url = `${host.url}/finops/api/HistoricalCosts/analysis/${runId}`;
     // Two slow clients: each reads one chunk, then stops, so both answers stay in flight.

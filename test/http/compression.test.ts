@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { text as streamText } from 'node:stream/consumers';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { AnswerCache } from '../../shared/http/answer-cache.js';
 import { compressResponse, negotiateEncoding } from '../../shared/http/compression.js';
 import { PerKeyLimit } from '../../shared/http/per-user-limit.js';
 import { jsonArrayStream } from '../../shared/http/stream-body.js';
@@ -148,5 +149,39 @@ describe('PerKeyLimit', () => {
     expect(limit.active('a')).toBe(1);
     expect(limit.tryAcquire('a')).toBeTypeOf('function');
     expect(limit.tryAcquire('a')).toBeUndefined();
+  });
+});
+
+describe('AnswerCache', () => {
+  it('evicts the least recently used answers beyond its byte bound, and never keeps an oversized one', () => {
+    const cache = new AnswerCache(100, 60);
+    cache.set('a', Buffer.alloc(40));
+    cache.set('b', Buffer.alloc(40));
+    cache.get('a'); // a is now the most recently used
+    cache.set('c', Buffer.alloc(40));
+    expect([cache.get('a')?.length, cache.get('b'), cache.get('c')?.length]).toEqual([40, undefined, 40]);
+    cache.set('big', Buffer.alloc(61));
+    expect(cache.get('big')).toBeUndefined();
+    expect(cache.size).toBe(2);
+  });
+
+  it('keeps a streamed answer only once it has ended whole', async () => {
+    const cache = new AnswerCache(1000);
+    const passed = await streamText(
+      cache.fillFrom('k', Readable.from([Buffer.from('ab'), Buffer.from('cd')])),
+    );
+    expect(passed).toBe('abcd');
+    expect(cache.get('k')?.toString()).toBe('abcd');
+    const broken = cache.fillFrom(
+      'broken',
+      new Readable({
+        read() {
+          this.push(Buffer.from('x'));
+          this.destroy(new Error('database went away'));
+        },
+      }),
+    );
+    await expect(streamText(broken)).rejects.toThrow('database went away');
+    expect(cache.get('broken')).toBeUndefined();
   });
 });
