@@ -57,7 +57,8 @@ export async function streamedLoad(
   await Promise.all(
     Array.from({ length: clients }, async (_, i) => {
       const headers = { authorization: `Bearer ${tokens[i % tokens.length]}`, ...extraHeaders };
-      while (performance.now() < until) {
+      // Every client completes at least one answer, however long the window.
+      do {
         const t0 = performance.now();
         try {
           const r = await once(url, headers);
@@ -69,7 +70,7 @@ export async function streamedLoad(
         } catch {
           failed++;
         }
-      }
+      } while (performance.now() < until);
     }),
   );
   const cpu = process.cpuUsage(cpu0);
