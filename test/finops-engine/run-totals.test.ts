@@ -12,7 +12,11 @@ import {
   countHistoricalByRun,
   countHistoricalBySubscription,
 } from '../../shared/finops/queries/historical.js';
-import { resourceGroupSummary, resourceTypeSummary } from '../../shared/finops/queries/resources.js';
+import {
+  findResources,
+  resourceGroupSummary,
+  resourceTypeSummary,
+} from '../../shared/finops/queries/resources.js';
 import { createPostgresDatabase, TEST_PG_URL } from '../support/databases.js';
 
 const SUB = '3c0f0000-0000-4000-8000-00000000a001';
@@ -182,6 +186,9 @@ describe.each(databases)('run history totals on %s', (_name, kind) => {
         dashboardSummary(prisma, SUB),
         resourceDistribution(prisma, SUB),
         optimizationOpportunities(prisma, 1000, SUB),
+        findResources(prisma, runId, { kind: 'all' }, 10, 7),
+        findResources(prisma, runId, { kind: 'flags' }, 0, 5),
+        findResources(prisma, runId, { kind: 'flags' }, 20, 5),
       ]);
     const fromTotals = await answers();
     expect(await prisma.runResourceTotal.count({ where: { analysisRunId: runId } })).toBeGreaterThan(0);
@@ -192,5 +199,6 @@ describe.each(databases)('run history totals on %s', (_name, kind) => {
     expect(fromTotals[2]).toMatchObject({ resourcesAnalyzed: 60, resourcesWithIssues: 21 });
     expect(fromTotals[1].map((g) => g.resourceGroup)).toEqual(['RG-WEB', 'RG-DATA']);
     expect(fromTotals[1][0]).toMatchObject({ count: 40, types: 3 });
+    expect([fromTotals[5].total, fromTotals[6].total, fromTotals[7].rows.length]).toEqual([60, 21, 1]);
   });
 });

@@ -46,6 +46,16 @@ function condition(f: ResourceFilter, exact: boolean): Prisma.Sql {
 
 type CountedRow = ResourceRow & { total: bigint };
 
+/** The run's resource (or flagged resource) count from its totals; undefined without totals. */
+async function runResourceCount(prisma: PrismaClient, runId: number, flagged: boolean) {
+  const [r] = await prisma.$queryRaw<Array<{ has: boolean; n: bigint }>>`
+    SELECT r."totalsWrittenAt" IS NOT NULL AS has,
+      (SELECT coalesce(sum(${flagged ? Prisma.sql`flagged` : Prisma.sql`resources`}), 0) FROM "RunResourceTotals" t
+       WHERE t."analysisRunId" = r.id) AS n
+    FROM "AnalysisRuns" r WHERE r.id = ${runId}`;
+  return r?.has ? toCount(r.n) : undefined;
+}
+
 async function page(
   prisma: PrismaClient,
   runId: number,
@@ -62,11 +72,16 @@ async function page(
   const count = () =>
     prisma.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM "ResourceAnalyses"
       WHERE "analysisRunId" = ${runId} ${where}`.then((r) => toCount(r[0]?.n));
-  if (filter.kind === 'all') {
-    // The whole run: the count is an index-only scan, the page an ordered index scan.
+  const kept =
+    filter.kind === 'all' || (filter.kind === 'flags' && !filter.contains)
+      ? await runResourceCount(prisma, runId, filter.kind === 'flags')
+      : undefined;
+  if (filter.kind === 'all' || kept !== undefined) {
+    // The whole run, or its flagged resources with their count kept with the run: an ordered
+    // index scan that stops at the page, and no count over the rest.
     const rows = await prisma.$queryRaw<ResourceRow[]>`SELECT ${COLUMNS} FROM "ResourceAnalyses"
-        WHERE "analysisRunId" = ${runId} ${order} LIMIT ${take} OFFSET ${skip}`;
-    return { rows, total: await pageTotal(rows, skip, take, count) };
+        WHERE "analysisRunId" = ${runId} ${where} ${order} LIMIT ${take} OFFSET ${skip}`;
+    return { rows, total: kept ?? (await pageTotal(rows, skip, take, count)) };
   }
   // Filtered: one scan gives the page and, through the window, the number of matches.
   const rows = await prisma.$queryRaw<CountedRow[]>`SELECT ${COLUMNS}, count(*) OVER () AS total
