@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { bool, int, optionalString, stringWithDefault } from './fields.js';
+import { bool, int, optionalString, stringWithDefault, url } from './fields.js';
 
 /** Settings both services share: environment, storage, queue, CORS, error tracking, logging. */
 export const platformSettingsSchema = z.object({
@@ -29,6 +29,8 @@ export const platformSettingsSchema = z.object({
   Http__MaxHeavyRequestsPerUser: int(2, 1, 100),
   /** Answers at least this long are compressed when the client accepts br or gzip; 0 compresses all. */
   Http__CompressionMinBytes: int(1024, 0, 10_485_760),
+  /** Public origin (and path prefix) of the app for absolute Location headers; unset: relative. */
+  PUBLIC_BASE_URL: url(),
 });
 
 export type PlatformSettings = z.infer<typeof platformSettingsSchema>;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -128,6 +129,8 @@ describe('mail transports', () => {
         testSettings({
           WEBAPP_ENVIRONMENT: 'Production',
           ConnectionStrings__SqlConnectionString: 'postgresql://u@127.0.0.1:5432/db',
+          // Production refuses the test key published in the repository.
+          Jwt__Key: randomBytes(32).toString('hex'),
         }),
       ),
       log,
