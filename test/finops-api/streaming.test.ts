@@ -226,9 +226,16 @@ describe('unpaged history answers are streamed (fixture runs inserted with Prism
     const onFirstChunk = () => {
       if (++started === 2) bothStarted();
     };
+    const gz = { ...auth(user), 'accept-encoding': 'gzip' };
+    await rawGet(url, gz); // made once, then kept (see the cache test)
     const inFlight = [0, 1].map(() => rawGet(url, auth(user), { onFirstChunk, holdUntil }));
     await twoInFlight;
-    const third = await api.get(`/finops/api/HistoricalCosts/analysis/${runId}`, { token: user.token });
+    const third = await api.get(`/finops/api/HistoricalCosts/analysis/${runId}`, {
+      token: user.token,
+      headers: { 'accept-encoding': 'identity' },
+    });
+    // An answer already made is not heavy: the same user still gets it.
+    const kept = await rawGet(url, gz);
     // A paged request is not heavy and is answered meanwhile, as is another user's heavy one.
     const page = await api.get(`/finops/api/HistoricalCosts/analysis/${runId}?pageSize=10`, {
       token: user.token,
@@ -238,6 +245,7 @@ describe('unpaged history answers are streamed (fixture runs inserted with Prism
     letGo();
     const done = await Promise.all(inFlight);
     expect(isProblem(third, 429)).toBe(true);
+    expect([kept.status, kept.rows]).toEqual([200, runRows]);
     expect(third.headers.get('retry-after')).toBe('2');
     expect(page.status).toBe(200);
     expect(othersHeavy.rows).toBe(runRows);

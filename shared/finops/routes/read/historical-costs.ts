@@ -87,8 +87,7 @@ const RUN_HISTORY_CACHE_BYTES = 32 * 1024 * 1024;
 const runHistoryCaches = new WeakMap<object, AnswerCache>();
 
 async function unpagedRunHistory(
-  services: RequestContext['services'],
-  request: RequestContext['request'],
+  { services, request, heavy }: RequestContext,
   runId: number,
   p: Paging,
 ): Promise<HttpResponseInit> {
@@ -96,6 +95,7 @@ async function unpagedRunHistory(
   const headers = listHeaders(total, p);
   const coding = negotiateEncoding(request.headers.get('accept-encoding'));
   if (!coding || total === 0) {
+    heavy();
     return okStream(streamHistoricalByRun(services.prisma, runId, p.pageSize), headers);
   }
   let cache = runHistoryCaches.get(services.prisma);
@@ -112,7 +112,10 @@ async function unpagedRunHistory(
     ...headers,
   };
   const hit = cache.get(key);
+  // Bytes in hand cost nothing to send: only an answer that must be produced counts as heavy, so
+  // a user with the history open in several tabs is not refused what is already made.
   if (hit) return { status: 200, body: hit, headers: compressed };
+  heavy();
   const rows = toReadable(
     okStream(streamHistoricalByRun(services.prisma, runId, p.pageSize)).body as Readable,
   );
@@ -134,14 +137,12 @@ export const historicalCostsRoutes: RouteDefinition[] = [
       query: pagingQuery,
       responses: { 200: { description: 'HistoricalCost[]', schema: z.array(HistoricalCost) } },
     },
-    async handler({ services, params, query, heavy, request }) {
+    async handler(ctx) {
+      const { services, params, query } = ctx;
       const runId = idParam(params, 'analysisRunId');
       const p = paging(query);
-      if (!p.explicit) {
-        // Unpaged (the web client's call): tens of thousands of rows, streamed, never held.
-        heavy();
-        return unpagedRunHistory(services, request, runId, p);
-      }
+      // Unpaged (the web client's call): tens of thousands of rows, streamed, never held.
+      if (!p.explicit) return unpagedRunHistory(ctx, runId, p);
       const { rows, total } = await historicalByRun(services.prisma, runId, p.skip, p.pageSize);
       return ok(rows, listHeaders(total, p));
     },
