@@ -160,6 +160,34 @@ describe('unpaged history answers are streamed (fixture runs inserted with Prism
     expect(whole.text).toBe(`[${pages.join(',')}]`);
   });
 
+  it('streams unpaged resource lists (type, group, flags, search) byte for byte as one big page', async () => {
+    // 4,500 more resources over 3 pages of the keyset, names repeating so the id tie-break counts.
+    await host.services.prisma.$executeRawUnsafe(
+      `INSERT INTO "ResourceAnalyses" ("analysisRunId","resourceId","resourceType","resourceName","resourceGroup",
+         "location","propertiesJson","tagsJson","flags","recordedAt")
+       SELECT $1, '/r/big-' || g, CASE WHEN g % 2 = 0 THEN 'microsoft.compute/disks' ELSE 'microsoft.web/sites' END,
+              'big-' || (g % 1500), 'RG-BIG', 'westeurope', '{}', '{"env":"prod"}',
+              CASE WHEN g % 3 = 0 THEN 'Unattached disk' WHEN g % 3 = 1 THEN '' ELSE 'Old snapshot' END, timestamp '2026-04-01'
+       FROM generate_series(1, 4500) g`,
+      runId,
+    );
+    const base = `/finops/api/Resources/analysis/${runId}`;
+    for (const [path, sep] of [
+      ['/type/microsoft.compute%2Fdisks', '?'],
+      ['/resourcegroup/rg-big', '?'],
+      ['/flags', '?'],
+      ['/search?searchTerm=BIG-', '&'],
+    ] as const) {
+      const whole = await rawGet(`${host.url}${base}${path}`, auth(user), { keep: true });
+      const page = await api.get(`${base}${path}${sep}pageSize=5000`, { token: user.token });
+      expect(whole.status).toBe(200);
+      expect(whole.headers['transfer-encoding']).toBe('chunked');
+      expect(whole.headers['x-total-count']).toBe(page.headers.get('x-total-count'));
+      expect(Number(whole.headers['x-total-count'])).toBeGreaterThan(2000);
+      expect(whole.text).toBe(page.text);
+    }
+  });
+
   it('answers a subscription across runs within dates as the pages do', async () => {
     const q = 'startDate=2026-02-20&endDate=2026-03-25';
     const path = `/finops/api/HistoricalCosts/subscription/${SUB}`;

@@ -114,6 +114,64 @@ export async function findResources(
   };
 }
 
+/** Rows read per keyset page of a streamed resource list. */
+const STREAM_PAGE_ROWS = 2000;
+
+async function countMatching(prisma: PrismaClient, runId: number, filter: ResourceFilter, exact: boolean) {
+  const kept =
+    filter.kind === 'all' || (filter.kind === 'flags' && !filter.contains)
+      ? await runResourceCount(prisma, runId, filter.kind === 'flags')
+      : undefined;
+  if (kept !== undefined) return kept;
+  const [r] = await prisma.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM "ResourceAnalyses"
+    WHERE "analysisRunId" = ${runId} ${condition(filter, exact)}`;
+  return toCount(r?.n);
+}
+
+/**
+ * The whole list findResources pages (same filter, same order, same wire shape), for an unpaged
+ * request: the total first (for X-Total-Count), then the rows read in keyset pages of
+ * STREAM_PAGE_ROWS, each starting after the last (type, name, id) of the one before, so the
+ * answer never holds more than a page. At most `limit` rows.
+ */
+export async function streamResources(
+  prisma: PrismaClient,
+  runId: number,
+  filter: ResourceFilter,
+  limit: number,
+): Promise<{ total: number; rows: AsyncIterable<unknown> }> {
+  let exact = true;
+  let total = await countMatching(prisma, runId, filter, true);
+  if (total === 0 && (filter.kind === 'type' || filter.kind === 'group')) {
+    exact = false;
+    total = await countMatching(prisma, runId, filter, false);
+  }
+  const where = condition(filter, exact);
+  const byName = filter.kind === 'type';
+  const order = byName
+    ? Prisma.sql`ORDER BY "resourceName", id`
+    : Prisma.sql`ORDER BY "resourceType", "resourceName", id`;
+  async function* rows() {
+    let after: ResourceRow | undefined;
+    let left = limit;
+    while (left > 0) {
+      const take = Math.min(STREAM_PAGE_ROWS, left);
+      const from = !after
+        ? Prisma.empty
+        : byName
+          ? Prisma.sql`AND ("resourceName", id) > (${after.resourceName}, ${after.id})`
+          : Prisma.sql`AND ("resourceType", "resourceName", id) > (${after.resourceType}, ${after.resourceName}, ${after.id})`;
+      const page = await prisma.$queryRaw<ResourceRow[]>`SELECT ${COLUMNS} FROM "ResourceAnalyses"
+        WHERE "analysisRunId" = ${runId} ${where} ${from} ${order} LIMIT ${take}`;
+      for (const row of page) yield resourceOut(row);
+      if (page.length < take) return;
+      left -= page.length;
+      after = page[page.length - 1];
+    }
+  }
+  return { total, rows: rows() };
+}
+
 /** [{resourceType, count, withFlags}], count descending (then type). */
 export async function resourceTypeSummary(prisma: PrismaClient, runId: number) {
   type Row = { resourceType: string; count: bigint; withFlags: bigint };

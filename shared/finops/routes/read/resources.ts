@@ -2,12 +2,14 @@ import { z } from 'zod';
 import { badRequest } from '../../../http/problem.js';
 import { ok } from '../../../http/respond.js';
 import { defineRoute, type RequestContext, type RouteDefinition } from '../../../http/route.js';
+import { okStream } from '../../../http/stream-body.js';
 import { ResourceAnalysis, ResourceGroupSummary, ResourceTypeSummary } from '../../contract/schemas.js';
 import {
   findResources,
   type ResourceFilter,
   resourceGroupSummary,
   resourceTypeSummary,
+  streamResources,
 } from '../../queries/resources.js';
 import {
   idParam,
@@ -50,6 +52,12 @@ function listRoute(
       const runId = idParam(ctx.params, 'analysisRunId');
       const f = filter(ctx);
       const p = paging(ctx.query, defaultPageSize);
+      if (!p.explicit && defaultPageSize === undefined) {
+        // The whole list (up to MAX_UNPAGED_ROWS): streamed, never held.
+        ctx.heavy();
+        const streamed = await streamResources(ctx.services.prisma, runId, f, p.pageSize);
+        return okStream(streamed.rows, listHeaders(streamed.total, p));
+      }
       const { rows, total } = await findResources(ctx.services.prisma, runId, f, p.skip, p.pageSize);
       return ok(rows, listHeaders(total, p));
     },
