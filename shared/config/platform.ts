@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { databaseSettingsShape } from './database.js';
 import { bool, int, optionalString, stringWithDefault, url } from './fields.js';
 
 /** Settings both services share: environment, storage, queue, CORS, error tracking, logging. */
@@ -31,6 +32,7 @@ export const platformSettingsSchema = z.object({
   Http__CompressionMinBytes: int(1024, 0, 10_485_760),
   /** Public origin (and path prefix) of the app for absolute Location headers; unset: relative. */
   PUBLIC_BASE_URL: url(),
+  ...databaseSettingsShape,
 });
 
 export type PlatformSettings = z.infer<typeof platformSettingsSchema>;
