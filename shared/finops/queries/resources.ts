@@ -5,7 +5,7 @@ import { type ResourceRow, resourceOut } from './mappers.js';
 import { hasRunTotals } from './run-totals.js';
 
 const COLUMNS = Prisma.sql`id, "analysisRunId", "resourceType", "resourceName", "resourceGroup", location,
-  "propertiesJson", "tagsJson", "metricsJson", flags, "recordedAt"`;
+  "propertiesJson", "tagsJson", "metricsJson", flags, "recordedAt", "resourceId", "flagDetails", "monthToDateCost"`;
 const HAS_FLAGS = Prisma.sql`(flags IS NOT NULL AND flags <> '')`;
 
 export type ResourceFilter =
