@@ -28,6 +28,7 @@ import {
   streamHistoricalBySubscription,
 } from '../../queries/historical.js';
 import {
+  HEAVY_429,
   idParam,
   listHeaders,
   PAGED_HEADERS_NOTE,
@@ -35,6 +36,7 @@ import {
   paging,
   pagingQuery,
   runIdParams,
+  STREAMED_NOTE,
   textParam,
   UNPAGED_NOTE,
 } from './common.js';
@@ -131,11 +133,11 @@ export const historicalCostsRoutes: RouteDefinition[] = [
     auth: 'user',
     openapi: {
       summary: 'Historical rows of a run (Total, ResourceGroup, Service), costDate ascending, with tags',
-      description: `${LIST_NOTE} ${OVERLAY_NOTE}`,
+      description: `${LIST_NOTE} ${STREAMED_NOTE} ${OVERLAY_NOTE}`,
       tags,
       params: runIdParams,
       query: pagingQuery,
-      responses: { 200: { description: 'HistoricalCost[]', schema: z.array(HistoricalCost) } },
+      responses: { 200: { description: 'HistoricalCost[]', schema: z.array(HistoricalCost) }, ...HEAVY_429 },
     },
     async handler(ctx) {
       const { services, params, query } = ctx;
@@ -156,10 +158,10 @@ export const historicalCostsRoutes: RouteDefinition[] = [
     openapi: {
       summary:
         'Historical rows of a subscription across its runs, optionally between startDate and endDate (inclusive)',
-      description: `${LIST_NOTE} ${OVERLAY_NOTE}`,
+      description: `${LIST_NOTE} ${STREAMED_NOTE} ${OVERLAY_NOTE}`,
       tags,
       query: pagingQuery.extend({ startDate: z.string().optional(), endDate: z.string().optional() }),
-      responses: { 200: { description: 'HistoricalCost[]', schema: z.array(HistoricalCost) } },
+      responses: { 200: { description: 'HistoricalCost[]', schema: z.array(HistoricalCost) }, ...HEAVY_429 },
     },
     async handler({ services, params, query, heavy }) {
       const subscriptionId = textParam(params, 'subscriptionId');

@@ -12,12 +12,14 @@ import {
   streamResources,
 } from '../../queries/resources.js';
 import {
+  HEAVY_429,
   idParam,
   listHeaders,
   PAGED_HEADERS_NOTE,
   paging,
   pagingQuery,
   runIdParams,
+  STREAMED_NOTE,
   textParam,
   UNPAGED_NOTE,
 } from './common.js';
@@ -42,11 +44,16 @@ function listRoute(
     auth: 'user',
     openapi: {
       summary,
-      description: defaultPageSize ? PAGED_HEADERS_NOTE : `${UNPAGED_NOTE} ${PAGED_HEADERS_NOTE}`,
+      description: defaultPageSize
+        ? PAGED_HEADERS_NOTE
+        : `${UNPAGED_NOTE} ${STREAMED_NOTE} ${PAGED_HEADERS_NOTE}`,
       tags,
       params: runIdParams,
       query,
-      responses: { 200: { description: 'ResourceAnalysis[]', schema: list } },
+      responses: {
+        200: { description: 'ResourceAnalysis[]', schema: list },
+        ...(defaultPageSize ? {} : HEAVY_429),
+      },
     },
     async handler(ctx) {
       const runId = idParam(ctx.params, 'analysisRunId');
