@@ -282,6 +282,21 @@ describe('unpaged history answers are streamed (fixture runs inserted with Prism
     expect(after.rows).toBe(runRows);
   });
 
+  it('answers HEAD without a body and without keeping a slot', async () => {
+    const url = `${host.url}/finops/api/HistoricalCosts/analysis/${runId}`;
+    for (let i = 0; i < 3; i++) {
+      const head = await fetch(url, {
+        method: 'HEAD',
+        headers: { ...auth(user), 'accept-encoding': 'identity' },
+      });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('x-total-count')).toBe(String(runRows));
+      expect((await head.arrayBuffer()).byteLength).toBe(0);
+    }
+    const [a, b] = await Promise.all([rawGet(url, auth(user)), rawGet(url, auth(user))]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+  });
+
   it('frees the slot of a client that goes away mid-answer', async () => {
     const url = `${host.url}/finops/api/HistoricalCosts/analysis/${runId}`;
     await rawGet(url, auth(user), { abortAfterFirstChunk: true });
