@@ -174,12 +174,24 @@ async function* keysetHistory(prisma: PrismaClient, where: Prisma.Sql, limit: nu
  * only for a run written without one.
  */
 export async function countHistoricalByRun(prisma: PrismaClient, runId: number): Promise<number> {
+  return (await runHistoryTotal(prisma, runId)).total;
+}
+
+/**
+ * A run's history row count, and whether it was kept with the run: only then are all its rows
+ * known to name the run's own subscription (so one infra support cost covers them all).
+ */
+export async function runHistoryTotal(
+  prisma: PrismaClient,
+  runId: number,
+): Promise<{ total: number; kept: boolean }> {
   const run = await prisma.analysisRun.findUnique({
     where: { id: runId },
     select: { historicalCostCount: true },
   });
-  if (!run) return 0;
-  return run.historicalCostCount ?? prisma.historicalCost.count({ where: { analysisRunId: runId } });
+  if (!run) return { total: 0, kept: false };
+  if (run.historicalCostCount !== null) return { total: run.historicalCostCount, kept: true };
+  return { total: await prisma.historicalCost.count({ where: { analysisRunId: runId } }), kept: false };
 }
 
 /**

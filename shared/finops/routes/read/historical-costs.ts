@@ -16,13 +16,13 @@ import {
 } from '../../contract/schemas.js';
 import {
   costTrend,
-  countHistoricalByRun,
   countHistoricalBySubscription,
   dailyTotals,
   historicalByGroup,
   historicalByRun,
   historicalByService,
   historicalBySubscription,
+  runHistoryTotal,
   runInfraSupport,
   streamHistoricalByRun,
   streamHistoricalBySubscription,
@@ -93,10 +93,12 @@ async function unpagedRunHistory(
   runId: number,
   p: Paging,
 ): Promise<HttpResponseInit> {
-  const total = await countHistoricalByRun(services.prisma, runId);
+  const { total, kept } = await runHistoryTotal(services.prisma, runId);
   const headers = listHeaders(total, p);
   const coding = negotiateEncoding(request.headers.get('accept-encoding'));
-  if (!coding || total === 0) {
+  // Only a run written with its totals is cached: its rows all carry its own subscription's infra
+  // support cost, which the key holds.
+  if (!coding || total === 0 || !kept) {
     heavy();
     return okStream(streamHistoricalByRun(services.prisma, runId, p.pageSize), headers);
   }
