@@ -152,6 +152,12 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       for (const [k, v] of Object.entries(req.headers)) {
         if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
       }
+      // As Azure's front end does: the connection's address is appended, never trusted from the client.
+      const peer = req.socket.remoteAddress;
+      if (peer)
+        headers['x-forwarded-for'] = headers['x-forwarded-for']
+          ? `${headers['x-forwarded-for']}, ${peer}`
+          : peer;
       let response: HttpResponseInit;
       try {
         if (FORBIDDEN_METHODS.has(method)) {

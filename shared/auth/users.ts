@@ -92,18 +92,22 @@ export class UserStore {
    * Creates a user. A taken email answers the existing row when `existingOk`; a taken username
    * gets a short suffix when `uniqueUsername` (directory users, whose name is not chosen).
    */
-  async create(data: {
-    email: string;
-    username: string;
-    passwordHash?: string | null;
-    isAdmin?: boolean;
-    uniqueUsername?: boolean;
-  }): Promise<UserRow> {
+  async create(
+    data: {
+      email: string;
+      username: string;
+      passwordHash?: string | null;
+      isAdmin?: boolean;
+      uniqueUsername?: boolean;
+    },
+    /** The transaction to create it in (with its audit record); the caller forgets after commit. */
+    db: Pick<Prisma.TransactionClient, 'user'> = this.#prisma,
+  ): Promise<UserRow> {
     const email = normalizeEmail(data.email);
     let username = data.username.trim();
     for (let attempt = 0; ; attempt++) {
       try {
-        const user = await this.#prisma.user.create({
+        const user = await db.user.create({
           data: { email, username, passwordHash: data.passwordHash ?? null, isAdmin: data.isAdmin ?? false },
         });
         this.forget(user.id, email);
@@ -123,8 +127,9 @@ export class UserStore {
     data: Partial<
       Pick<UserRow, 'username' | 'email' | 'isAdmin' | 'passwordHash' | 'credentialsChangedAt' | 'lastLogon'>
     >,
+    db: Pick<Prisma.TransactionClient, 'user'> = this.#prisma,
   ): Promise<UserRow> {
-    const user = await this.#prisma.user.update({ where: { id }, data });
+    const user = await db.user.update({ where: { id }, data });
     this.forget(id, user.email);
     return user;
   }

@@ -51,6 +51,19 @@ export const authSettingsSchema = z.object({
     (v) => (typeof v === 'string' && v.trim() ? v.trim() : 'Memory'),
     z.enum(['Memory', 'None'], { error: 'must be Memory or None' }),
   ),
+  /**
+   * Where the reset email links (`?email=…&code=…` appended): an operator's own front end. Unset:
+   * the auth service's own page, on WEBSITE_HOSTNAME (set by Azure).
+   */
+  PasswordReset__LinkUrl: url(),
+  /** Reset-code requests per email address (known or not) per hour before 429. */
+  PasswordReset__MaxPerEmailPerHour: int(3, 1, 1000),
+  /** Reset-code requests per client address per hour before 429. */
+  PasswordReset__MaxPerClientPerHour: int(20, 1, 100_000),
+  /** The app's public host name; Azure App Service and Functions set it. */
+  WEBSITE_HOSTNAME: optionalString(),
+  /** Audit records older than this are pruned (weekly timer and opportunistically). */
+  Audit__RetentionDays: int(365, 1, 36_500),
   'Logging__LogLevel__Vendor.IdentityModel.LoggingExtensions.IdentityLoggerAdapter':
     stringWithDefault('Warning'),
 });

@@ -2,7 +2,7 @@ import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/fu
 import { ZodError, type ZodType } from 'zod';
 import type { AppServices } from '../app/services.js';
 import type { Caller } from '../auth/caller.js';
-import { parseJsonText, validate, zodErrors } from './body.js';
+import { parseJsonText, validate, validationProblem } from './body.js';
 import { type CorsPolicy, corsHeaders, parseCorsOrigins, preflightHeaders } from './cors.js';
 import { checkBodyStrings, checkRequestStrings } from './limits.js';
 import { badRequest, forbidden, HttpError, problemResponse } from './problem.js';
@@ -57,13 +57,8 @@ export function errorResponse(
     return problemResponse(error.status, error.detail, error.options, instance, invocation.invocationId);
   }
   if (error instanceof ZodError) {
-    return problemResponse(
-      400,
-      'The request is invalid.',
-      { errors: zodErrors(error), title: 'One or more validation errors occurred.' },
-      instance,
-      invocation.invocationId,
-    );
+    const problem = validationProblem(error);
+    return problemResponse(400, problem.detail, problem.options, instance, invocation.invocationId);
   }
   services?.log.error(
     { err: error, path: instance, invocationId: invocation.invocationId },

@@ -20,16 +20,20 @@ export const INT32_MAX = 2_147_483_647;
 
 const NUL = '\u0000';
 
-/** Field name → messages, collected before one 400 names them all. */
-class Problems {
-  readonly errors: Record<string, string[]> = {};
-  add(name: string, message: string): void {
-    const list = this.errors[name] ?? [];
-    list.push(message);
-    this.errors[name] = list;
+/** Problems by field; the first one becomes the answer's message, as validation errors do. */
+class Issues {
+  readonly byField: Record<string, string[]> = {};
+  add(field: string, problem: string): void {
+    const list = this.byField[field] ?? [];
+    list.push(problem);
+    this.byField[field] = list;
   }
-  throwIfAny(detail: string): void {
-    if (Object.keys(this.errors).length) throw badRequest(detail, this.errors);
+  throwIfAny(): void {
+    const first = Object.entries(this.byField)[0];
+    if (!first) return;
+    const [field, [problem]] = first;
+    const subject = field === '$' ? 'the body' : field === '$query' ? 'the query string' : field;
+    throw badRequest(`${subject} ${problem}`, this.byField);
   }
 }
 
@@ -38,48 +42,48 @@ class Problems {
  * parameters and the query string, with 400 naming each offending name.
  */
 export function checkRequestStrings(params: Record<string, string>, query: URLSearchParams): void {
-  const problems = new Problems();
+  const issues = new Issues();
   const check = (name: string, value: string) => {
-    if (value.includes(NUL)) problems.add(name, 'must not contain a NUL character');
+    if (value.includes(NUL)) issues.add(name, 'must not contain a NUL character');
     else if (value.length > MAX_PARAM_CHARS)
-      problems.add(name, `must be at most ${MAX_PARAM_CHARS} characters`);
+      issues.add(name, `must be at most ${MAX_PARAM_CHARS} characters`);
   };
   for (const [name, value] of Object.entries(params)) check(name, value);
   for (const [name, value] of query) {
-    check(name, value);
-    if (name.includes(NUL)) problems.add('$query', 'a parameter name contains a NUL character');
+    if (name.includes(NUL)) issues.add('$query', 'has a parameter name with a NUL character');
+    else check(name, value);
   }
-  problems.throwIfAny('The request is invalid.');
+  issues.throwIfAny();
 }
 
 /** The same rules for every string and property name of a parsed JSON body. */
 export function checkBodyStrings(value: unknown): void {
-  const problems = new Problems();
-  const walk = (v: unknown, path: string, depth: number): void => {
-    const at = path || '$';
+  const issues = new Issues();
+  const walk = (v: unknown, path: string, depth: number) => {
     if (typeof v === 'string') {
-      if (v.includes(NUL)) problems.add(at, 'must not contain a NUL character');
+      if (v.includes(NUL)) issues.add(path || '$', 'must not contain a NUL character');
       else if (v.length > MAX_BODY_STRING_CHARS)
-        problems.add(at, `must be at most ${MAX_BODY_STRING_CHARS} characters`);
+        issues.add(path || '$', `must be at most ${MAX_BODY_STRING_CHARS} characters`);
       return;
     }
     if (v === null || typeof v !== 'object') return;
     if (depth > MAX_BODY_DEPTH) {
-      problems.add(at, `is nested more than ${MAX_BODY_DEPTH} levels deep`);
+      issues.add(path || '$', `is nested more than ${MAX_BODY_DEPTH} levels deep`);
       return;
     }
     if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) walk(v[i], `${path}[${i}]`, depth + 1);
+      for (const [i, item] of v.entries()) walk(item, `${path}[${i}]`, depth + 1);
       return;
     }
     for (const [key, item] of Object.entries(v)) {
+      const at = path ? `${path}.${key}` : key;
       if (key.includes(NUL) || key.length > MAX_NAME_CHARS) {
-        problems.add(at, 'has an invalid property name');
+        issues.add(path || '$', 'has an invalid property name');
         continue;
       }
-      walk(item, path ? `${path}.${key}` : key, depth + 1);
+      walk(item, at, depth + 1);
     }
   };
   walk(value, '', 0);
-  problems.throwIfAny('The request body is invalid.');
+  issues.throwIfAny();
 }

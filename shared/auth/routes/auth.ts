@@ -1,5 +1,8 @@
+import type { HttpRequest } from '@azure/functions';
 import { z } from 'zod';
 import type { AppServices } from '../../app/services.js';
+import { pruneInBackground } from '../../audit/housekeeping.js';
+import { recordAudit } from '../../audit/record.js';
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS, MAX_PASSWORD_CHARS, MAX_SECRET_CHARS } from '../../http/limits.js';
 import { badRequest, forbidden, HttpError, unauthorized } from '../../http/problem.js';
 import { json } from '../../http/respond.js';
@@ -24,11 +27,47 @@ export { LOGIN_MAX_FAILURES, LOGIN_WINDOW_MS } from '../throttle.js';
 const PLACEHOLDER_API_KEYS = new Set(['your_auth_api_key', 'changeme', 'change-me']);
 
 /**
- * Records the sign-in time. It never promotes an ADMIN_EMAILS account: a password or the mobile
- * key proves nothing about who owns the address, and a promotion here undid admins' demotions.
+ * Records the sign-in time and its audit record together. It never promotes an ADMIN_EMAILS
+ * account: a password or the mobile key proves nothing about who owns the address, and a promotion
+ * here undid admins' demotions.
  */
-async function signedIn(services: AppServices, user: UserRow): Promise<UserRow> {
-  return services.auth.users.update(user.id, { lastLogon: new Date() });
+async function signedIn(
+  services: AppServices,
+  user: UserRow,
+  request: HttpRequest,
+  method: 'password' | 'mobile',
+): Promise<UserRow> {
+  const current = await services.prisma.$transaction(async (tx) => {
+    const u = await tx.user.update({ where: { id: user.id }, data: { lastLogon: new Date() } });
+    await recordAudit(tx, {
+      actor: { userId: user.id, email: user.email },
+      action: 'signIn.succeeded',
+      target: { type: 'user', id: user.id },
+      details: { method },
+      request,
+    });
+    return u;
+  });
+  services.auth.users.forget(user.id, current.email);
+  pruneInBackground(services);
+  return current;
+}
+
+/** A refused sign-in writes nothing else, so its record is written on its own. */
+async function signInFailed(
+  services: AppServices,
+  request: HttpRequest,
+  account: string,
+  user: UserRow | null,
+  reason: string,
+): Promise<void> {
+  await recordAudit(services.prisma, {
+    actor: user ? { userId: user.id, email: user.email } : { email: account },
+    action: 'signIn.failed',
+    ...(user ? { target: { type: 'user', id: user.id } } : {}),
+    details: { reason },
+    request,
+  });
 }
 
 export const authApiRoutes: RouteDefinition[] = [
@@ -44,7 +83,7 @@ export const authApiRoutes: RouteDefinition[] = [
       body: loginBody,
       responses: responses({ 200: { description: 'An own token', schema: tokenSchema } }, 400, 403, 429),
     },
-    async handler({ services, body }) {
+    async handler({ services, body, request }) {
       requireLoginEnabled(services);
       const b = await body(loginBody);
       const { auth, prisma } = services;
@@ -53,13 +92,23 @@ export const authApiRoutes: RouteDefinition[] = [
         : await auth.users.byUsername(b.username);
       // One counter per account whichever name is typed; unknown names count by what was typed.
       const account = user ? user.email : normalizeEmail(b.username);
-      await admitPasswordAttempt(prisma, account);
+      await admitPasswordAttempt(prisma, account).catch(async (e: unknown) => {
+        await signInFailed(services, request, account, user, 'too many failed attempts');
+        throw e;
+      });
       // Unknown accounts and accounts without a password verify against a dummy hash: same cost.
       const valid = await auth.passwords.check(user?.passwordHash, b.password);
-      if (!user || !valid) throw badRequest('Invalid credentials.');
-      if (auth.isBlocked(user.email)) throw forbidden('The domain of this account is blocked.');
+      if (!user || !valid) {
+        const reason = !user ? 'unknown account' : user.passwordHash ? 'wrong password' : 'no password';
+        await signInFailed(services, request, account, user, reason);
+        throw badRequest('Invalid credentials.');
+      }
+      if (auth.isBlocked(user.email)) {
+        await signInFailed(services, request, account, user, 'blocked domain');
+        throw forbidden('The domain of this account is blocked.');
+      }
       await clearAttempts(prisma, account);
-      const current = await signedIn(services, user);
+      const current = await signedIn(services, user, request, 'password');
       return json(200, { token: auth.issueToken(current) });
     },
   }),
@@ -96,11 +145,14 @@ export const authApiRoutes: RouteDefinition[] = [
       const b = await body(azureBody);
       const { auth, config, log } = services;
       const strict = config.auth.MOBILE_API_KEY_STRICT;
+      const email = normalizeEmail(b.email);
       const audit = (outcome: string, extra: Record<string, unknown> = {}) =>
-        log.warn(
-          { audit: 'mobile-key', email: normalizeEmail(b.email), strict, outcome, ...extra },
-          'mobile key sign-in',
-        );
+        log.warn({ audit: 'mobile-key', email, strict, outcome, ...extra }, 'mobile key sign-in');
+      /** Every refusal is logged and lands in the audit trail. */
+      const refuse = async (reason: string, user: UserRow | null = null) => {
+        audit(`refused: ${reason}`, user ? { userId: user.id } : {});
+        await signInFailed(services, request, email, user, reason);
+      };
       const expected = config.auth.MOBILE_API_KEY;
       // The key is checked (constant time) before anything is looked up or created.
       const keyOk =
@@ -108,11 +160,11 @@ export const authApiRoutes: RouteDefinition[] = [
         !PLACEHOLDER_API_KEYS.has(expected.toLowerCase()) &&
         constantTimeEquals(b.apiKey, expected);
       if (!keyOk) {
-        audit('refused: wrong key');
+        await refuse('invalid mobile API key');
         throw badRequest('Invalid API key.');
       }
       if (auth.isBlocked(b.email)) {
-        audit('refused: blocked domain');
+        await refuse('blocked domain');
         throw forbidden('The domain of this account is blocked.');
       }
       // Strict mode: the key says "our app", a directory token says who is using it.
@@ -120,12 +172,12 @@ export const authApiRoutes: RouteDefinition[] = [
       if (strict) {
         const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '');
         if (!m) {
-          audit('refused: no directory token');
+          await refuse('no directory token');
           throw unauthorized('A directory token (Authorization: Bearer) is required with the mobile key.');
         }
         const names = (await auth.directoryEmails(m[1]!)).map(normalizeEmail);
         if (!names.includes(normalizeEmail(b.email))) {
-          audit('refused: directory token names another identity');
+          await refuse('directory token names another identity');
           throw forbidden('The directory token does not belong to this email.');
         }
         proven = true;
@@ -134,7 +186,7 @@ export const authApiRoutes: RouteDefinition[] = [
       // The key ships in every app install: on its own it must not open an administrator's account
       // or one protected by a password (contract weakness: the shared key as a master key).
       if (existing && !proven && (existing.isAdmin || existing.passwordHash)) {
-        audit('refused: administrator or password account', { userId: existing.id });
+        await refuse('administrator or password account', existing);
         throw forbidden(
           'This account cannot sign in with the mobile key; sign in with its password or the directory.',
         );
@@ -147,7 +199,7 @@ export const authApiRoutes: RouteDefinition[] = [
           skipDuplicates: true,
         });
       }
-      const current = await signedIn(services, user);
+      const current = await signedIn(services, user, request, 'mobile');
       audit(existing ? 'token issued' : 'token issued: user created', { userId: user.id });
       return json(200, { token: auth.issueToken(current) });
     },
