@@ -1,6 +1,7 @@
 import { createAuthModule } from '../auth/module.js';
 import type { AppConfig } from '../config/index.js';
 import { openDatabase } from '../db/client.js';
+import { databaseTimeouts } from '../db/timeouts.js';
 import { createFinopsModule } from '../finops/module.js';
 import { routeAzureSdkLogs } from '../observability/azure-sdk-logs.js';
 import { createErrorReporter } from '../observability/errors.js';
@@ -31,6 +32,7 @@ export async function createServices(
       ? 'memory://'
       : `${config.platform.DATA_DIR.replace(/\/$/, '')}/pglite`,
     log: (m) => log.trace({ schemaEngine: m }),
+    timeouts: databaseTimeouts(config.platform),
   });
   if (!options.skipMigrations) {
     const result = await db.migrate();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { databaseSettingsShape } from './database.js';
 import { bool, int, optionalString, stringWithDefault, url } from './fields.js';
 
 /** Settings both services share: environment, storage, queue, CORS, error tracking, logging. */
@@ -24,6 +25,7 @@ export const platformSettingsSchema = z.object({
   basePath: optionalString(),
   /** Public origin (and path prefix) of the app for absolute Location headers; unset: relative. */
   PUBLIC_BASE_URL: url(),
+  ...databaseSettingsShape,
 });
 
 export type PlatformSettings = z.infer<typeof platformSettingsSchema>;

@@ -2,10 +2,11 @@ import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/fu
 import { ZodError, type ZodType } from 'zod';
 import type { AppServices } from '../app/services.js';
 import type { Caller } from '../auth/caller.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { parseJsonText, validate, validationProblem } from './body.js';
 import { type CorsPolicy, corsHeaders, parseCorsOrigins, preflightHeaders } from './cors.js';
 import { checkBodyStrings, checkRequestStrings } from './limits.js';
-import { badRequest, forbidden, HttpError, problemResponse } from './problem.js';
+import { badRequest, forbidden, HttpError, problemResponse, serviceUnavailable } from './problem.js';
 import type { RequestContext, RouteDefinition } from './route.js';
 import type { RouteMatch } from './router.js';
 import { securityHeaders, serviceOfPath } from './security-headers.js';
@@ -45,6 +46,12 @@ function pathOf(request: HttpRequest): string {
   }
 }
 
+/**
+ * Retry-After of a 503 for an unavailable database: long enough for a pool to reconnect after a
+ * restart or failover, short enough that a client's retry lands soon after it is back.
+ */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
 /** The answer for an error thrown anywhere below a handler: never internals, always problem+json. */
 export function errorResponse(
   error: unknown,
@@ -53,6 +60,16 @@ export function errorResponse(
   services?: Pick<AppServices, 'log' | 'errors'>,
 ): HttpResponseInit {
   const instance = pathOf(request);
+  if (!(error instanceof HttpError) && isDatabaseUnavailable(error)) {
+    services?.log.warn(
+      { err: error, path: instance, invocationId: invocation.invocationId },
+      'database unavailable',
+    );
+    error = serviceUnavailable(
+      'The database is not answering right now. Try again in a few seconds.',
+      DATABASE_RETRY_AFTER_SECONDS,
+    );
+  }
   if (error instanceof HttpError) {
     return problemResponse(error.status, error.detail, error.options, instance, invocation.invocationId);
   }

@@ -129,8 +129,6 @@ describe('mail transports', () => {
         testSettings({
           WEBAPP_ENVIRONMENT: 'Production',
           ConnectionStrings__SqlConnectionString: 'postgresql://u@127.0.0.1:5432/db',
-          // Production refuses the test key published in the repository.
-          Jwt__Key: randomBytes(32).toString('hex'),
         }),
       ),
       log,
