@@ -2,11 +2,7 @@ import type { HttpRequest } from '@azure/functions';
 import type { AppServices } from '../app/services.js';
 import { type AuditActor, recordAudit } from '../audit/record.js';
 
-/**
- * How long another instance may still accept a revoked token: its user lookups are cached this
- * long (CacheSettings__CacheProvider=Memory).
- */
-export const USER_CACHE_SECONDS = 5;
+export { USER_CACHE_SECONDS } from './users.js';
 
 /**
  * Ends every session of a user: tokens issued before this moment are refused from now on (on
