@@ -1,6 +1,6 @@
 // npm run bench [-- name ...]: runs the benchmarks one after another, each in its own process so
 // that one's memory does not colour another's. Names: platform, auth, analysis, analysis-scale, read, agent,
-// package, quota.
+// package, quota, hostile.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +20,7 @@ const BENCHES: Record<string, string[]> = {
   agent: ['agent/bench/cycle.ts'],
   package: ['bench/package.ts'],
   quota: ['bench/finops-quota.ts'],
+  hostile: ['bench/hostile-memory.ts'],
 };
 // analysis-scale (minutes, and GBs at 4x) runs only when named.
 const wanted = process.argv.slice(2).length
