@@ -10,6 +10,7 @@ import { createUser, ensureAuth, insertFixtureRun, type TestUser } from './suppo
 
 const SUB = '77777777-aaaa-4aaa-8aaa-000000000017';
 const EXTRA_ROWS = 20_000;
+const BIG_SUB = '77777777-aaaa-4aaa-8aaa-0000000000b1';
 
 interface RawAnswer {
   status: number;
@@ -257,9 +258,31 @@ describe('unpaged history answers are streamed (fixture runs inserted with Prism
     const onFirstChunk = () => {
       if (++started === 2) bothStarted();
     };
+    // The held answers are far larger than loopback socket buffers (several MiB), or a paused
+    // client could still receive all of one and free its slot.
+    const bigRun = await host.services.prisma.analysisRun.create({
+      data: {
+        subscriptionId: BIG_SUB,
+        subscriptionName: 'Big',
+        runDate: new Date('2026-04-01T00:00:00Z'),
+        totalMonthlyCost: 1,
+        totalResourcesAnalyzed: 0,
+        periodFrom: new Date('2026-04-01T00:00:00Z'),
+        periodTo: new Date('2026-04-01T00:00:00Z'),
+      },
+    });
+    await host.services.prisma.$executeRawUnsafe(
+      `INSERT INTO "HistoricalCosts" ("analysisRunId","subscriptionId","costDate","costType","resourceGroup","name","cost","recordedAt")
+       SELECT $1, $2, timestamp '2026-03-31' - make_interval(days => d), 'Service', 'rg-big', 'Service ' || s, 1.25,
+              timestamp '2026-04-01'
+       FROM generate_series(1, 200) d, generate_series(1, 300) s`,
+      bigRun.id,
+      BIG_SUB,
+    );
+    const bigUrl = `${host.url}/finops/api/HistoricalCosts/subscription/${BIG_SUB}`;
     const gz = { ...auth(user), 'accept-encoding': 'gzip' };
     await rawGet(url, gz); // made once, then kept (see the cache test)
-    const inFlight = [0, 1].map(() => rawGet(url, auth(user), { onFirstChunk, holdUntil }));
+    const inFlight = [0, 1].map(() => rawGet(bigUrl, auth(user), { onFirstChunk, holdUntil }));
     await twoInFlight;
     const third = await api.get(`/finops/api/HistoricalCosts/analysis/${runId}`, {
       token: user.token,
@@ -275,12 +298,13 @@ describe('unpaged history answers are streamed (fixture runs inserted with Prism
     const othersHeavy = await rawGet(url, auth(other));
     letGo();
     const done = await Promise.all(inFlight);
+    expect(third.status).toBe(429);
     expect(isProblem(third, 429)).toBe(true);
     expect([kept.status, kept.rows]).toEqual([200, runRows]);
     expect(third.headers.get('retry-after')).toBe('2');
     expect(page.status).toBe(200);
     expect(othersHeavy.rows).toBe(runRows);
-    expect(done.map((d) => d.rows)).toEqual([runRows, runRows]);
+    expect(done.map((d) => d.rows)).toEqual([60_000, 60_000]);
     const after = await rawGet(url, auth(user));
     expect(after.rows).toBe(runRows);
   });
