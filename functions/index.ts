@@ -34,5 +34,7 @@ const startup = createStartup({
   retryAfterSeconds: STARTUP_RETRY_AFTER_SECONDS,
 });
 
-azf.app.setup({ enableHttpStream: false });
+// Streamed answers (unpaged lists) must reach the client as they are produced; without this the
+// worker buffers the whole body before handing it to the host.
+azf.app.setup({ enableHttpStream: true });
 registerFunctions(azf.app, startup, routes, log);
