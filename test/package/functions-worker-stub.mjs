@@ -52,6 +52,14 @@ try {
 }
 const readyMs = performance.now();
 
+/** A streamed answer (Node Readable, web ReadableStream or async iterable), read to its end. */
+async function streamText(body) {
+  const chunks = [];
+  for await (const chunk of body)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 const responses = [];
 if (requestsFile && !importError) {
   const requests = JSON.parse((await import('node:fs')).readFileSync(requestsFile, 'utf8'));
@@ -89,9 +97,11 @@ if (requestsFile && !importError) {
             ? res.body
             : res.body instanceof Uint8Array
               ? Buffer.from(res.body).toString('utf8')
-              : res.body === undefined
+              : res.body === undefined || res.body === null
                 ? ''
-                : String(res.body);
+                : typeof res.body === 'object' && Symbol.asyncIterator in res.body
+                  ? await streamText(res.body)
+                  : String(res.body);
       const headers = Object.fromEntries(new Headers(res.headers ?? {}).entries());
       responses.push({ function: r.function, status: res.status ?? 200, headers, body });
     } catch (error) {
