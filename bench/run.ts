@@ -1,5 +1,5 @@
 // npm run bench [-- name ...]: runs the benchmarks one after another, each in its own process so
-// that one's memory does not colour another's. Names: platform, auth, analysis, read, agent, package.
+// that one's memory does not colour another's. Names: platform, auth, analysis, read, agent, package, anomalies.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,7 @@ const BENCHES: Record<string, string[]> = {
   read: ['bench/finops-read.ts'],
   agent: ['agent/bench/cycle.ts'],
   package: ['bench/package.ts'],
+  anomalies: ['bench/anomalies.ts'],
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(BENCHES);
 let failed = 0;
