@@ -46,6 +46,10 @@ export const finopsSettingsSchema = z.object({
   AI__ApiKey: optionalString(),
   AI__ApiKeyHeaderName: stringWithDefault('x-api-key'),
   AI__TimeoutSeconds: int(600, 1, 3600),
+  /** Robust z-score a day must reach to be a spike or drop (docs/anomalies.md); higher: fewer. */
+  Anomalies__Sensitivity: num(4, 1, 50),
+  /** Smallest daily cost difference, in the run's currency, an anomaly must have to be stored. */
+  Anomalies__MinImpact: num(10, 0, 1_000_000_000),
   /** Whether to start the Azure simulator when no Cloud credentials are set (npm start). */
   AzureSimulator__Enabled: bool(true),
 });

@@ -158,6 +158,7 @@ export class AnalysisEngine {
       prisma: this.core.prisma,
       log: this.core.log,
       costQueryType: f.Cloud__CostQueryType,
+      intel: { sensitivity: f.Anomalies__Sensitivity, minImpact: f.Anomalies__MinImpact },
       postgresUrl:
         this.core.db.kind === 'postgres'
           ? this.core.config.platform.ConnectionStrings__SqlConnectionString

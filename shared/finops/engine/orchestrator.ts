@@ -6,6 +6,8 @@
 import type { PrismaClient } from '../../db/generated/client.js';
 import type { Logger } from '../../observability/logger.js';
 import type { AzureAccess, AzureResource, DailyCost } from '../azure/index.js';
+import { afterRunStored } from '../intel/after-run.js';
+import type { DetectSettings } from '../intel/detect.js';
 import { type AiSettings, requestRecommendation } from './ai.js';
 import { budgetStatus } from './budget.js';
 import { shortReason } from './errors.js';
@@ -30,6 +32,8 @@ export interface AnalysisDeps {
   /** Undefined: no AI agent configured (rule-based recommendations). */
   ai?: Omit<AiSettings, 'signal'>;
   now?: () => Date;
+  /** Anomaly detection settings (defaults when unset). */
+  intel?: DetectSettings;
 }
 
 export interface AnalysisInput {
@@ -396,6 +400,7 @@ export async function runAnalysis(
     { subscriptionId, analysisRunId: saved.runId, rows: saved.rows, writeMs: Math.round(saved.ms) },
     'analysis saved',
   );
+  await afterRunStored(deps, saved.runId);
   return {
     analysisRunId: saved.runId,
     subscriptionName,
