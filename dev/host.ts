@@ -40,7 +40,7 @@ class BodyTooLarge extends Error {}
 
 const EMPTY = Buffer.alloc(0);
 
-function readBody(req: http.IncomingMessage): Promise<Buffer> | Buffer {
+function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> | Buffer {
   // A request that declares no body (most GETs) is answered without waiting for its 'end' event.
   if (!req.headers['transfer-encoding'] && (req.headers['content-length'] ?? '0') === '0') {
     req.resume();
@@ -48,18 +48,18 @@ function readBody(req: http.IncomingMessage): Promise<Buffer> | Buffer {
   }
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > MAX_BODY_BYTES) {
-      reject(new BodyTooLarge());
+    if (declared > limit) {
+      reject(new BodyTooLarge(String(limit)));
       return;
     }
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
+      if (size > limit) {
         req.removeAllListeners('data');
         req.resume();
-        reject(new BodyTooLarge());
+        reject(new BodyTooLarge(String(limit)));
         return;
       }
       chunks.push(chunk);
@@ -134,9 +134,12 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       }
       let response: HttpResponseInit;
       try {
-        const body = await readBody(req);
         const lookup = method === 'HEAD' ? 'GET' : method;
         const match = router.match(lookup, pathname);
+        const body = await readBody(
+          req,
+          (match.kind === 'match' ? match.route.maxBodyBytes : undefined) ?? MAX_BODY_BYTES,
+        );
         const request = new azf.HttpRequest({
           method,
           url,
@@ -154,7 +157,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
         const request = new azf.HttpRequest({ method, url, headers });
         response = errorResponse(
           error instanceof BodyTooLarge
-            ? new HttpError(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`)
+            ? new HttpError(413, `The request body is larger than ${error.message} bytes.`)
             : error,
           request,
           invocation,
