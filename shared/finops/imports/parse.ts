@@ -70,7 +70,7 @@ export async function parseCostExport(
 ): Promise<ParsedExport> {
   const target = subscriptionId.toLowerCase();
   const history = new HistoryAggregate();
-  const parser = parse({ relax_column_count: false, skip_empty_lines: true, bom: true });
+  const parser = parse({ relax_column_count: false, skip_empty_lines: true, bom: true, info: true });
   let cols: ColumnMap | undefined;
   let currency = '';
   let rows = 0;
@@ -100,8 +100,12 @@ export async function parseCostExport(
     }
   })();
   try {
-    for await (const record of parser as AsyncIterable<string[]>) {
-      const line = parser.info.lines;
+    // With info, each record carries its own line: the parser itself reads ahead of this loop.
+    for await (const { record, info } of parser as AsyncIterable<{
+      record: string[];
+      info: { lines: number };
+    }>) {
+      const line = info.lines;
       if (!cols) {
         cols = mapColumns(record, metric);
         continue;

@@ -36,8 +36,8 @@ const MATURE_DAYS = Math.round(WINDOW_DAYS * 0.75);
 /** A new cost's first days may be partial: the report is on the first of them that matters. */
 const NEW_COST_GRACE_DAYS = 3;
 /** Steady growth: each of the last three weeks above the one before by this much, in total more. */
-const GROWTH_WEEKLY = 0.03;
-const GROWTH_TOTAL = 0.15;
+const GROWTH_WEEKLY = 0.05;
+const GROWTH_TOTAL = 0.25;
 
 /** ln(1.2): a spike is at least 20 % above its expectation, a drop at least 1/1.2 below. */
 const MIN_RELATIVE_LOG = Math.log(1.2);
@@ -80,34 +80,42 @@ function outlier(x: number[], t: number, s: DetectSettings) {
   // than MIN_RELATIVE is not worth anyone's attention however regular the series.
   const scale = Math.max(b.sigma, 0.02);
   const dev = Math.log(Math.max(x[t]!, expected * 1e-3)) - logExpected;
-  const diff = x[t]! - expected;
-  // A day is a spike or drop only against normal days: when the days just before already stray
-  // the same way, the series is shifting or growing (steadyGrowth reports that), not spiking.
-  for (let i = t - 3; i < t; i++) {
-    const before = (Math.log(Math.max(x[i]!, expected * 1e-3)) - logExpectAt(b, i)) / scale;
-    if (Math.abs(before) >= s.sensitivity / 2 && Math.sign(before) === Math.sign(dev))
-      return { dir: 0, expected };
-  }
-  if (dev / scale >= s.sensitivity && dev >= MIN_RELATIVE_LOG && diff >= s.minImpact)
-    return { dir: 1, expected };
-  if (dev / scale <= -s.sensitivity && dev <= -MIN_RELATIVE_LOG && -diff >= s.minImpact)
-    return { dir: -1, expected };
-  return { dir: 0, expected };
+  // A day is judged against the level of the days just before when they already stray the same
+  // way (a step or growth under way, which steadyGrowth or an earlier onset reports): a spike on
+  // top of a new level is still one, a growing series is not a spike a day.
+  const before: number[] = [];
+  for (let i = t - 3; i < t; i++) before.push(Math.log(Math.max(x[i]!, expected * 1e-3)) - logExpectAt(b, i));
+  const shift = median(before);
+  const shifted = Math.abs(shift) / scale >= s.sensitivity / 3 && Math.sign(shift) === Math.sign(dev);
+  const d = shifted ? dev - shift : dev;
+  const base = shifted ? expected * Math.exp(shift) : expected;
+  const diff = x[t]! - base;
+  if (dev > 0 && d / scale >= s.sensitivity && d >= MIN_RELATIVE_LOG && diff >= s.minImpact)
+    return { dir: 1, expected: base };
+  if (dev < 0 && d / scale <= -s.sensitivity && d <= -MIN_RELATIVE_LOG && -diff >= s.minImpact)
+    return { dir: -1, expected: base };
+  return { dir: 0, expected: base };
 }
 
-/** Weekly sums of the four weeks ending at t; growth when each rises and the whole rises enough. */
+/**
+ * Weekly levels of the four weeks ending at t; growth when each rises and the whole rises enough.
+ * A week's level is its mean without its highest and lowest day: a spike in the last week would
+ * otherwise look like growth, and a plain median is too noisy. Every week holds each weekday once,
+ * so the levels compare.
+ */
+function trimmedMean(week: number[]): number {
+  const s = [...week].sort((a, b) => a - b).slice(1, -1);
+  return s.reduce((a, b) => a + b, 0) / s.length;
+}
+
 function growth(x: number[], t: number, s: DetectSettings) {
   if (t < 27) return undefined;
-  const weeks = [0, 1, 2, 3].map((w) => {
-    let sum = 0;
-    for (let i = 0; i < 7; i++) sum += x[t - 27 + w * 7 + i]!;
-    return sum;
-  });
+  const weeks = [0, 1, 2, 3].map((w) => trimmedMean(x.slice(t - 27 + w * 7, t - 27 + w * 7 + 7)));
   if (weeks[0]! <= ZERO) return undefined;
   for (let w = 1; w < 4; w++) if (weeks[w]! < weeks[w - 1]! * (1 + GROWTH_WEEKLY)) return undefined;
   if (weeks[3]! < weeks[0]! * (1 + GROWTH_TOTAL)) return undefined;
-  const expected = weeks[0]! / 7;
-  const actual = weeks[3]! / 7;
+  const expected = weeks[0]!;
+  const actual = weeks[3]!;
   if (actual - expected < s.minImpact) return undefined;
   return { expected, actual };
 }
