@@ -12,6 +12,7 @@ import { dispatchRoute, errorResponse, unmatchedResponse } from '../shared/http/
 import { HttpError } from '../shared/http/problem.js';
 import type { RouteDefinition } from '../shared/http/route.js';
 import { Router } from '../shared/http/router.js';
+import { startNotifier } from '../shared/notify/outbox.js';
 import { type QueueWorker, type QueueWorkerOptions, startQueueWorker } from './queue-worker.js';
 
 export interface LocalHostOptions {
@@ -26,6 +27,8 @@ export interface LocalHostOptions {
   queueWorker?: boolean | QueueWorkerOptions;
   /** Fire the weekly timer at its schedule (default true when WeeklyAnalysis__Enabled). */
   weeklyTimer?: boolean;
+  /** Send the notification outbox every Notifications__PollSeconds (default true). */
+  notifier?: boolean;
 }
 
 export interface LocalHost {
@@ -190,8 +193,21 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     ? startQueueWorker(services, typeof workerOptions === 'object' ? workerOptions : {})
     : undefined;
 
-  let timer: NodeJS.Timeout | undefined;
   const finops = services.config.finops;
+  const notifier =
+    (options.notifier ?? true)
+      ? startNotifier(
+          {
+            prisma: services.prisma,
+            mailer: services.auth.mailer,
+            log: services.log,
+            maxAttempts: finops.Notifications__MaxAttempts,
+          },
+          finops.Notifications__PollSeconds * 1000,
+        )
+      : undefined;
+
+  let timer: NodeJS.Timeout | undefined;
   if ((options.weeklyTimer ?? true) && finops.WeeklyAnalysis__Enabled) {
     const schedule = () => {
       const next = nextWeeklyRun(finops, new Date());
@@ -238,6 +254,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       await closed;
       clearTimeout(grace);
       await worker?.stop();
+      await notifier?.stop();
       if (ownsServices) await services.close();
     },
   };

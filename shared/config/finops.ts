@@ -50,6 +50,10 @@ export const finopsSettingsSchema = z.object({
   Anomalies__Sensitivity: num(4, 1, 50),
   /** Smallest daily cost difference, in the run's currency, an anomaly must have to be stored. */
   Anomalies__MinImpact: num(10, 0, 1_000_000_000),
+  /** How often each instance looks for notifications to send, in seconds. */
+  Notifications__PollSeconds: int(15, 1, 3600),
+  /** Attempts per notification before it is marked failed (backoff 10 s doubling, at most 1 h). */
+  Notifications__MaxAttempts: int(8, 1, 50),
   /** Whether to start the Azure simulator when no Cloud credentials are set (npm start). */
   AzureSimulator__Enabled: bool(true),
 });

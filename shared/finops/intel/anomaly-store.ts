@@ -5,6 +5,7 @@
  */
 import type { PrismaClient } from '../../db/client.js';
 import { Prisma } from '../../db/generated/client.js';
+import { anomalyEvent, enqueueEvents } from '../../notify/events.js';
 import { type DetectSettings, detectAnomalies } from './detect.js';
 import { addDays, buildSeries, type HistoryRow, type ScopeKind } from './series.js';
 
@@ -64,7 +65,16 @@ export async function detectForRun(
     }
   }
   if (!data.length) return [];
-  const created = await prisma.costAnomaly.createManyAndReturn({ data, skipDuplicates: true });
+  // Anomalies and their notifications in one transaction: a crash between detecting and sending
+  // cannot lose an event (a later run would find the anomaly already stored, hence not new).
+  const created = await prisma.$transaction(async (tx) => {
+    const rows = await tx.costAnomaly.createManyAndReturn({ data, skipDuplicates: true });
+    await enqueueEvents(
+      tx,
+      rows.map((c) => anomalyEvent({ ...c, impact: Number(c.impact) })),
+    );
+    return rows;
+  });
   return created.map((c) => ({
     id: c.id,
     subscriptionId: c.subscriptionId,
