@@ -5,10 +5,14 @@ import { intelRoutes } from './routes/intel.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { readRoutes } from './routes/read.js';
 
-/** Every /finops/api route: the analysis side (issue #4) and the read/admin API (issue #5), cost intelligence (issue #13). */
+/**
+ * Every /finops/api route: the analysis side (issue #4), the read/admin API (issue #5) and cost
+ * intelligence (issue #13: anomalies, forecast, imports, notification channels).
+ */
 export const finopsRoutes: RouteDefinition[] = [
   ...analysisRoutes,
   ...readRoutes,
   ...intelRoutes,
   ...importRoutes,
+  ...notificationRoutes,
 ];
