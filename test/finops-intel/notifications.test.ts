@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backoffSeconds } from '../../shared/notify/outbox.js';
+import { backoffSeconds, deliverDue } from '../../shared/notify/outbox.js';
 import { createUser, type TestUser } from '../finops-api/support.js';
 import { TEST_PG_URL } from '../support/databases.js';
 import { startTestHost, type TestHost } from '../support/host.js';
@@ -21,7 +21,14 @@ interface Received {
 /** A webhook receiver on loopback that records every delivery. */
 async function startReceiver() {
   const received: Received[] = [];
+  const state = { failNext: 0 };
   const server = http.createServer((req, res) => {
+    if (state.failNext > 0) {
+      state.failNext--;
+      req.resume();
+      res.writeHead(500).end();
+      return;
+    }
     let raw = '';
     req.on('data', (c) => {
       raw += c;
@@ -35,6 +42,9 @@ async function startReceiver() {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     received,
+    set failNext(n: number) {
+      state.failNext = n;
+    },
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }
@@ -153,6 +163,53 @@ describe('notification channels (administrators)', () => {
     expect(host.services.auth.mailer.outbox.at(-1)).toMatchObject({
       to: 'finance@example.test',
       subject: '[finwatch] finwatch test message',
+    });
+  });
+
+  it('retries a failed delivery later and resends a claim whose instance died mid-send', async () => {
+    const prisma = host.services.prisma;
+    const deps = { prisma, mailer: host.services.auth.mailer, log: host.services.log, maxAttempts: 3 };
+    const channel = await prisma.notificationChannel.create({
+      data: { name: 'flaky', kind: 'webhook', target: `${receiver.url}?fail=1`, secret: SECRET },
+    });
+    const payload = { key: 'k', type: 'anomaly', subscriptionId: SUB, title: 't', text: 't', data: {} };
+    const failing = await prisma.notificationDelivery.create({
+      data: { channelId: channel.id, eventKey: 'retry-me', eventType: 'anomaly', payload },
+    });
+    receiver.failNext = 1;
+    expect(await deliverDue(deps)).toBe(0);
+    const after = await prisma.notificationDelivery.findUniqueOrThrow({ where: { id: failing.id } });
+    expect(after).toMatchObject({ status: 'pending', attempts: 1, lastError: 'the webhook answered 500' });
+    expect(after.nextAttemptAt.getTime() - Date.now()).toBeGreaterThan(5_000);
+    // Not due yet: nothing is sent; once due, it is.
+    expect(await deliverDue(deps)).toBe(0);
+    await prisma.notificationDelivery.update({
+      where: { id: failing.id },
+      data: { nextAttemptAt: new Date() },
+    });
+    expect(await deliverDue(deps)).toBe(1);
+
+    // A row an instance claimed and never finished (it crashed): claimable once the claim expires.
+    const orphan = await prisma.notificationDelivery.create({
+      data: {
+        channelId: channel.id,
+        eventKey: 'orphan',
+        eventType: 'anomaly',
+        payload,
+        status: 'sending',
+        attempts: 1,
+        claimedUntil: new Date(Date.now() + 60_000),
+      },
+    });
+    expect(await deliverDue(deps)).toBe(0);
+    await prisma.notificationDelivery.update({
+      where: { id: orphan.id },
+      data: { claimedUntil: new Date(Date.now() - 1) },
+    });
+    expect(await deliverDue(deps)).toBe(1);
+    expect(await prisma.notificationDelivery.findUniqueOrThrow({ where: { id: orphan.id } })).toMatchObject({
+      status: 'sent',
+      attempts: 2,
     });
   });
 
