@@ -47,24 +47,28 @@ function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Prom
 }
 
 /**
- * Starts Azurite's queue service (the official Azure Storage emulator, from node_modules) on a
- * free loopback port, in its own process, storing under `location` (or in memory).
+ * Starts Azurite's queue service (or its blob service: cost imports read exports from blobs), the
+ * official Azure Storage emulator from node_modules, on a free loopback port, in its own process,
+ * storing under `location` (or in memory).
  */
-export async function startAzurite(options: { location?: string; port?: number } = {}): Promise<Azurite> {
+export async function startAzurite(
+  options: { location?: string; port?: number; service?: 'queue' | 'blob' } = {},
+): Promise<Azurite> {
+  const service = options.service ?? 'queue';
   const require = createRequire(import.meta.url);
   const main = path.join(
     path.dirname(require.resolve('azurite/package.json')),
     'dist',
     'src',
-    'queue',
+    service,
     'main.js',
   );
   const port = options.port ?? (await freePort());
   const args = [
     main,
-    '--queueHost',
+    `--${service}Host`,
     '127.0.0.1',
-    '--queuePort',
+    `--${service}Port`,
     String(port),
     '--skipApiVersionCheck',
     '--loose',
@@ -90,7 +94,7 @@ export async function startAzurite(options: { location?: string; port?: number }
   }
   return {
     port,
-    connectionString: `DefaultEndpointsProtocol=http;AccountName=${ACCOUNT};AccountKey=${KEY};QueueEndpoint=http://127.0.0.1:${port}/${ACCOUNT};`,
+    connectionString: `DefaultEndpointsProtocol=http;AccountName=${ACCOUNT};AccountKey=${KEY};${service === 'blob' ? 'BlobEndpoint' : 'QueueEndpoint'}=http://127.0.0.1:${port}/${ACCOUNT};`,
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();

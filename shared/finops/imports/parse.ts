@@ -63,24 +63,40 @@ async function* maybeGunzip(source: AsyncIterable<Buffer | Uint8Array>): AsyncGe
   }
 }
 
-export async function parseCostExport(
+/** What the files of one import add up to (an export run may be split over several blobs). */
+export class ExportAccumulator {
+  readonly history = new HistoryAggregate();
+  readonly byMonth = new Map<string, Map<string, number>>();
+  format: ExportFormat | undefined;
+  currency = '';
+  rows = 0;
+  skippedRows = 0;
+  from = '';
+  to = '';
+  files = 0;
+
+  constructor(
+    readonly subscriptionId: string,
+    readonly metric: CostMetric,
+  ) {}
+}
+
+/**
+ * Reads one CSV file (gzip or not) into the accumulator. Errors name the line, and the file when
+ * `name` is given.
+ */
+export async function readExport(
+  acc: ExportAccumulator,
   body: AsyncIterable<Buffer | Uint8Array> | Readable,
-  subscriptionId: string,
-  metric: CostMetric,
-): Promise<ParsedExport> {
-  const target = subscriptionId.toLowerCase();
-  const history = new HistoryAggregate();
+  name?: string,
+): Promise<void> {
+  const where = (line: number) => (name ? `${name}, line ${line}` : `Line ${line}`);
+  const target = acc.subscriptionId.toLowerCase();
   const parser = parse({ relax_column_count: false, skip_empty_lines: true, bom: true, info: true });
   let cols: ColumnMap | undefined;
-  let currency = '';
-  let rows = 0;
-  let skippedRows = 0;
-  let from = '';
-  let to = '';
-  const byMonth = new Map<string, Map<string, number>>();
   const batch: DailyCost[] = [];
   const flush = () => {
-    history.add(batch);
+    acc.history.add(batch);
     batch.length = 0;
   };
   const feeding = (async () => {
@@ -107,29 +123,40 @@ export async function parseCostExport(
     }>) {
       const line = info.lines;
       if (!cols) {
-        cols = mapColumns(record, metric);
+        try {
+          cols = mapColumns(record, acc.metric);
+        } catch (e) {
+          if (e instanceof ImportError && name)
+            throw new ImportError(e.status, `${name}: ${e.message}`, e.line);
+          throw e;
+        }
+        if (acc.format && acc.format !== cols.format) {
+          throw new ImportError(422, `${where(1)}: a ${cols.format} file among ${acc.format} files.`, 1);
+        }
+        acc.format = cols.format;
         continue;
       }
       const at = (i: number | undefined) => (i === undefined ? undefined : record[i]);
       const sub = subscriptionOf(at(cols.subscription));
       if (cols.subscription !== undefined && sub !== undefined && sub !== target) {
-        skippedRows++;
+        acc.skippedRows++;
         continue;
       }
       const day = rowDay(record[cols.date] ?? '');
       if (!day)
-        throw new ImportError(422, `Line ${line}: the date '${record[cols.date]}' is not a date.`, line);
+        throw new ImportError(422, `${where(line)}: the date '${record[cols.date]}' is not a date.`, line);
       const rawCost = (record[cols.cost] ?? '').trim();
       const cost = rawCost === '' ? 0 : Number(rawCost);
-      if (!Number.isFinite(cost))
-        throw new ImportError(422, `Line ${line}: the cost '${rawCost}' is not a number.`, line);
+      if (!Number.isFinite(cost)) {
+        throw new ImportError(422, `${where(line)}: the cost '${rawCost}' is not a number.`, line);
+      }
       const cur = (at(cols.currency) ?? '').trim().toUpperCase();
       if (cur) {
-        if (!currency) currency = cur;
-        else if (cur !== currency) {
+        if (!acc.currency) acc.currency = cur;
+        else if (cur !== acc.currency) {
           throw new ImportError(
             422,
-            `Line ${line}: currency ${cur} differs from ${currency}; import one currency at a time.`,
+            `${where(line)}: currency ${cur} differs from ${acc.currency}; import one currency at a time.`,
             line,
           );
         }
@@ -138,14 +165,14 @@ export async function parseCostExport(
       const serviceName = (at(cols.service) ?? '').trim();
       batch.push({ date: day, resourceGroup, serviceName, cost, currency: cur });
       if (batch.length >= 5000) flush();
-      rows++;
-      if (!from || day < from) from = day;
-      if (!to || day > to) to = day;
+      acc.rows++;
+      if (!acc.from || day < acc.from) acc.from = day;
+      if (!acc.to || day > acc.to) acc.to = day;
       const month = day.slice(0, 7);
-      let m = byMonth.get(month);
+      let m = acc.byMonth.get(month);
       if (!m) {
         m = new Map();
-        byMonth.set(month, m);
+        acc.byMonth.set(month, m);
       }
       const key = `${resourceGroup}\u0000${serviceName}`;
       m.set(key, (m.get(key) ?? 0) + cost);
@@ -154,7 +181,7 @@ export async function parseCostExport(
     if (e instanceof ImportError) throw e;
     if (e instanceof CsvError) {
       const line = (e as CsvError & { lines?: number }).lines ?? parser.info.lines;
-      throw new ImportError(400, `Line ${line}: ${e.message}`, line);
+      throw new ImportError(400, `${where(line)}: ${e.message}`, line);
     }
     throw e;
   } finally {
@@ -163,27 +190,42 @@ export async function parseCostExport(
     await feeding;
   }
   flush();
-  if (!cols) throw new ImportError(422, 'The export is empty: no header line.', 1);
-  if (rows === 0) {
+  if (!cols) throw new ImportError(422, `${name ? `${name}: ` : ''}The export is empty: no header line.`, 1);
+  acc.files++;
+}
+
+/** The import's result; 422 when no row of the subscription was read. */
+export function finishExport(acc: ExportAccumulator): ParsedExport {
+  if (acc.rows === 0 || !acc.format) {
     throw new ImportError(
       422,
-      skippedRows
-        ? `The export has no rows of subscription ${subscriptionId} (${skippedRows} rows of other subscriptions).`
+      acc.skippedRows
+        ? `The export has no rows of subscription ${acc.subscriptionId} (${acc.skippedRows} rows of other subscriptions).`
         : 'The export has a header but no cost rows.',
     );
   }
-  const last = byMonth.get(to.slice(0, 7)) ?? new Map<string, number>();
+  const last = acc.byMonth.get(acc.to.slice(0, 7)) ?? new Map<string, number>();
   return {
-    format: cols.format,
-    history,
-    currency: currency || 'USD',
-    rows,
-    skippedRows,
-    from,
-    to,
+    format: acc.format,
+    history: acc.history,
+    currency: acc.currency || 'USD',
+    rows: acc.rows,
+    skippedRows: acc.skippedRows,
+    from: acc.from,
+    to: acc.to,
     lastMonth: [...last].map(([key, cost]) => {
       const [resourceGroup, serviceName] = key.split('\u0000') as [string, string];
       return { resourceGroup, serviceName, cost };
     }),
   };
+}
+
+export async function parseCostExport(
+  body: AsyncIterable<Buffer | Uint8Array> | Readable,
+  subscriptionId: string,
+  metric: CostMetric,
+): Promise<ParsedExport> {
+  const acc = new ExportAccumulator(subscriptionId, metric);
+  await readExport(acc, body);
+  return finishExport(acc);
 }

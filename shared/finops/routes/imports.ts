@@ -3,8 +3,9 @@ import type { AppServices } from '../../app/services.js';
 import { badRequest, HttpError } from '../../http/problem.js';
 import { ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
+import { blobFiles, withoutQuery } from '../imports/blob.js';
 import { ImportError } from '../imports/columns.js';
-import { parseCostExport } from '../imports/parse.js';
+import { ExportAccumulator, finishExport, parseCostExport, readExport } from '../imports/parse.js';
 import { type ImportSummary, storeImport } from '../imports/store.js';
 
 /** Azure Functions' own request size limit (100 MB): the 1 MiB of JSON routes does not apply here. */
@@ -26,6 +27,16 @@ export const ImportSummarySchema = z.object({
   to: z.string(),
   rowsWritten: z.number().int().describe('rows of the run written (history and cost lines)'),
   newAnomalies: z.number().int(),
+});
+
+const BlobImportBody = z.object({
+  subscriptionId: z.string(),
+  url: z.string().min(1).max(4000).describe('blob URL, or container URL with prefix; may carry a SAS'),
+  prefix: z
+    .string()
+    .max(1000)
+    .optional()
+    .describe('import every .csv/.csv.gz blob under this prefix of the container'),
 });
 
 export function subscriptionQuery(query: URLSearchParams): string {
@@ -113,6 +124,59 @@ export const importRoutes: RouteDefinition[] = [
         throw importProblem(e);
       }
       return ok(summary);
+    },
+  }),
+  defineRoute({
+    name: 'finops-cost-import-blob',
+    service: 'finops',
+    method: 'POST',
+    path: 'CostImports/blob',
+    auth: 'admin',
+    openapi: {
+      summary:
+        'Imports a cost export from Azure Blob Storage (administrators): one blob by URL, or every .csv/.csv.gz blob under a prefix of a container (one export run)',
+      description:
+        'A URL with a SAS is used as given; without one the app reads with its managed identity (Storage Blob Data Reader). ' +
+        'Blobs are streamed (bounded memory whatever their size). Only https URLs outside Development. Same formats, rules and answer as POST CostImports.',
+      tags: ['CostImports'],
+      body: BlobImportBody,
+      responses: {
+        200: { description: 'import summary', schema: ImportSummarySchema },
+        422: {
+          description:
+            'unreadable blob, no CSV under the prefix, or a bad row (file and line in the problem)',
+        },
+      },
+    },
+    async handler({ services, body, caller }) {
+      const b = await body(BlobImportBody);
+      const subscriptionId = subscriptionQuery(new URLSearchParams({ subscriptionId: b.subscriptionId }));
+      let url: URL;
+      try {
+        url = new URL(b.url);
+      } catch {
+        throw badRequest('The url is not a URL.', { url: ['Not a URL.'] });
+      }
+      if (!(url.protocol === 'https:' || (services.config.isDevelopment && url.protocol === 'http:'))) {
+        throw badRequest('The url must be an https URL of a blob or a container.', {
+          url: ['Not an https URL.'],
+        });
+      }
+      const metric = services.config.finops.Cloud__CostQueryType;
+      try {
+        const files = await blobFiles(b.url, b.prefix);
+        const acc = new ExportAccumulator(subscriptionId, metric);
+        for (const f of files) await readExport(acc, (await f.open()) as AsyncIterable<Buffer>, f.name);
+        const summary = await storeImport(importDeps(services), subscriptionId, finishExport(acc), {
+          source: 'blob',
+          location: `${withoutQuery(b.url)}${b.prefix !== undefined ? `/${b.prefix}` : ''}`,
+          createdBy: caller.email || caller.userId,
+          metric,
+        });
+        return ok({ ...summary, files: files.length });
+      } catch (e) {
+        throw importProblem(e);
+      }
     },
   }),
 ];
