@@ -1,5 +1,5 @@
 // npm run bench [-- name ...]: runs the benchmarks one after another, each in its own process so
-// that one's memory does not colour another's. Names: platform, auth, analysis, read, agent, package, anomalies.
+// that one's memory does not colour another's. Names: platform, auth, analysis, read, agent, package, anomalies, import.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,7 @@ const BENCHES: Record<string, string[]> = {
   agent: ['agent/bench/cycle.ts'],
   package: ['bench/package.ts'],
   anomalies: ['bench/anomalies.ts'],
+  import: ['bench/cost-import.ts'],
 };
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(BENCHES);
 let failed = 0;
