@@ -20,13 +20,31 @@ export interface NewAnomaly {
   currency: string;
 }
 
-/** The history rows of a run, as the series builder reads them. */
+/**
+ * The history of a run as the series builder reads it: Total and ResourceGroup rows as stored, and
+ * Service rows summed per day and service in the database (a large subscription stores one per
+ * day, group and service: hundreds of thousands, which need not cross into the process).
+ */
 export async function runHistory(prisma: PrismaClient, analysisRunId: number): Promise<HistoryRow[]> {
   const rows = await prisma.historicalCost.findMany({
-    where: { analysisRunId },
+    where: { analysisRunId, costType: { in: ['Total', 'ResourceGroup'] } },
     select: { costDate: true, costType: true, resourceGroup: true, name: true, cost: true },
   });
-  return rows.map((r) => ({ ...r, cost: Number(r.cost) }));
+  const services = await prisma.historicalCost.groupBy({
+    by: ['costDate', 'name'],
+    where: { analysisRunId, costType: 'Service' },
+    _sum: { cost: true },
+  });
+  return [
+    ...rows.map((r) => ({ ...r, cost: Number(r.cost) })),
+    ...services.map((r) => ({
+      costDate: r.costDate,
+      costType: 'Service',
+      resourceGroup: null,
+      name: r.name,
+      cost: Number(r._sum.cost ?? 0),
+    })),
+  ];
 }
 
 /**
