@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** Azurite's well-known development account (public, documented by Microsoft). */
 const ACCOUNT = 'devstoreaccount1';
@@ -11,6 +12,8 @@ const KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZ
 export interface Azurite {
   connectionString: string;
   port: number;
+  /** The Azurite process. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -46,6 +49,49 @@ function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Prom
   });
 }
 
+const LOCK_FILE = 'finwatch-azurite.pid';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes the folder for this process: a lock file holding the pid of the host that runs Azurite on
+ * it. A folder held by a live host is refused (two Azurites on one store corrupt it); a lock left
+ * by a dead host (kill -9) is reclaimed, since its Azurite died with it.
+ */
+export function lockAzuriteFolder(location: string): () => void {
+  const file = path.join(location, LOCK_FILE);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const fd = openSync(file, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(file, { force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    let holder = Number.NaN;
+    try {
+      holder = Number.parseInt(readFileSync(file, 'utf8'), 10);
+    } catch {
+      // Removed meanwhile: try again.
+    }
+    if (Number.isInteger(holder) && alive(holder)) {
+      throw new Error(
+        `Azurite's folder ${location} is in use by another finwatch host (pid ${holder}); stop it or use another DATA_DIR.`,
+      );
+    }
+    rmSync(file, { force: true });
+  }
+  throw new Error(`Could not lock Azurite's folder ${location}.`);
+}
+
 /**
  * Starts Azurite's queue service (or its blob service: cost imports read exports from blobs), the
  * official Azure Storage emulator from node_modules, on a free loopback port, in its own process,
@@ -64,7 +110,10 @@ export async function startAzurite(
     'main.js',
   );
   const port = options.port ?? (await freePort());
+  // The guard runs Azurite and ends it when this process dies, however it dies.
+  const guard = fileURLToPath(new URL('./azurite-guard.mjs', import.meta.url));
   const args = [
+    guard,
     main,
     `--${service}Host`,
     '127.0.0.1',
@@ -75,8 +124,10 @@ export async function startAzurite(
     '--silent',
     '--disableTelemetry',
   ];
+  let unlock = () => {};
   if (options.location) {
     mkdirSync(options.location, { recursive: true });
+    unlock = lockAzuriteFolder(options.location);
     args.push('--location', options.location);
   } else {
     args.push('--inMemoryPersistence');
@@ -90,10 +141,13 @@ export async function startAzurite(
     await waitForPort(port, child, 20_000);
   } catch (e) {
     child.kill();
+    unlock();
     throw new Error(`${(e as Error).message}${stderr ? `: ${stderr}` : ''}`);
   }
+  child.once('exit', unlock);
   return {
     port,
+    pid: child.pid!,
     connectionString: `DefaultEndpointsProtocol=http;AccountName=${ACCOUNT};AccountKey=${KEY};${service === 'blob' ? 'BlobEndpoint' : 'QueueEndpoint'}=http://127.0.0.1:${port}/${ACCOUNT};`,
     stop: () =>
       new Promise((resolve) => {

@@ -8,8 +8,13 @@ import type { AppServices } from '../shared/app/services.js';
 import { nextWeeklyRun } from '../shared/app/weekly-schedule.js';
 import type { AppConfig } from '../shared/config/index.js';
 import { MAX_BODY_BYTES } from '../shared/http/body.js';
-import { dispatchRoute, errorResponse, unmatchedResponse } from '../shared/http/dispatch.js';
-import { HttpError } from '../shared/http/problem.js';
+import {
+  dispatchRoute,
+  errorResponse,
+  unmatchedResponse,
+  withSecurityHeaders,
+} from '../shared/http/dispatch.js';
+import { HttpError, problemResponse } from '../shared/http/problem.js';
 import type { RouteDefinition } from '../shared/http/route.js';
 import { Router } from '../shared/http/router.js';
 import { startNotifier } from '../shared/notify/outbox.js';
@@ -40,6 +45,21 @@ export interface LocalHost {
 }
 
 class BodyTooLarge extends Error {}
+
+/** Methods the fetch standard forbids: @azure/functions' HttpRequest (undici) cannot represent them. */
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
+
+/** A problem+json answer written straight to a socket the HTTP parser gave up on. */
+function rawProblem(status: number, detail: string): string {
+  const init = problemResponse(status, detail);
+  const body = String(init.body);
+  return (
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n` +
+    'Content-Type: application/problem+json; charset=utf-8\r\n' +
+    'X-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n' +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  );
+}
 
 const EMPTY = Buffer.alloc(0);
 
@@ -135,8 +155,29 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       for (const [k, v] of Object.entries(req.headers)) {
         if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
       }
+      // As Azure's front end does: the connection's address is appended, never trusted from the client.
+      const peer = req.socket.remoteAddress;
+      if (peer)
+        headers['x-forwarded-for'] = headers['x-forwarded-for']
+          ? `${headers['x-forwarded-for']}, ${peer}`
+          : peer;
       let response: HttpResponseInit;
       try {
+        if (FORBIDDEN_METHODS.has(method)) {
+          req.resume();
+          response = withSecurityHeaders(
+            problemResponse(
+              405,
+              `${method} is not allowed.`,
+              { headers: { Allow: 'GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS' } },
+              pathname,
+              invocation.invocationId,
+            ),
+            pathname,
+          );
+          await writeResponse(res, response, false, closing);
+          return;
+        }
         const lookup = method === 'HEAD' ? 'GET' : method;
         const match = router.match(lookup, pathname);
         const body = await readBody(
@@ -158,21 +199,29 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
         }
       } catch (error) {
         const request = new azf.HttpRequest({ method, url, headers });
-        response = errorResponse(
-          error instanceof BodyTooLarge
-            ? new HttpError(413, `The request body is larger than ${error.message} bytes.`)
-            : error,
-          request,
-          invocation,
-          services,
+        response = withSecurityHeaders(
+          errorResponse(
+            error instanceof BodyTooLarge
+              ? new HttpError(413, `The request body is larger than ${error.message} bytes.`)
+              : error,
+            request,
+            invocation,
+            services,
+          ),
+          pathname,
         );
       }
       await writeResponse(res, response, method === 'HEAD', closing);
     })()
       .catch((error) => {
         services.log.error({ err: error }, 'local host failed to answer');
-        if (!res.headersSent) res.writeHead(500);
-        res.end();
+        if (res.headersSent) {
+          res.end();
+          return;
+        }
+        const init = problemResponse(500, 'An unexpected error occurred.');
+        res.writeHead(500, init.headers as Record<string, string>);
+        res.end(init.body as string);
       })
       .finally(() => inflight.delete(work));
     inflight.add(work);
@@ -180,6 +229,20 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   // Longer than clients' own idle timeouts (undici: 4 s), so the server never closes a socket a
   // client is about to reuse (ECONNRESET under load); close() still drops idle sockets at once.
   server.keepAliveTimeout = 65_000;
+  // Requests the parser refuses (a URL or headers over 16 KB, malformed lines) get problem+json,
+  // not Node's bare 431/400 or a reset.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || (err as { bytesParsed?: number }).bytesParsed === undefined) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    socket.end(
+      tooLarge
+        ? rawProblem(431, 'The request line or headers are larger than 16 KB.')
+        : rawProblem(400, 'The request is malformed.'),
+    );
+  });
   server.headersTimeout = 66_000;
 
   await new Promise<void>((resolve, reject) => {

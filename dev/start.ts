@@ -2,6 +2,7 @@
 // Azurite for the queue, and the Azure simulator when no Cloud__* credentials are set.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkDataDir } from '../shared/app/data-dir.js';
 import { ConfigError, loadConfig, readSettings } from '../shared/config/index.js';
 import { createLogger } from '../shared/observability/logger.js';
 import { startAzurite } from './azurite.js';
@@ -16,6 +17,7 @@ async function main() {
   // Validate before starting anything, so a bad setting is one clear line.
   let config = loadConfig(settings);
   const inMemory = config.platform.DATA_DIR.startsWith('memory://');
+  if (!inMemory) checkDataDir(config.platform.DATA_DIR);
 
   if (!settings.AzureWebJobsStorage) {
     const azurite = await startAzurite(

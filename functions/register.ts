@@ -1,6 +1,11 @@
 import type { app as azureApp, HttpRequest, InvocationContext } from '@azure/functions';
 import type { AppServices } from '../shared/app/services.js';
-import { notificationTimerTrigger, queueTrigger, weeklyTimerTrigger } from '../shared/app/triggers.js';
+import {
+  jobSweepTimerTrigger,
+  notificationTimerTrigger,
+  queueTrigger,
+  weeklyTimerTrigger,
+} from '../shared/app/triggers.js';
 import type { AppConfig } from '../shared/config/index.js';
 import { dispatchRoute, errorResponse, unmatchedResponse } from '../shared/http/dispatch.js';
 import { fullPath, type RouteDefinition, type Service } from '../shared/http/route.js';
@@ -76,6 +81,14 @@ export function registerFunctions(
       handler: async (tick, context) => (await services()).finops.handleWeeklyTimer(tick, context),
     });
   }
+  const sweeper = jobSweepTimerTrigger();
+  app.timer(sweeper.name, {
+    schedule: sweeper.schedule,
+    runOnStartup: false,
+    handler: async () => {
+      await (await services()).finops.engine.sweepJobs();
+    },
+  });
   const outbox = notificationTimerTrigger(config);
   app.timer(outbox.name, {
     schedule: outbox.schedule,

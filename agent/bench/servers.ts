@@ -13,6 +13,8 @@ export const SHAPE = {
   nodes: 200,
   events: 5000,
   logLines: 100,
+  /** Every tenth pod mounts one PVC, reported through its node's kubelet stats summary. */
+  pvcEvery: 10,
 };
 
 function bigCluster() {
@@ -75,6 +77,25 @@ function bigCluster() {
       },
     }),
   );
+  for (const [i, pod] of cluster.pods.entries()) {
+    if (i % SHAPE.pvcEvery !== 0) continue;
+    const nodeName = pod.spec?.nodeName ?? '';
+    const summary = cluster.volumeStats[nodeName] ?? { pods: [] };
+    cluster.volumeStats[nodeName] = summary;
+    summary.pods?.push({
+      podRef: { name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '' },
+      volume: [
+        { name: 'kube-api-access-x', usedBytes: 12_288, availableBytes: 8e9, capacityBytes: 8e9 },
+        {
+          name: 'data',
+          pvcRef: { name: `data-${i}`, namespace: pod.metadata?.namespace ?? '' },
+          usedBytes: 1_234_567_890,
+          availableBytes: 9_000_000_000,
+          capacityBytes: 10_737_418_240,
+        },
+      ],
+    });
+  }
   cluster.podMetrics = cluster.pods.map(
     (p): PodMetrics => ({
       metadata: { name: p.metadata?.name ?? '', namespace: p.metadata?.namespace ?? '' },

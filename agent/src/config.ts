@@ -28,6 +28,14 @@ export interface AgentConfig {
   postTimeoutSeconds: number;
   logConcurrency: number;
   logMaxBytes: number;
+  collectPvc: boolean;
+  /** Values the original tolerated and this agent replaced by a default: logged once the logger exists. */
+  warnings: ConfigWarning[];
+}
+
+export interface ConfigWarning {
+  variable: string;
+  msg: string;
 }
 
 /** The spec's LOG_LEVEL names (Serilog's) mapped onto pino's. */
@@ -35,6 +43,9 @@ const LOG_LEVELS: Record<string, Level> = {
   verbose: 'trace',
   debug: 'debug',
   information: 'info',
+  // Short forms found in existing Helm values; the original's Serilog setup did not crash on them.
+  info: 'info',
+  warn: 'warn',
   warning: 'warn',
   error: 'error',
   fatal: 'fatal',
@@ -67,13 +78,33 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return parsed;
 }
 
+/**
+ * The original took any interval that was not a positive number as its default (30), so Helm values with
+ * `0` or text ran there; here they run too, with a warning instead of a crash loop. Too large stays fatal.
+ */
+function interval(env: Env, name: string, fallback: number, max: number, warnings: ConfigWarning[]): number {
+  const raw = value(env, name);
+  if (raw !== undefined && !(/^\d+$/.test(raw) && Number(raw) > 0)) {
+    warnings.push({
+      variable: name,
+      msg: `${name}="${raw}" is not a positive whole number; using the default ${fallback}`,
+    });
+    return fallback;
+  }
+  return integer(env, name, fallback, 1, max);
+}
+
+const TRUE = new Set(['true', '1', 'yes']);
+const FALSE = new Set(['false', '0', 'no']);
+
+/** true/false, plus 1/yes and 0/no, which existing Helm values use. */
 function boolean(env: Env, name: string, fallback: boolean): boolean {
   const raw = value(env, name);
   if (raw === undefined) return fallback;
   const lower = raw.toLowerCase();
-  if (lower === 'true') return true;
-  if (lower === 'false') return false;
-  throw new ConfigError(name, `${name} must be true or false, got "${raw}"`);
+  if (TRUE.has(lower)) return true;
+  if (FALSE.has(lower)) return false;
+  throw new ConfigError(name, `${name} must be true or false (or 1/0, yes/no), got "${raw}"`);
 }
 
 export function loadConfig(env: Env): AgentConfig {
@@ -110,11 +141,12 @@ export function loadConfig(env: Env): AgentConfig {
       `LOG_LEVEL must be one of Verbose, Debug, Information, Warning, Error, Fatal, got "${levelName}"`,
     );
   }
+  const warnings: ConfigWarning[] = [];
   return {
     clusterName,
     metricsApiUrl: rawUrl.replace(/\/+$/, ''),
     namespaces,
-    intervalSeconds: integer(env, 'METRICS_COLLECTION_INTERVAL_SECONDS', 30, 1, 86_400),
+    intervalSeconds: interval(env, 'METRICS_COLLECTION_INTERVAL_SECONDS', 30, 86_400, warnings),
     collectLogs: boolean(env, 'COLLECT_LOGS', false),
     logTailLines: integer(env, 'LOG_TAIL_LINES', 100, 1, 100_000),
     clusterEnvironment: value(env, 'CLUSTER_ENVIRONMENT') ?? 'PROD',
@@ -126,5 +158,7 @@ export function loadConfig(env: Env): AgentConfig {
     postTimeoutSeconds: integer(env, 'POST_TIMEOUT_SECONDS', 10, 1, 300),
     logConcurrency: integer(env, 'LOG_CONCURRENCY', 8, 1, 64),
     logMaxBytes: integer(env, 'LOG_MAX_BYTES', 262_144, 1_024, 10_485_760),
+    collectPvc: boolean(env, 'COLLECT_PVC_METRICS', true),
+    warnings,
   };
 }

@@ -3,6 +3,7 @@ import type { IngestClient } from './ingest.js';
 import { type KubeClient, KubeError } from './kube.js';
 import type { Node } from './kube-types.js';
 import type { Logger } from './logger.js';
+import { isVirtualNode } from './virtual-nodes.js';
 
 /** What one cycle shares between its steps: clients, the per-cycle node list, and its failure tally. */
 export class CycleContext {
@@ -20,9 +21,17 @@ export class CycleContext {
     readonly now: number = Date.now(),
   ) {}
 
-  /** The node list, fetched at most once per cycle whichever step needs it first. */
+  /**
+   * The node list without virtual-kubelet nodes, fetched at most once per cycle whichever step needs it
+   * first. No step wants a virtual node: not the node posts, the estimate or the PVC stats.
+   */
   nodes(): Promise<Node[]> {
-    this.nodeList ??= this.kube.listAll<Node>('/api/v1/nodes', this.log);
+    this.nodeList ??= this.kube.listAll<Node>('/api/v1/nodes', this.log, true).then((all) => {
+      const real = all.filter((node) => !isVirtualNode(node));
+      if (real.length < all.length)
+        this.log.debug({ skipped: all.length - real.length }, 'virtual nodes skipped');
+      return real;
+    });
     return this.nodeList;
   }
 

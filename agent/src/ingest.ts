@@ -2,13 +2,14 @@ import { Pool } from 'undici';
 import { Limiter, sleep } from './limiter.js';
 import type { Logger } from './logger.js';
 
-export type PayloadKind = 'pod' | 'log' | 'node' | 'event';
-export const PAYLOAD_KINDS: readonly PayloadKind[] = ['pod', 'log', 'node', 'event'];
+export type PayloadKind = 'pod' | 'log' | 'node' | 'pvc' | 'event';
+export const PAYLOAD_KINDS: readonly PayloadKind[] = ['pod', 'log', 'node', 'pvc', 'event'];
 
 export const INGEST_PATHS: Record<PayloadKind, string> = {
   pod: '/api/metrics/pod',
   log: '/api/metrics/pod/log',
   node: '/api/metrics/node',
+  pvc: '/api/metrics/pvc',
   event: '/api/events',
 };
 
@@ -26,7 +27,7 @@ const NOT_DELIVERED = new Set([
 const DOWN_AFTER = 3;
 
 export type Counts = Record<PayloadKind, number>;
-const zero = (): Counts => ({ pod: 0, log: 0, node: 0, event: 0 });
+const zero = (): Counts => ({ pod: 0, log: 0, node: 0, pvc: 0, event: 0 });
 
 export interface IngestStats {
   posted: Counts;
@@ -49,6 +50,7 @@ export class IngestClient {
   private readonly retryDelaysMs: number[];
   private stats: IngestStats = { posted: zero(), failed: zero(), down: false };
   private undeliveredInARow = 0;
+  private connectFailures = 0;
   private loggedFailures = 0;
   private stopped = false;
 
@@ -75,6 +77,7 @@ export class IngestClient {
     const stats = this.stats;
     this.stats = { posted: zero(), failed: zero(), down: false };
     this.undeliveredInARow = 0;
+    this.connectFailures = 0;
     this.loggedFailures = 0;
     return stats;
   }
@@ -134,6 +137,7 @@ export class IngestClient {
           body: json,
         });
         this.undeliveredInARow = 0;
+        this.connectFailures = 0;
         if (res.statusCode >= 200 && res.statusCode < 300) {
           await res.body.dump();
           this.stats.posted[kind]++;
@@ -152,6 +156,7 @@ export class IngestClient {
           // Timeouts and resets happen after the body may have been stored; repeating would duplicate rows.
           return this.fail(kind, { path, code, err: (error as Error).message }, 'post failed; not retried');
         }
+        this.connectFailures++;
         const delay = this.retryDelaysMs[attempt];
         if (delay === undefined) {
           if (++this.undeliveredInARow >= DOWN_AFTER && !this.stats.down) {
@@ -163,6 +168,29 @@ export class IngestClient {
         await sleep(delay);
       }
     }
+  }
+
+  /** True once the ingest API was declared down this cycle: the rest of the cycle is skipped. */
+  get down(): boolean {
+    return this.stats.down;
+  }
+
+  /**
+   * True from the first post that could not connect until a post gets through: readers of costly input
+   * (container logs) pause at once rather than after the retries that declare the API down.
+   */
+  get unreachable(): boolean {
+    return this.stats.down || this.connectFailures > 0;
+  }
+
+  /**
+   * The cheap check before each cycle: any HTTP answer to GET {base}/api/Version means the API can be
+   * reached (a 404 still means a wrong URL, which the posts then report). Marks the cycle down otherwise.
+   */
+  async reachable(): Promise<boolean> {
+    const result = await this.probeVersion();
+    if ('error' in result) this.stats.down = true;
+    return !('error' in result);
   }
 
   /** GET {base}/api/Version: tells an operator at startup whether METRICS_API_URL is right. */

@@ -56,7 +56,7 @@ export interface NodeCondition {
 
 export interface Node {
   metadata?: ObjectMeta;
-  spec?: { providerID?: string };
+  spec?: { providerID?: string; taints?: Array<{ key: string; value?: string; effect?: string }> };
   status?: {
     capacity?: ResourceList;
     allocatable?: ResourceList;

@@ -8,6 +8,15 @@ import type { Logger } from './logger.js';
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 export const PAGE_SIZE = 500;
+/**
+ * `resourceVersion=0` lets the API server answer a list from its watch cache instead of a quorum read from
+ * etcd ("Resource versions", Kubernetes API concepts). The answer may be a few seconds old, which a
+ * 30-second sampler does not notice; kube-state-metrics offers the same (`--use-apiserver-cache`).
+ * metrics.k8s.io has no watch cache, so it is not sent there. An API server answering from its cache may
+ * ignore `limit` and return the whole list in one page (kubernetes/kubernetes#70735); the agent then
+ * handles one large page, which is why only lists of bounded size (one namespace, the nodes) use it.
+ */
+export const CACHED = { resourceVersion: '0' } as const;
 const MAX_LIST_RESTARTS = 3;
 /** Kubelet rewrites projected tokens well before expiry; re-reading once a minute is plenty. */
 const TOKEN_REREAD_MS = 60_000;
@@ -130,6 +139,8 @@ export class KubeClient {
   private readonly pool: Pool;
   private readonly basePath: string;
   private headers: Record<string, string> = {};
+  /** Built once per credential refresh rather than for each of thousands of log reads. */
+  private logHeaders: Record<string, string> = { accept: 'text/plain' };
 
   constructor(private readonly target: KubeTarget) {
     this.basePath = target.server.pathname.replace(/\/+$/, '');
@@ -149,6 +160,7 @@ export class KubeClient {
   /** Called once per cycle: rotated tokens and refreshed exec credentials are picked up here. */
   async refreshCredentials(): Promise<void> {
     this.headers = await this.target.headers();
+    this.logHeaders = { accept: 'text/plain', ...this.headers };
   }
 
   private path(path: string, query: Record<string, string | number | undefined>): string {
@@ -203,6 +215,8 @@ export class KubeClient {
         do {
           const page = await this.getJson<ListResponse<T>>(path, {
             ...query,
+            // The API server rejects a resourceVersion beside a continue token: the token carries its own.
+            ...(token ? { resourceVersion: undefined } : {}),
             limit: PAGE_SIZE,
             continue: token,
           });
@@ -228,22 +242,30 @@ export class KubeClient {
     }
   }
 
-  /** Convenience for small lists (nodes, metrics). */
-  async listAll<T extends { metadata?: ObjectMeta }>(path: string, log?: Logger): Promise<T[]> {
+  /** Convenience for small lists (nodes, metrics). `cached`: see CACHED. */
+  async listAll<T extends { metadata?: ObjectMeta }>(
+    path: string,
+    log?: Logger,
+    cached = false,
+  ): Promise<T[]> {
     const all: T[] = [];
     await this.listEach<T>(
       path,
       async (items) => {
         all.push(...items);
       },
-      {},
+      cached ? CACHED : {},
       log,
     );
     return all;
   }
 
-  /** Last `tailLines` lines of a container, never more than `maxBytes` even if the server ignores limitBytes. */
-  async readLog(
+  /**
+   * Last `tailLines` lines of a container, never more than `maxBytes` even if the server ignores limitBytes.
+   * A raw undici dispatch handler rather than `request()`: 6,000 reads a cycle made the response stream,
+   * its async iterator and their promises the largest cost the agent adds to a bare posting loop.
+   */
+  readLog(
     namespace: string,
     pod: string,
     container: string,
@@ -251,24 +273,46 @@ export class KubeClient {
     maxBytes: number,
   ): Promise<string> {
     const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}/log`;
-    const res = await this.request(path, { container, tailLines, limitBytes: maxBytes }, 'text/plain');
-    if (res.statusCode !== 200) {
-      const text = (await res.body.text()).slice(0, 300);
-      throw new KubeError(`GET ${path}: HTTP ${res.statusCode} ${text}`, res.statusCode, false);
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res.body) {
-      const buf = chunk as Buffer;
-      const room = maxBytes - size;
-      chunks.push(buf.length > room ? buf.subarray(0, room) : buf);
-      size += Math.min(buf.length, room);
-      if (size >= maxBytes) {
-        res.body.destroy();
-        break;
-      }
-    }
-    return Buffer.concat(chunks).toString('utf8');
+    const url = `${this.basePath}${path}?container=${encodeURIComponent(container)}&tailLines=${tailLines}&limitBytes=${maxBytes}`;
+    return new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let status = 0;
+      let capped = false;
+      let abort: ((reason?: Error) => void) | undefined;
+      const text = (): string =>
+        (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8');
+      const handler: Dispatcher.DispatchHandlers = {
+        onConnect: (abortRequest) => {
+          abort = abortRequest;
+        },
+        onHeaders: (statusCode) => {
+          status = statusCode;
+          return true;
+        },
+        onData: (chunk) => {
+          const room = maxBytes - size;
+          chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+          size += Math.min(chunk.length, room);
+          if (size >= maxBytes && status === 200) {
+            capped = true;
+            abort?.(new Error('log capped at maxBytes'));
+            return false;
+          }
+          return true;
+        },
+        onComplete: () => {
+          if (status === 200) resolve(text());
+          else reject(new KubeError(`GET ${path}: HTTP ${status} ${text().slice(0, 300)}`, status, false));
+        },
+        onError: (error) => {
+          if (capped) return resolve(text());
+          const code = (error as { code?: string }).code ?? 'ERROR';
+          reject(new KubeError(`GET ${path}: ${code} ${error.message}`, undefined, status === 0));
+        },
+      };
+      this.pool.dispatch({ method: 'GET', path: url, headers: this.logHeaders }, handler);
+    });
   }
 
   async close(): Promise<void> {

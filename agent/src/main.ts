@@ -25,6 +25,7 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel, undefined, (message, error) => report?.(message, error));
   const tracking = await startErrorTracking(config);
   report = tracking?.report;
+  for (const warning of config.warnings) log.warn({ variable: warning.variable }, warning.msg);
 
   let agent: Agent;
   try {

@@ -23,9 +23,24 @@ const FRACTIONS: Record<string, number> = { n: 1e9, u: 1e6, m: 1e3 };
 
 const QUANTITY = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(?:[eE]([+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$/;
 
+/**
+ * A cluster repeats a few quantity strings ("500m", "512Mi") across thousands of containers and every
+ * cycle, so parsed values are remembered; the map is emptied when full, which bounds it for odd clusters.
+ */
+const parsed = new Map<string, number | undefined>();
+const PARSED_MAX = 4096;
+
 /** Value in base units (cores for CPU, bytes for memory), or undefined when the text is not a quantity. */
 export function parseQuantity(text: string | undefined | null): number | undefined {
   if (text === undefined || text === null) return undefined;
+  if (parsed.has(text)) return parsed.get(text);
+  const value = parse(text);
+  if (parsed.size >= PARSED_MAX) parsed.clear();
+  parsed.set(text, value);
+  return value;
+}
+
+function parse(text: string): number | undefined {
   const match = QUANTITY.exec(text.trim());
   if (!match) return undefined;
   const [, number, exponent, suffix] = match;

@@ -53,12 +53,11 @@ describe('pod metrics', () => {
     expect(Number.isInteger(app['podAge'])).toBe(true);
     expect(app['podAge']).toBeGreaterThanOrEqual(7265);
     expect(app['podAge']).toBeLessThan(7300);
-    // Running but not in metrics.k8s.io, no request: an even share of node-a's allocatable among its
-    // 4 running containers (web-1 x2, crash-1, coredns in an unwatched namespace).
+    // Running but without a sample in a working metrics.k8s.io answer: 0, as the original sent, never an estimate.
     expect(podRow(rows, 'web-1', 'sidecar')).toMatchObject({
-      usageSource: 'estimate-node-share',
-      cpuUsageCores: 3.92 / 4,
-      memoryUsageBytes: (14 * GiB) / 4,
+      usageSource: 'no-sample',
+      cpuUsageCores: 0,
+      memoryUsageBytes: 0,
       cpuLimitCores: null,
       memoryLimitBytes: null,
     });
@@ -71,7 +70,7 @@ describe('pod metrics', () => {
       cpuLimitCores: null,
     });
     expect(summary.posted.pod).toBe(6);
-    expect(summary.failed).toEqual({ pod: 0, log: 0, node: 0, event: 0 });
+    expect(summary.failed).toEqual({ pod: 0, log: 0, node: 0, pvc: 0, event: 0 });
   });
 
   it('reports a crash-looping container with its waiting reason as podState and a labelled zero', async () => {
@@ -79,6 +78,7 @@ describe('pod metrics', () => {
     await h.agent.runOnce();
     expect(podRow(bodies(h.ingest, '/api/metrics/pod'), 'crash-1', 'worker')).toMatchObject({
       podState: 'CrashLoopBackOff',
+      podStatus: 'CrashLoopBackOff',
       containerState: 'waiting:CrashLoopBackOff',
       restartCount: 7,
       cpuUsageCores: 0,
@@ -122,11 +122,18 @@ describe('pod metrics', () => {
       cpuUsageCores: 2,
       memoryUsageBytes: 4 * GiB,
     });
-    // node-c runs postgres and the native sidecar proxy: allocatable 7910m / 29Gi split in two.
-    expect(podRow(rows, 'db-0', 'proxy')).toMatchObject({
+    // No request: an even share of node-a's allocatable among its 4 running containers (web-1 x2, crash-1,
+    // coredns in an unwatched namespace).
+    expect(podRow(rows, 'web-1', 'sidecar')).toMatchObject({
       usageSource: 'estimate-node-share',
-      cpuUsageCores: 7.91 / 2,
-      memoryUsageBytes: (29 * GiB) / 2,
+      cpuUsageCores: 3.92 / 4,
+      memoryUsageBytes: (14 * GiB) / 4,
+    });
+    // A native sidecar (init container) without a request never gets a node share.
+    expect(podRow(rows, 'db-0', 'proxy')).toMatchObject({
+      usageSource: 'unavailable',
+      cpuUsageCores: 0,
+      memoryUsageBytes: 0,
     });
     expect(podRow(rows, 'crash-1', 'worker')).toMatchObject({ usageSource: 'not-running', cpuUsageCores: 0 });
     expect(rows.every((r) => r['usageSource'] !== 'metrics')).toBe(true);

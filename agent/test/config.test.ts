@@ -32,7 +32,44 @@ describe('configuration', () => {
       sentryDsn: undefined,
       environment: 'Production',
       healthPort: 8080,
+      collectPvc: true,
+      warnings: [],
     });
+  });
+
+  it.each(['0', 'forty', '-5', '1.5'])(
+    'falls back to the 30 s default with a warning for METRICS_COLLECTION_INTERVAL_SECONDS=%s',
+    (raw) => {
+      const config = loadConfig({ ...required, METRICS_COLLECTION_INTERVAL_SECONDS: raw });
+      expect(config.intervalSeconds).toBe(30);
+      expect(config.warnings).toEqual([
+        {
+          variable: 'METRICS_COLLECTION_INTERVAL_SECONDS',
+          msg: `METRICS_COLLECTION_INTERVAL_SECONDS="${raw}" is not a positive whole number; using the default 30`,
+        },
+      ]);
+    },
+  );
+
+  it('keeps a valid interval without a warning', () => {
+    const config = loadConfig({ ...required, METRICS_COLLECTION_INTERVAL_SECONDS: '40' });
+    expect([config.intervalSeconds, config.warnings]).toEqual([40, []]);
+  });
+
+  it.each([
+    ['1', true],
+    ['yes', true],
+    ['YES', true],
+    ['True', true],
+    ['0', false],
+    ['no', false],
+    ['false', false],
+  ])('accepts COLLECT_LOGS=%s as %s, as existing Helm values set it', (raw, expected) => {
+    expect(loadConfig({ ...required, COLLECT_LOGS: raw }).collectLogs).toBe(expected);
+  });
+
+  it('turns PVC collection off with COLLECT_PVC_METRICS=false', () => {
+    expect(loadConfig({ ...required, COLLECT_PVC_METRICS: 'false' }).collectPvc).toBe(false);
   });
 
   it.each([
@@ -42,6 +79,8 @@ describe('configuration', () => {
     ['warning', 'warn'],
     ['Error', 'error'],
     ['FATAL', 'fatal'],
+    ['Info', 'info'],
+    ['Warn', 'warn'],
   ])('maps LOG_LEVEL %s to pino %s', (name, level) => {
     expect(loadConfig({ ...required, LOG_LEVEL: name }).logLevel).toBe(level);
   });
@@ -52,10 +91,12 @@ describe('configuration', () => {
     [{ METRICS_API_URL: 'api:8080' }, 'METRICS_API_URL', 'http'],
     [{ NAMESPACES_TO_WATCH: '' }, 'NAMESPACES_TO_WATCH', 'required'],
     [{ NAMESPACES_TO_WATCH: ' , ' }, 'NAMESPACES_TO_WATCH', 'at least one namespace'],
-    [{ METRICS_COLLECTION_INTERVAL_SECONDS: 'abc' }, 'METRICS_COLLECTION_INTERVAL_SECONDS', 'whole number'],
-    [{ METRICS_COLLECTION_INTERVAL_SECONDS: '0' }, 'METRICS_COLLECTION_INTERVAL_SECONDS', 'whole number'],
+    [{ METRICS_COLLECTION_INTERVAL_SECONDS: '86401' }, 'METRICS_COLLECTION_INTERVAL_SECONDS', 'whole number'],
+    [{ COLLECT_PVC_METRICS: 'sometimes' }, 'COLLECT_PVC_METRICS', 'true or false'],
     [{ LOG_TAIL_LINES: '1.5' }, 'LOG_TAIL_LINES', 'whole number'],
-    [{ COLLECT_LOGS: 'yes' }, 'COLLECT_LOGS', 'true or false'],
+    [{ COLLECT_LOGS: 'maybe' }, 'COLLECT_LOGS', 'true or false'],
+    [{ COLLECT_LOGS: 'on' }, 'COLLECT_LOGS', 'true or false'],
+    [{ LOG_LEVEL: 'Trace' }, 'LOG_LEVEL', 'Verbose, Debug, Information, Warning, Error, Fatal'],
     [{ LOG_LEVEL: 'Loud' }, 'LOG_LEVEL', 'Verbose, Debug, Information, Warning, Error, Fatal'],
   ])('rejects %j naming the variable', (override, variable, message) => {
     const error = errorFor({ ...required, ...override });

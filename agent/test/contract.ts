@@ -24,7 +24,8 @@ export const PodMetricRequest = z.object({
   memoryUsageBytes: double.nonnegative(),
   memoryLimitBytes: double.nullable(),
   nodeName: nullableStr,
-  podState: nullableStr,
+  // What the original sent and the web client colours (contract section 1; CrashLoopBackOff per issue 15).
+  podState: z.enum(['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown', 'CrashLoopBackOff']).nullable(),
   restartCount: int.nonnegative(),
   podAge: int.nullable(),
 });
@@ -74,10 +75,26 @@ export const KubernetesEventRequest = z.object({
   lastTimestamp: isoUtc,
 });
 
+/** ulong byte counts: whole and never negative. */
+const ulong = z.number().int().nonnegative();
+
+export const PvcMetricRequest = z.object({
+  clusterName: str.min(1),
+  namespace: str,
+  pod: str,
+  pvcNamespace: str,
+  pvcName: str,
+  volumeName: nullableStr,
+  usedBytes: ulong,
+  availableBytes: ulong,
+  capacityBytes: ulong,
+});
+
 export const CONTRACT = {
   '/api/metrics/pod': PodMetricRequest,
   '/api/metrics/node': NodeMetricRequest,
   '/api/metrics/pod/log': PodLogRequest,
+  '/api/metrics/pvc': PvcMetricRequest,
   '/api/events': KubernetesEventRequest,
 } as const;
 

@@ -1,97 +1,161 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { sampleCluster } from './fixtures.js';
+import { type Harness, harness } from './helpers.js';
 
 const deployDir = fileURLToPath(new URL('../deploy/', import.meta.url));
 
 interface K8sObject {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string };
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
   [key: string]: unknown;
 }
 
-function load(file: string): K8sObject[] {
-  return parseAllDocuments(readFileSync(deployDir + file, 'utf8')).map((doc) => {
+interface Rule {
+  apiGroups?: string[];
+  resources?: string[];
+  nonResourceURLs?: string[];
+  verbs: string[];
+}
+
+/** Rendered the way `kubectl apply -k` renders it (kubectl's built-in kustomize). */
+function render(variant: string): K8sObject[] {
+  const text = execFileSync('kubectl', ['kustomize', deployDir + variant], { encoding: 'utf8' });
+  return parseAllDocuments(text).map((doc) => {
     expect(doc.errors).toEqual([]);
     return doc.toJS() as K8sObject;
   });
 }
 
-const files = readdirSync(deployDir).filter((f) => f.endsWith('.yaml'));
-const objects = files.filter((f) => f !== 'kustomization.yaml').flatMap(load);
-const byKind = (kind: string): K8sObject => {
-  const found = objects.find((o) => o.kind === kind);
-  if (!found) throw new Error(`no ${kind}`);
-  return found;
+const VARIANTS = {
+  default: '.',
+  withoutPvc: 'overlays/without-pvc-metrics',
+  namespaced: 'overlays/namespaced',
 };
+const rendered = Object.fromEntries(Object.entries(VARIANTS).map(([k, v]) => [k, render(v)])) as Record<
+  keyof typeof VARIANTS,
+  K8sObject[]
+>;
 
-/** Every setting of the spec's tables; finwatch's additions come on top. */
-const SPEC_SETTINGS = [
-  'CLUSTER_NAME',
-  'METRICS_API_URL',
-  'NAMESPACES_TO_WATCH',
-  'METRICS_COLLECTION_INTERVAL_SECONDS',
-  'COLLECT_LOGS',
-  'LOG_TAIL_LINES',
-  'CLUSTER_ENVIRONMENT',
-  'LOG_LEVEL',
-  'SENTRY_DSN',
-  'ENVIRONMENT',
-];
+/** Permissions as "group resource verb" (or "url verb"), cluster-wide or per namespace. */
+function grants(objects: K8sObject[], kinds: string[]): Set<string> {
+  const out = new Set<string>();
+  for (const o of objects.filter((x) => kinds.includes(x.kind))) {
+    const where = o.kind === 'Role' ? ` in ${o.metadata.namespace}` : '';
+    for (const rule of o['rules'] as Rule[]) {
+      for (const verb of rule.verbs) {
+        for (const url of rule.nonResourceURLs ?? []) out.add(`${url} ${verb}`);
+        for (const group of rule.apiGroups ?? []) {
+          for (const resource of rule.resources ?? [])
+            out.add(`${group || 'core'} ${resource} ${verb}${where}`);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** The RBAC check the API server makes for each GET the agent sent. */
+function permissionFor(path: string): string {
+  const rules: Array<[RegExp, string]> = [
+    [/^\/version$/, '/version get'],
+    [/^\/api\/v1\/nodes$/, 'core nodes list'],
+    [/^\/api\/v1\/nodes\/[^/]+\/proxy\/.*$/, 'core nodes/proxy get'],
+    [/^\/api\/v1\/pods$/, 'core pods list'],
+    [/^\/api\/v1\/namespaces\/[^/]+\/pods$/, 'core pods list'],
+    [/^\/api\/v1\/namespaces\/[^/]+\/pods\/[^/]+\/log$/, 'core pods/log get'],
+    [/^\/api\/v1\/namespaces\/[^/]+\/events$/, 'core events list'],
+    [/^\/apis\/metrics\.k8s\.io\/v1beta1\/namespaces\/[^/]+\/pods$/, 'metrics.k8s.io pods list'],
+    [/^\/apis\/metrics\.k8s\.io\/v1beta1\/nodes$/, 'metrics.k8s.io nodes list'],
+  ];
+  const found = rules.find(([re]) => re.test(path));
+  if (!found) throw new Error(`unmapped request ${path}`);
+  return found[1];
+}
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
 
 describe('deploy manifests', () => {
-  it('parses every object with apiVersion, kind and name', () => {
-    expect(objects.map((o) => o.kind).sort()).toEqual([
-      'ClusterRole',
-      'ClusterRoleBinding',
-      'Deployment',
-      'Namespace',
-      'ServiceAccount',
-    ]);
-    for (const o of objects) {
-      expect(o.apiVersion).toBeTruthy();
-      expect(o.metadata.name).toBe('finwatch-agent');
+  it('grants exactly the permissions the agent uses, no more (default: logs and PVC metrics on)', async () => {
+    const used = new Set<string>();
+    // Every call the agent can make: logs on, PVC stats, and a metrics.k8s.io outage for the estimate's
+    // cluster-wide pod list.
+    for (const podMetrics of ['working', 'absent'] as const) {
+      const cluster = sampleCluster();
+      if (podMetrics === 'absent') cluster.podMetrics = 'absent';
+      h = await harness(cluster, { COLLECT_LOGS: 'true' });
+      await h.agent.runOnce();
+      for (const r of h.kube.requests) used.add(permissionFor(r.path));
+      await h.close();
+      h = undefined;
     }
+    expect(grants(rendered.default, ['ClusterRole'])).toEqual(used);
   });
 
-  it('lists every manifest in the kustomization', () => {
-    const [kustomization] = load('kustomization.yaml');
-    expect(new Set(kustomization?.['resources'] as string[])).toEqual(
-      new Set(files.filter((f) => f !== 'kustomization.yaml')),
+  it('drops nodes/proxy and turns PVC collection off together (overlays/without-pvc-metrics)', () => {
+    const perms = grants(rendered.withoutPvc, ['ClusterRole']);
+    expect(perms.has('core nodes/proxy get')).toBe(false);
+    expect(env(rendered.withoutPvc)['COLLECT_PVC_METRICS']).toBe('false');
+    expect(env(rendered.default)['COLLECT_PVC_METRICS']).toBe('true');
+    expect(grants(rendered.default, ['ClusterRole']).has('core nodes/proxy get')).toBe(true);
+  });
+
+  it('reads pods, logs and events only through namespace Roles in the namespaced variant', () => {
+    const cluster = grants(rendered.namespaced, ['ClusterRole']);
+    expect([...cluster].filter((p) => /pods|events/.test(p))).toEqual([]);
+    expect(grants(rendered.namespaced, ['Role'])).toEqual(
+      new Set([
+        'core pods list in default',
+        'core events list in default',
+        'core pods/log get in default',
+        'metrics.k8s.io pods list in default',
+      ]),
     );
-  });
-
-  it('grants exactly read access to pods, nodes, namespaces, events, pod logs, metrics and /version', () => {
-    expect(byKind('ClusterRole')['rules']).toEqual([
-      { apiGroups: [''], resources: ['pods', 'nodes', 'namespaces', 'events'], verbs: ['get', 'list'] },
-      { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
-      { apiGroups: ['metrics.k8s.io'], resources: ['pods', 'nodes'], verbs: ['get', 'list'] },
-      { nonResourceURLs: ['/version'], verbs: ['get'] },
-    ]);
-  });
-
-  it('binds the role to the agent service account', () => {
-    const binding = byKind('ClusterRoleBinding');
-    expect(binding['roleRef']).toEqual({
-      apiGroup: 'rbac.authorization.k8s.io',
-      kind: 'ClusterRole',
-      name: 'finwatch-agent',
-    });
-    expect(binding['subjects']).toEqual([
+    const binding = rendered.namespaced.find((o) => o.kind === 'RoleBinding');
+    expect(binding?.['subjects']).toEqual([
       { kind: 'ServiceAccount', name: 'finwatch-agent', namespace: 'finwatch-agent' },
     ]);
   });
 
+  it('binds every role to the agent service account', () => {
+    for (const objects of Object.values(rendered)) {
+      for (const binding of objects.filter((o) => o.kind.endsWith('Binding'))) {
+        expect(binding['subjects']).toEqual([
+          { kind: 'ServiceAccount', name: 'finwatch-agent', namespace: 'finwatch-agent' },
+        ]);
+        const ref = binding['roleRef'] as { kind: string; name: string };
+        expect(ref.kind).toBe(binding.kind.replace('Binding', ''));
+        const role = objects.find((o) => o.kind === ref.kind && o.metadata.name === ref.name);
+        expect(role?.['rules']).toBeDefined();
+      }
+    }
+  });
+
+  it('labels the namespace to enforce the restricted Pod Security Standard', () => {
+    const ns = rendered.default.find((o) => o.kind === 'Namespace');
+    expect(ns?.metadata.labels).toMatchObject({
+      'pod-security.kubernetes.io/enforce': 'restricted',
+      'pod-security.kubernetes.io/warn': 'restricted',
+      'pod-security.kubernetes.io/audit': 'restricted',
+    });
+  });
+
   describe('Deployment', () => {
-    const deployment = byKind('Deployment') as K8sObject & {
+    const deployment = rendered.default.find((o) => o.kind === 'Deployment') as K8sObject & {
       spec: {
         replicas: number;
         strategy: { type: string };
         template: {
           spec: {
             serviceAccountName: string;
+            nodeSelector: Record<string, string>;
             securityContext: Record<string, unknown>;
             containers: Array<{
               env: Array<{ name: string; value: string }>;
@@ -116,20 +180,25 @@ describe('deploy manifests', () => {
       expect(container.env.find((e) => e.name === 'METRICS_API_URL')?.value).toMatch(/\/metrics$/);
     });
 
-    it('runs one non-root replica with a read-only root filesystem', () => {
+    it('runs one non-root replica on a Linux node with a read-only root filesystem', () => {
       expect(deployment.spec.replicas).toBe(1);
       expect(deployment.spec.strategy.type).toBe('Recreate');
       expect(pod.serviceAccountName).toBe('finwatch-agent');
-      expect(pod.securityContext['runAsNonRoot']).toBe(true);
+      expect(pod.nodeSelector).toEqual({ 'kubernetes.io/os': 'linux' });
+      expect(pod.securityContext).toMatchObject({
+        runAsNonRoot: true,
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
       expect(container.securityContext).toMatchObject({
         readOnlyRootFilesystem: true,
         runAsNonRoot: true,
         allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'] },
       });
     });
 
-    it('has requests, limits and health probes on the health port', () => {
-      expect(Object.keys(container.resources.requests).sort()).toEqual(['cpu', 'memory']);
+    it('requests the measured 96Mi of memory, with limits and health probes on the health port', () => {
+      expect(container.resources.requests).toEqual({ cpu: '50m', memory: '96Mi' });
       expect(Object.keys(container.resources.limits).sort()).toEqual(['cpu', 'memory']);
       expect(container.livenessProbe.httpGet.path).toBe('/healthz');
       expect(container.readinessProbe.httpGet.path).toBe('/readyz');
@@ -137,3 +206,26 @@ describe('deploy manifests', () => {
     });
   });
 });
+
+function env(objects: K8sObject[]): Record<string, string> {
+  const deployment = objects.find((o) => o.kind === 'Deployment') as unknown as {
+    spec: { template: { spec: { containers: Array<{ env: Array<{ name: string; value: string }> }> } } };
+  };
+  return Object.fromEntries(
+    (deployment.spec.template.spec.containers[0]?.env ?? []).map((e) => [e.name, e.value]),
+  );
+}
+
+/** Every setting of the spec's tables; finwatch's additions come on top. */
+const SPEC_SETTINGS = [
+  'CLUSTER_NAME',
+  'METRICS_API_URL',
+  'NAMESPACES_TO_WATCH',
+  'METRICS_COLLECTION_INTERVAL_SECONDS',
+  'COLLECT_LOGS',
+  'LOG_TAIL_LINES',
+  'CLUSTER_ENVIRONMENT',
+  'LOG_LEVEL',
+  'SENTRY_DSN',
+  'ENVIRONMENT',
+];

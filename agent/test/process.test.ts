@@ -49,7 +49,7 @@ describe('agent process', () => {
       'NAMESPACES_TO_WATCH',
       'NAMESPACES_TO_WATCH environment variable is required',
     ],
-    [{ METRICS_COLLECTION_INTERVAL_SECONDS: 'ten' }, 'METRICS_COLLECTION_INTERVAL_SECONDS', 'whole number'],
+    [{ LOG_TAIL_LINES: 'ten' }, 'LOG_TAIL_LINES', 'whole number'],
     [{ LOG_LEVEL: 'Chatty' }, 'LOG_LEVEL', 'must be one of'],
   ])('exits 1 with one fatal line naming the variable for %j', async (override, variable, message) => {
     const run = startAgent({ ...valid, ...override });
@@ -58,6 +58,22 @@ describe('agent process', () => {
     expect(run.lines).toHaveLength(1);
     expect(run.lines[0]).toMatchObject({ level: 'fatal', variable });
     expect(run.lines[0]?.msg).toContain(message);
+  });
+
+  it('starts with a warning naming the variable for an interval of 0 or text, as existing Helm values hold', async () => {
+    const run = startAgent({
+      ...valid,
+      METRICS_COLLECTION_INTERVAL_SECONDS: '0',
+      COLLECT_LOGS: 'yes',
+      LOG_LEVEL: 'Info',
+    });
+    await run.exit;
+    // Past the settings: the line after the warning is about the (absent) Kubernetes configuration.
+    expect(run.lines[0]).toMatchObject({ level: 'warn', variable: 'METRICS_COLLECTION_INTERVAL_SECONDS' });
+    expect(run.lines.at(-1)).toMatchObject({
+      level: 'fatal',
+      msg: 'cannot load the Kubernetes configuration',
+    });
   });
 
   it('exits 1 with a clear line when no Kubernetes configuration can be found', async () => {

@@ -100,16 +100,35 @@ describe('ingest client', () => {
     expect(h.ingest.violations).toEqual([]);
   });
 
-  it('marks the cycle degraded and skips the rest when the ingest API is down, without throwing', async () => {
+  it('skips the whole cycle, reading nothing from Kubernetes, while the ingest API is unreachable', async () => {
     const port = await freePort();
-    h = await harness(sampleCluster(), {}, {}, (config) => {
+    h = await harness(sampleCluster(), { COLLECT_LOGS: 'true' }, {}, (config) => {
       config.metricsApiUrl = `http://127.0.0.1:${port}/metrics`;
     });
     const summary = await h.agent.runOnce();
-    expect(summary.degraded).toBe(true);
-    expect(summary.posted).toEqual({ pod: 0, log: 0, node: 0, event: 0 });
-    expect(summary.failed.pod + summary.failed.node + summary.failed.event).toBe(12);
-    expect(h.logs.some((l) => l.msg.includes('ingest API unreachable'))).toBe(true);
+    expect(summary).toMatchObject({ ingestDown: true, degraded: false });
+    expect(summary.posted).toEqual({ pod: 0, log: 0, node: 0, pvc: 0, event: 0 });
+    expect(h.kube.requests).toEqual([]);
+    expect(h.logs.some((l) => l.msg.includes('ingest API unreachable; cycle skipped'))).toBe(true);
+  });
+
+  it('stops reading container logs as soon as the ingest API goes down during a cycle', async () => {
+    const port = await freePort();
+    const ingest = await startFakeIngest({ port, validate: false });
+    const cluster = sampleCluster();
+    // Log reads are slow, so the outage starts while most of them are still queued.
+    cluster.logDelayMs = 150;
+    h = await harness(cluster, { COLLECT_LOGS: 'true', LOG_CONCURRENCY: '1' }, {}, (config) => {
+      config.metricsApiUrl = ingest.url;
+    });
+    const cycle = h.agent.runOnce();
+    await new Promise((r) => setTimeout(r, 30));
+    await ingest.close();
+    const summary = await cycle;
+    expect(summary.ingestDown).toBe(true);
+    // 5 running containers would be read. Read: the one in flight when the API went away, and the next,
+    // which starts while the first one's post is still connecting; then the refused connection stops them.
+    expect(h.kube.requests.filter((r) => r.path.endsWith('/log')).length).toBeLessThanOrEqual(2);
   });
 
   it('marks the cycle degraded when the API server is unreachable', async () => {
@@ -188,6 +207,57 @@ describe('collection loop', () => {
     expect(gaps[1]).toBeGreaterThanOrEqual(78);
     expect(gaps[2]).toBeGreaterThanOrEqual(158);
     expect(gaps[3]).toBeLessThan(80);
+  });
+
+  it('does not back off while only the ingest API is down', async () => {
+    const { log } = memoryLogger();
+    const controller = new AbortController();
+    const starts: number[] = [];
+    await runLoop(
+      async () => {
+        starts.push(Date.now());
+        if (starts.length === 4) controller.abort();
+        return { degraded: false, ingestDown: true };
+      },
+      { intervalMs: 100, maxBackoffMs: 10_000 },
+      log,
+      controller.signal,
+    );
+    const gaps = starts.slice(1).map((t, i) => t - (starts[i] ?? t));
+    // An exponential back-off would wait 200, 400, 800 ms.
+    expect(gaps.filter((g) => g < 95 || g >= 190)).toEqual([]);
+  });
+
+  it('posts again within one interval of the ingest API coming back, with no log reads while it was away', async () => {
+    const port = await freePort();
+    h = await harness(
+      sampleCluster(),
+      { METRICS_COLLECTION_INTERVAL_SECONDS: '1', COLLECT_LOGS: 'true' },
+      {},
+      (config) => {
+        config.metricsApiUrl = `http://127.0.0.1:${port}/metrics`;
+      },
+    );
+    const controller = new AbortController();
+    const loop = h.agent.run(controller.signal);
+    // Three skipped cycles: an exponential back-off would now wait 8 s.
+    await new Promise((r) => setTimeout(r, 2_300));
+    const cameBack = Date.now();
+    const readsWhileDown = h.kube.requests.length;
+    const ingest = await startFakeIngest({ port });
+    try {
+      const deadline = cameBack + 5_000;
+      while (ingest.accepted.length === 0 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(readsWhileDown).toBe(0);
+      expect(ingest.accepted.length).toBeGreaterThan(0);
+      // One interval (1 s) plus the cycle's own start; the back-off it replaces would have waited 8 s.
+      expect((ingest.accepted[0]?.at ?? Number.POSITIVE_INFINITY) - cameBack).toBeLessThan(2_000);
+    } finally {
+      controller.abort();
+      await loop;
+      await ingest.close();
+    }
   });
 
   it('survives a cycle that throws', async () => {

@@ -1,7 +1,9 @@
 import { createAuthModule } from '../auth/module.js';
 import type { AppConfig } from '../config/index.js';
 import { openDatabase } from '../db/client.js';
+import { databaseTimeouts } from '../db/timeouts.js';
 import { createFinopsModule } from '../finops/module.js';
+import { routeAzureSdkLogs } from '../observability/azure-sdk-logs.js';
 import { createErrorReporter } from '../observability/errors.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createJobQueue } from '../queue/analysis-queue.js';
@@ -19,6 +21,10 @@ export async function createServices(
   options: CreateServicesOptions = {},
 ): Promise<AppServices> {
   const log = options.log ?? createLogger(config.platform.Logging__LogLevel__Default);
+  routeAzureSdkLogs(
+    config.auth['Logging__LogLevel__Vendor.IdentityModel.LoggingExtensions.IdentityLoggerAdapter'],
+    log,
+  );
   const errors = createErrorReporter(config.platform);
   const db = await openDatabase({
     connectionString: config.platform.ConnectionStrings__SqlConnectionString,
@@ -26,6 +32,7 @@ export async function createServices(
       ? 'memory://'
       : `${config.platform.DATA_DIR.replace(/\/$/, '')}/pglite`,
     log: (m) => log.trace({ schemaEngine: m }),
+    timeouts: databaseTimeouts(config.platform),
   });
   if (!options.skipMigrations) {
     const result = await db.migrate();

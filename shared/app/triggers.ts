@@ -10,6 +10,15 @@ export function queueTrigger(config: AppConfig) {
   };
 }
 
+/**
+ * The analysis job sweeper every minute. Instances sweep on their own short interval too, but an
+ * instance only runs while it has work (Flex Consumption scales to zero): the timer makes sure some
+ * instance looks for abandoned jobs and lost queue messages.
+ */
+export function jobSweepTimerTrigger() {
+  return { name: 'analysis-job-sweeper', schedule: '0 */1 * * * *' };
+}
+
 /** The weekly timer, or nothing when WeeklyAnalysis__Enabled=false. */
 export function weeklyTimerTrigger(config: AppConfig) {
   if (!config.finops.WeeklyAnalysis__Enabled) return undefined;

@@ -5,7 +5,7 @@ import { JwksClient } from 'jwks-rsa';
 import { Agent, request } from 'undici';
 import type { AuthSettings } from '../config/auth.js';
 import type { Logger } from '../observability/logger.js';
-import { CLOCK_TOLERANCE_SECONDS } from './tokens.js';
+import { clockTolerance } from './tokens.js';
 
 interface Metadata {
   issuer: string;
@@ -115,7 +115,7 @@ export class DirectoryTokens {
       // v2 tokens carry the metadata's issuer; v1 tokens (accessTokenAcceptedVersion 1) the STS one.
       issuer: [meta.issuer, `https://sts.windows.net/${tenant}/`],
       audience: [clientId, `api://${clientId}`],
-      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      clockTolerance: clockTolerance(this.#settings),
     });
     if (typeof payload === 'string' || typeof payload.exp !== 'number') throw new Error('bad token payload');
     return payload;

@@ -7,7 +7,7 @@ import type { Caller } from './caller.js';
 import { DirectoryTokens, directoryCa } from './directory.js';
 import { GraphLookup } from './graph.js';
 import { PasswordChecker } from './passwords.js';
-import { issueToken, signingKeyObject, verifyOwnToken } from './tokens.js';
+import { issuedBeforeChange, issueToken, signingKeyObject, verifyOwnToken } from './tokens.js';
 import { normalizeEmail, type UserRow, UserStore } from './users.js';
 
 /** The auth service's part of the app: token validation and caller resolution for every route. */
@@ -25,8 +25,18 @@ export interface AuthModule {
   isBlocked(email: string | undefined | null): boolean;
   /** Whether ADMIN_EMAILS lists the email. */
   isListedAdmin(email: string): boolean;
-  /** Resolves (and creates on first use) the local user of a directory identity. */
-  userForDirectoryIdentity(email: string, displayName?: string): Promise<UserRow>;
+  /**
+   * Resolves (and creates on first use) the local user of a directory identity. Only a directory
+   * sign-in (`signedIn`) proves the identity, so only then does ADMIN_EMAILS make the new user an
+   * administrator; a lookup by someone else or the mobile key never does.
+   */
+  userForDirectoryIdentity(
+    email: string,
+    displayName?: string,
+    options?: { signedIn?: boolean },
+  ): Promise<UserRow>;
+  /** The email-like names (email, preferred_username, upn) of a valid directory token; 401 otherwise. */
+  directoryEmails(token: string): Promise<string[]>;
   /** Sends an email in the background (failures are logged); close() waits for pending sends. */
   sendInBackground(message: MailMessage, what: string): void;
   /** Runs work after the answer (failures are logged); close() waits for it. */
@@ -72,14 +82,18 @@ export async function createAuthModule(core: CoreServices): Promise<AuthModule> 
     Boolean(email) && blocked.some((d) => email!.toLowerCase().trim().endsWith(d));
   const isListedAdmin = (email: string) => admins.has(normalizeEmail(email));
 
-  async function userForDirectoryIdentity(email: string, displayName?: string): Promise<UserRow> {
+  async function userForDirectoryIdentity(
+    email: string,
+    displayName?: string,
+    options: { signedIn?: boolean } = {},
+  ): Promise<UserRow> {
     const existing = await users.byEmail(email);
     if (existing) return existing;
     try {
       return await users.create({
         email,
         username: normalizeEmail(email),
-        isAdmin: isListedAdmin(email),
+        isAdmin: options.signedIn === true && isListedAdmin(email),
         uniqueUsername: true,
       });
     } catch (e) {
@@ -103,32 +117,39 @@ export async function createAuthModule(core: CoreServices): Promise<AuthModule> 
     const id = typeof claims.sub === 'string' ? claims.sub : typeof claims.id === 'string' ? claims.id : '';
     const user = id ? await users.byId(id) : null;
     if (!user) throw unauthorized('The token does not belong to a known user.');
-    if (user.credentialsChangedAt && typeof claims.iat === 'number') {
-      if (claims.iat < Math.floor(user.credentialsChangedAt.getTime() / 1000)) {
-        throw unauthorized('The token was issued before the password was changed.');
-      }
+    if (issuedBeforeChange(claims, user.credentialsChangedAt)) {
+      throw unauthorized('The token was issued before the password was changed.');
     }
     if (isBlocked(user.email)) throw forbidden('The domain of this account is blocked.');
     return toCaller(user, 'local', claims, token);
   }
 
-  async function authenticateDirectory(token: string): Promise<Caller> {
-    let claims: jwt.JwtPayload;
+  async function verifyDirectory(token: string): Promise<jwt.JwtPayload> {
+    if (!directory.configured || jwt.decode(token, { complete: true })?.header.alg !== 'RS256') {
+      throw unauthorized('The token is invalid or expired.');
+    }
     try {
-      claims = await directory.verify(token);
+      return await directory.verify(token);
     } catch (e) {
       log.debug({ err: (e as Error).message }, 'directory token refused');
       throw unauthorized('The token is invalid or expired.');
     }
-    const names = DIRECTORY_EMAIL_CLAIMS.map((c) => claims[c]).filter(
+  }
+
+  const emailsOf = (claims: jwt.JwtPayload) =>
+    DIRECTORY_EMAIL_CLAIMS.map((c) => claims[c]).filter(
       (v): v is string => typeof v === 'string' && v.includes('@'),
     );
+
+  async function authenticateDirectory(token: string): Promise<Caller> {
+    const claims = await verifyDirectory(token);
+    const names = emailsOf(claims);
     if (names.some(isBlocked)) throw forbidden('The domain of this account is blocked.');
     const email = names[0];
     // Never fail open: a token that names no user is refused.
     if (!email) throw unauthorized('The token does not name a user (email, preferred_username, upn).');
     const name = typeof claims.name === 'string' ? claims.name : undefined;
-    const user = await userForDirectoryIdentity(email, name);
+    const user = await userForDirectoryIdentity(email, name, { signedIn: true });
     if (isBlocked(user.email)) throw forbidden('The domain of this account is blocked.');
     return toCaller(user, 'directory', claims, token);
   }
@@ -152,6 +173,9 @@ export async function createAuthModule(core: CoreServices): Promise<AuthModule> 
     isBlocked,
     isListedAdmin,
     userForDirectoryIdentity,
+    async directoryEmails(token) {
+      return emailsOf(await verifyDirectory(token));
+    },
     issueToken: (user) => issueToken(settings, user, Date.now(), key),
     async authenticate(request) {
       const m = /^\s*Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(request.headers.get('authorization') ?? '');

@@ -1,7 +1,9 @@
 import type { RouteDefinition } from '../http/route.js';
 import { userClustersRoutes, userSubscriptionsRoutes } from './routes/access-lists.js';
 import { userActionRoutes, usersMonitorGroupRoutes } from './routes/assignments.js';
+import { auditRoutes } from './routes/audit.js';
 import { authApiRoutes } from './routes/auth.js';
+import { resetPageRoutes } from './routes/reset-page.js';
 import { userRoutes } from './routes/user.js';
 
 /** Every /auth/api route (the Version route is shared: shared/app/version-routes.ts). */
@@ -12,4 +14,6 @@ export const authRoutes: RouteDefinition[] = [
   ...userClustersRoutes,
   ...userSubscriptionsRoutes,
   ...usersMonitorGroupRoutes,
+  ...resetPageRoutes,
+  ...auditRoutes,
 ];

@@ -10,8 +10,8 @@ export interface TokenUser {
   isAdmin: boolean;
 }
 
-/** Clock skew allowed when validating any token, in seconds. */
-export const CLOCK_TOLERANCE_SECONDS = 60;
+/** Clock skew allowed when validating any token (Jwt__ClockSkewSeconds; the original used 0). */
+export const clockTolerance = (settings: AuthSettings) => settings.Jwt__ClockSkewSeconds;
 
 /** The signing key: Jwt__Key, or the development placeholder (loadConfig refuses it in Production). */
 export function signingKey(settings: AuthSettings): string {
@@ -37,6 +37,9 @@ export function issueToken(
     isAdmin: user.isAdmin ? 'True' : 'False',
     sub: user.id,
     email: user.email,
+    // iat has whole seconds; a token issued in the same second as a password change must be told
+    // apart from one issued just after it.
+    iat_ms: now,
     iat,
     nbf: iat,
     exp: iat + settings.Jwt__ExpiryMinutes * 60,
@@ -58,11 +61,26 @@ export function verifyOwnToken(
     algorithms: ['HS256'],
     issuer: settings.Jwt__Issuers as [string, ...string[]],
     audience: settings.Jwt__Audiences as [string, ...string[]],
-    clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    clockTolerance: clockTolerance(settings),
   });
   if (typeof payload === 'string') throw new Error('token payload is not an object');
   if (typeof payload.exp !== 'number') throw new Error('token has no expiry');
   return payload;
+}
+
+/**
+ * Whether a token was issued before the credentials changed (then it is refused). With `iat_ms`
+ * the comparison is exact; without it (a token from elsewhere), a token of the same second as the
+ * change is refused too: refusing a valid token costs a sign-in, accepting a stolen one costs more.
+ */
+export function issuedBeforeChange(claims: jwt.JwtPayload, changedAt: Date | null): boolean {
+  if (!changedAt) return false;
+  const changed = changedAt.getTime();
+  if (typeof claims.iat_ms === 'number' && Number.isFinite(claims.iat_ms)) {
+    // Only when it agrees with iat: the exact claim never makes a token newer than iat says.
+    if (Math.floor(claims.iat_ms / 1000) === claims.iat) return claims.iat_ms < changed;
+  }
+  return typeof claims.iat !== 'number' || claims.iat * 1000 <= changed;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Prisma, PrismaClient, User } from '../db/generated/client.js';
-import { TtlCache } from './cache.js';
+import { MAX_EMAIL_CHARS } from '../http/limits.js';
+import { DEFAULT_CACHE_BOUNDS, TtlCache } from './cache.js';
 
 export type UserRow = User;
 
@@ -43,11 +44,16 @@ export class UserStore {
 
   constructor(prisma: PrismaClient, cacheEnabled: boolean, ttlMs = 5_000) {
     this.#prisma = prisma;
-    this.#cache = new TtlCache<UserRow | null>(ttlMs, 10_000, cacheEnabled);
+    this.#cache = new TtlCache<UserRow | null>(ttlMs, DEFAULT_CACHE_BOUNDS, cacheEnabled);
   }
 
   invalidate(): void {
     this.#cache.clear();
+  }
+
+  /** What the lookup cache holds (entries and estimated bytes), for tests and diagnostics. */
+  get cacheUsage(): { entries: number; bytes: number } {
+    return { entries: this.#cache.size, bytes: this.#cache.bytes };
   }
 
   /** Forgets one user's cached lookups (by id and by any email it had), and an email's miss. */
@@ -68,6 +74,8 @@ export class UserStore {
   }
 
   async byEmail(email: string): Promise<UserRow | null> {
+    // No stored email is longer (the routes refuse longer ones); nothing to look up or cache.
+    if (email.length > MAX_EMAIL_CHARS + 2) return null;
     const key = `email:${normalizeEmail(email)}`;
     const hit = this.#cache.get(key);
     if (hit !== undefined) return hit;
@@ -84,18 +92,22 @@ export class UserStore {
    * Creates a user. A taken email answers the existing row when `existingOk`; a taken username
    * gets a short suffix when `uniqueUsername` (directory users, whose name is not chosen).
    */
-  async create(data: {
-    email: string;
-    username: string;
-    passwordHash?: string | null;
-    isAdmin?: boolean;
-    uniqueUsername?: boolean;
-  }): Promise<UserRow> {
+  async create(
+    data: {
+      email: string;
+      username: string;
+      passwordHash?: string | null;
+      isAdmin?: boolean;
+      uniqueUsername?: boolean;
+    },
+    /** The transaction to create it in (with its audit record); the caller forgets after commit. */
+    db: Pick<Prisma.TransactionClient, 'user'> = this.#prisma,
+  ): Promise<UserRow> {
     const email = normalizeEmail(data.email);
     let username = data.username.trim();
     for (let attempt = 0; ; attempt++) {
       try {
-        const user = await this.#prisma.user.create({
+        const user = await db.user.create({
           data: { email, username, passwordHash: data.passwordHash ?? null, isAdmin: data.isAdmin ?? false },
         });
         this.forget(user.id, email);
@@ -115,8 +127,9 @@ export class UserStore {
     data: Partial<
       Pick<UserRow, 'username' | 'email' | 'isAdmin' | 'passwordHash' | 'credentialsChangedAt' | 'lastLogon'>
     >,
+    db: Pick<Prisma.TransactionClient, 'user'> = this.#prisma,
   ): Promise<UserRow> {
-    const user = await this.#prisma.user.update({ where: { id }, data });
+    const user = await db.user.update({ where: { id }, data });
     this.forget(id, user.email);
     return user;
   }

@@ -9,6 +9,8 @@ export const authSettingsSchema = z.object({
   Jwt__Issuers: list(['finwatch']),
   Jwt__Audiences: list(['finwatch']),
   Jwt__ExpiryMinutes: int(1440, 1, 525_600),
+  /** Clock difference tolerated on exp/nbf/iat of every token; the original's ClockSkew is 0. */
+  Jwt__ClockSkewSeconds: int(5, 0, 300),
   CloudAd__Instance: stringWithDefault('https://login.microsoftonline.com/'),
   CloudAd__TenantId: optionalString(),
   CloudAd__ClientId: optionalString(),
@@ -22,11 +24,18 @@ export const authSettingsSchema = z.object({
   DownstreamApi__BaseUrl: url(),
   DownstreamApi__Scopes: stringWithDefault('https://graph.microsoft.com/.default'),
   MOBILE_API_KEY: optionalString(),
+  /** Auth/azure also needs a directory token (Authorization: Bearer) naming the same email. */
+  MOBILE_API_KEY_STRICT: bool(false),
   ENABLED_LOGIN_AUTH: bool(true),
   DEMO_MODE: bool(false),
   DEMO_MONITOR_GROUP_ID: int(24, 1, 2_147_483_647),
   BLOCKED_DOMAINS: list(),
   ADMIN_EMAILS: list(),
+  /**
+   * One-time secret: while no administrator exists, User/create of an ADMIN_EMAILS address with
+   * this value in X-Admin-Bootstrap makes it the first administrator. Unset: directory sign-in only.
+   */
+  ADMIN_BOOTSTRAP_SECRET: optionalString(),
   smtpHost: optionalString(),
   smtpPort: int(587, 1, 65535),
   smtpUsername: optionalString(),
@@ -42,6 +51,19 @@ export const authSettingsSchema = z.object({
     (v) => (typeof v === 'string' && v.trim() ? v.trim() : 'Memory'),
     z.enum(['Memory', 'None'], { error: 'must be Memory or None' }),
   ),
+  /**
+   * Where the reset email links (`?email=…&code=…` appended): an operator's own front end. Unset:
+   * the auth service's own page, on WEBSITE_HOSTNAME (set by Azure).
+   */
+  PasswordReset__LinkUrl: url(),
+  /** Reset-code requests per email address (known or not) per hour before 429. */
+  PasswordReset__MaxPerEmailPerHour: int(3, 1, 1000),
+  /** Reset-code requests per client address per hour before 429. */
+  PasswordReset__MaxPerClientPerHour: int(20, 1, 100_000),
+  /** The app's public host name; Azure App Service and Functions set it. */
+  WEBSITE_HOSTNAME: optionalString(),
+  /** Audit records older than this are pruned (weekly timer and opportunistically). */
+  Audit__RetentionDays: int(365, 1, 36_500),
   'Logging__LogLevel__Vendor.IdentityModel.LoggingExtensions.IdentityLoggerAdapter':
     stringWithDefault('Warning'),
 });

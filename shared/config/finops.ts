@@ -24,6 +24,11 @@ export const finopsSettingsSchema = z.object({
    * (the Azure simulator's self-signed certificate, dev/azure-sim/tls/sim-cert.pem). Unset: system CAs.
    */
   Cloud__CaFile: optionalString(),
+  /**
+   * One Azure request (token, subscriptions, Resource Graph, Cost Management), per attempt. 100 s is
+   * .NET's HttpClient default, which the original's SDK clients ran with.
+   */
+  Cloud__RequestTimeoutSeconds: int(100, 1, 3600),
   CostQuery__PaceScale: num(1, 0, 10),
   /**
    * How often a running analysis job records a heartbeat, in seconds. A `running` job whose

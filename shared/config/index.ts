@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { type AuthSettings, authSettingsSchema } from './auth.js';
 import { type FinopsSettings, finopsSettingsSchema } from './finops.js';
 import { type PlatformSettings, platformSettingsSchema } from './platform.js';
+import { PUBLISHED_JWT_KEYS } from './published-keys.js';
 import { ConfigError, readSettings, type Settings } from './source.js';
 
 export { ConfigError, readSettings, type Settings } from './source.js';
@@ -49,6 +50,11 @@ export function loadConfig(settings: Settings = readSettings()): AppConfig {
     if (PLACEHOLDER_KEYS.has(auth.Jwt__Key.toLowerCase()) || auth.Jwt__Key.length < 32) {
       throw new ConfigError(
         'Setting Jwt__Key must be a real secret of at least 32 characters in Production.',
+      );
+    }
+    if (PUBLISHED_JWT_KEYS.has(auth.Jwt__Key)) {
+      throw new ConfigError(
+        'Setting Jwt__Key is a key published in the finwatch repository (development or test); use a secret of your own in Production.',
       );
     }
     if (!platform.ConnectionStrings__SqlConnectionString) {

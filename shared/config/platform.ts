@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { bool, int, optionalString, stringWithDefault } from './fields.js';
+import { databaseSettingsShape } from './database.js';
+import { bool, int, optionalString, stringWithDefault, url } from './fields.js';
 
 /** Settings both services share: environment, storage, queue, CORS, error tracking, logging. */
 export const platformSettingsSchema = z.object({
@@ -22,6 +23,9 @@ export const platformSettingsSchema = z.object({
   Logging__LogLevel__Default: stringWithDefault('Information'),
   RUNTIME_SYSTEM_GLOBALIZATION_INVARIANT: bool(false),
   basePath: optionalString(),
+  /** Public origin (and path prefix) of the app for absolute Location headers; unset: relative. */
+  PUBLIC_BASE_URL: url(),
+  ...databaseSettingsShape,
 });
 
 export type PlatformSettings = z.infer<typeof platformSettingsSchema>;

@@ -4,6 +4,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapt
 import { PrismaClient } from './generated/client.js';
 import { type MigrateResult, migrateDatabase, readMigrationDirectories } from './migrate.js';
 import { MIGRATION_SOURCES } from './paths.js';
+import { type DatabaseTimeouts, pgTimeoutOptions } from './timeouts.js';
 
 export type { PrismaClient } from './generated/client.js';
 
@@ -13,6 +14,8 @@ export interface DatabaseOptions {
   /** PGlite's data folder; `memory://` for an in-memory database (tests). */
   dataDir: string;
   log?: (message: string) => void;
+  /** PostgreSQL only; unset: the driver's defaults (no timeouts at all). */
+  timeouts?: DatabaseTimeouts | undefined;
 }
 
 export interface Database {
@@ -32,15 +35,28 @@ export function isPostgresUrl(value: string | undefined): value is string {
  */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   let factory: SqlMigrationAwareDriverAdapterFactory;
+  let migrationFactory: () => Promise<SqlMigrationAwareDriverAdapterFactory>;
   let closeDriver: () => Promise<void>;
   let kind: Database['kind'];
   if (isPostgresUrl(options.connectionString)) {
     const { PrismaPg } = await import('@prisma/adapter-pg');
+    const timeouts = options.timeouts;
     factory = new PrismaPg({
       connectionString: options.connectionString,
       max: 10,
       idleTimeoutMillis: 10_000,
+      ...(timeouts ? pgTimeoutOptions(timeouts) : {}),
     });
+    // A migration may rewrite a large table: it gets the long statement budget, on its own pool.
+    migrationFactory = async () =>
+      timeouts
+        ? new PrismaPg({
+            connectionString: options.connectionString,
+            max: 2,
+            idleTimeoutMillis: 1_000,
+            ...pgTimeoutOptions(timeouts, 'long'),
+          })
+        : factory;
     closeDriver = async () => {};
     kind = 'postgres';
   } else {
@@ -53,6 +69,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     }
     const pglite = await PGlite.create(dataDir);
     factory = new PrismaPGlite(pglite);
+    migrationFactory = async () => factory;
     closeDriver = () => pglite.close();
     kind = 'pglite';
   }
@@ -73,7 +90,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         const names = new Set(applied?.map((r) => r.migration_name));
         if (applied && dirs.every((d) => names.has(d.path))) return { applied: [], mode: 'migrations' };
       }
-      return migrateDatabase(factory, MIGRATION_SOURCES, options.log);
+      return migrateDatabase(await migrationFactory(), MIGRATION_SOURCES, options.log);
     },
     async close() {
       await prisma.$disconnect();

@@ -1,4 +1,5 @@
 import { type ZodType, z } from 'zod';
+import { firstProblem, plainIssue } from './plain-issues.js';
 import { badRequest, HttpError, type ValidationErrors } from './problem.js';
 
 /** Request bodies above this size are refused with 413 before they are parsed. */
@@ -54,10 +55,15 @@ export function zodErrors(error: z.ZodError): ValidationErrors {
   return errors;
 }
 
-/** Parses a value with a schema; a failure is a 400 with the field → messages map. */
+/** The 400 of a failed parse: `detail` names the first problem, `errors` lists them all by field. */
+export function validationProblem(error: z.ZodError, what = 'request'): HttpError {
+  return badRequest(firstProblem(error, what), zodErrors(error));
+}
+
+/** Parses a value with a schema; a failure is a 400 naming the first problem in words. */
 export function validate<T>(schema: ZodType<T>, value: unknown, what = 'request'): T {
-  const r = schema.safeParse(normalizeKeys(value, schema));
-  if (!r.success) throw badRequest(`The ${what} is invalid.`, zodErrors(r.error));
+  const r = schema.safeParse(normalizeKeys(value, schema), { error: plainIssue });
+  if (!r.success) throw validationProblem(r.error, what);
   return r.data;
 }
 

@@ -2,11 +2,14 @@ import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/fu
 import { ZodError, type ZodType } from 'zod';
 import type { AppServices } from '../app/services.js';
 import type { Caller } from '../auth/caller.js';
-import { parseJsonText, validate, zodErrors } from './body.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { parseJsonText, validate, validationProblem } from './body.js';
 import { type CorsPolicy, corsHeaders, parseCorsOrigins, preflightHeaders } from './cors.js';
-import { forbidden, HttpError, problemResponse } from './problem.js';
+import { checkBodyStrings, checkRequestStrings } from './limits.js';
+import { badRequest, forbidden, HttpError, problemResponse, serviceUnavailable } from './problem.js';
 import type { RequestContext, RouteDefinition } from './route.js';
 import type { RouteMatch } from './router.js';
+import { securityHeaders, serviceOfPath } from './security-headers.js';
 
 function withHeaders(response: HttpResponseInit, extra: Record<string, string>): HttpResponseInit {
   if (Object.keys(extra).length === 0) return response;
@@ -43,6 +46,12 @@ function pathOf(request: HttpRequest): string {
   }
 }
 
+/**
+ * Retry-After of a 503 for an unavailable database: long enough for a pool to reconnect after a
+ * restart or failover, short enough that a client's retry lands soon after it is back.
+ */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
 /** The answer for an error thrown anywhere below a handler: never internals, always problem+json. */
 export function errorResponse(
   error: unknown,
@@ -51,17 +60,22 @@ export function errorResponse(
   services?: Pick<AppServices, 'log' | 'errors'>,
 ): HttpResponseInit {
   const instance = pathOf(request);
+  if (!(error instanceof HttpError) && isDatabaseUnavailable(error)) {
+    services?.log.warn(
+      { err: error, path: instance, invocationId: invocation.invocationId },
+      'database unavailable',
+    );
+    error = serviceUnavailable(
+      'The database is not answering right now. Try again in a few seconds.',
+      DATABASE_RETRY_AFTER_SECONDS,
+    );
+  }
   if (error instanceof HttpError) {
     return problemResponse(error.status, error.detail, error.options, instance, invocation.invocationId);
   }
   if (error instanceof ZodError) {
-    return problemResponse(
-      400,
-      'The request is invalid.',
-      { errors: zodErrors(error), title: 'One or more validation errors occurred.' },
-      instance,
-      invocation.invocationId,
-    );
+    const problem = validationProblem(error);
+    return problemResponse(400, problem.detail, problem.options, instance, invocation.invocationId);
   }
   services?.log.error(
     { err: error, path: instance, invocationId: invocation.invocationId },
@@ -95,6 +109,13 @@ export async function dispatchRoute(
   );
   let response: HttpResponseInit;
   try {
+    // Before anything is looked up (the caller's token included): cheap, and bounds what reaches
+    // the caches and the database.
+    checkRequestStrings(params, request.query);
+    if (route.method === 'DELETE' && hasEmptySegment(pathOf(request))) {
+      // A trailing slash must never turn `User/delete/{id}` into `User/delete` (the caller).
+      throw badRequest('The path has an empty segment; name what to delete.');
+    }
     let caller: Caller | undefined;
     if (route.auth !== 'none') {
       caller = await services.auth.authenticate(request);
@@ -111,14 +132,35 @@ export async function dispatchRoute(
       caller,
       async body<T>(schema: ZodType<T>): Promise<T> {
         bodyText ??= request.text();
-        return validate(schema, parseJsonText(await bodyText), 'request body');
+        const text = await bodyText;
+        requireJsonContentType(request, text);
+        const value = parseJsonText(text);
+        checkBodyStrings(value);
+        return validate(schema, value, 'request body');
       },
     };
     response = await route.handler(ctx);
   } catch (error) {
     response = errorResponse(error, request, invocation, services);
   }
-  return withHeaders(response, cors);
+  return withHeaders(response, { ...cors, ...securityHeaders(response, route.service) });
+}
+
+function hasEmptySegment(pathname: string): boolean {
+  return /\/\/|\/$/.test(pathname);
+}
+
+/**
+ * JSON bodies need a JSON content type, as ASP.NET Core's [FromBody] demands (415 otherwise).
+ * A missing content type is let through: some clients send a JSON string without one.
+ */
+function requireJsonContentType(request: HttpRequest, text: string): void {
+  const type = request.headers.get('content-type');
+  if (!type || text.length === 0) return;
+  const media = type.split(';', 1)[0]!.trim().toLowerCase();
+  if (media === 'application/json' || media === 'text/json' || /^application\/[^/]+\+json$/.test(media))
+    return;
+  throw new HttpError(415, `The content type ${media || '(empty)'} is not supported; send application/json.`);
 }
 
 /** Answers what no route handles: CORS preflight, 404 and 405, as problem+json. */
@@ -131,10 +173,11 @@ export function unmatchedResponse(
   const policy = corsPolicyOf(services);
   const origin = request.headers.get('origin');
   if (request.method === 'OPTIONS' && match.kind === 'method-not-allowed') {
-    return {
+    const preflight: HttpResponseInit = {
       status: 204,
       headers: preflightHeaders(policy, origin, request.headers.get('access-control-request-headers')),
     };
+    return withHeaders(preflight, securityHeaders(preflight, serviceOfPath(pathOf(request))));
   }
   const instance = pathOf(request);
   const response =
@@ -153,5 +196,13 @@ export function unmatchedResponse(
           instance,
           invocation.invocationId,
         );
-  return withHeaders(response, corsHeaders(policy, origin));
+  return withHeaders(response, {
+    ...corsHeaders(policy, origin),
+    ...securityHeaders(response, serviceOfPath(instance)),
+  });
+}
+
+/** Adds the security headers to an answer made outside the dispatcher (the local host's errors). */
+export function withSecurityHeaders(response: HttpResponseInit, pathname: string): HttpResponseInit {
+  return withHeaders(response, securityHeaders(response, serviceOfPath(pathname)));
 }

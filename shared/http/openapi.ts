@@ -29,12 +29,14 @@ function operation(route: RouteDefinition): ZodOpenApiOperationObject {
   const info = route.openapi ?? {};
   const responses: Record<string, unknown> = {};
   for (const [status, r] of Object.entries(info.responses ?? { 200: { description: 'Success' } })) {
-    responses[status] = r.schema
-      ? {
-          description: r.description,
-          content: { [r.contentType ?? 'application/json']: { schema: r.schema } },
-        }
-      : { description: r.description };
+    // A declared content type is documented even without a schema (HTML pages, plain text).
+    responses[status] =
+      r.schema || r.contentType
+        ? {
+            description: r.description,
+            content: { [r.contentType ?? 'application/json']: r.schema ? { schema: r.schema } : {} },
+          }
+        : { description: r.description };
   }
   responses['400'] ??= problemResponse('Invalid request');
   if (route.auth !== 'none') {
@@ -48,13 +50,27 @@ function operation(route: RouteDefinition): ZodOpenApiOperationObject {
     tags: info.tags ?? [route.path.split('/')[0] || route.service],
     responses: responses as ZodOpenApiOperationObject['responses'],
   };
-  if (route.auth !== 'none') op.security = [{ bearer: [] }];
+  // The anonymous routes say so explicitly: the document's default is the bearer scheme.
+  op.security = route.auth === 'none' ? [] : [{ bearer: [] }];
   const requestParams: NonNullable<ZodOpenApiOperationObject['requestParams']> = {};
-  if (info.params instanceof z.ZodObject) requestParams.path = info.params;
+  const path = pathParameters(route, info.params);
+  if (path) requestParams.path = path;
   if (info.query instanceof z.ZodObject) requestParams.query = info.query;
   if (requestParams.path || requestParams.query) op.requestParams = requestParams;
   if (info.body) op.requestBody = { content: { 'application/json': { schema: info.body } } };
   return op;
+}
+
+/**
+ * Every `{name}` of the route template as a path parameter: the ones the route describes with
+ * their own schema, the others as plain strings (OpenAPI requires each to be declared).
+ */
+function pathParameters(route: RouteDefinition, declared: unknown): z.ZodObject | undefined {
+  const names = [...route.path.matchAll(/\{\*?([^}:?]+)[^}]*\}/g)].map((m) => m[1] as string);
+  const own = declared instanceof z.ZodObject ? declared : z.object({});
+  const missing = names.filter((name) => !(name in own.shape));
+  if (names.length === 0) return undefined;
+  return missing.length === 0 ? own : own.extend(Object.fromEntries(missing.map((n) => [n, z.string()])));
 }
 
 /** One OpenAPI 3.1 document per service, generated from the route table's zod schemas. */
@@ -68,7 +84,10 @@ export function buildOpenApiDocument(service: Service, routes: readonly RouteDef
   }
   return createDocument({
     openapi: '3.1.0',
-    info: { title: TITLES[service], version: APP_VERSION },
+    info: { title: TITLES[service], version: APP_VERSION, license: { name: 'MIT', identifier: 'MIT' } },
+    // Paths carry the full `/<service>/api/...` prefix, so the server is the app's own origin.
+    servers: [{ url: '/' }],
+    security: [{ bearer: [] }],
     paths,
     components: {
       securitySchemes: {

@@ -38,6 +38,9 @@ export const unauthorized = (detail = 'Authentication is required.') =>
 export const forbidden = (detail = 'You are not allowed to do this.') => new HttpError(403, detail);
 export const notFound = (detail = 'Not found.') => new HttpError(404, detail);
 export const conflict = (detail: string) => new HttpError(409, detail);
+/** 503 with Retry-After (seconds): a dependency cannot answer now; the same request may succeed later. */
+export const serviceUnavailable = (detail: string, retryAfterSeconds: number) =>
+  new HttpError(503, detail, { headers: { 'Retry-After': String(retryAfterSeconds) } });
 
 const RFC9110_SECTIONS: Record<number, string> = {
   400: '15.5.1',

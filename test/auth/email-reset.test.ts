@@ -75,6 +75,8 @@ describe('email: welcome and password reset through a real SMTP server', () => {
         smtpPassword: 'mail-secret',
         smtpFrom: 'finwatch <alerts@finwatch.example>',
         enableSsl: 'false',
+        // The live-code cap is tested here; the request rate limit has its own tests.
+        PasswordReset__MaxPerEmailPerHour: '100',
       },
     });
     api = apiClient(host.url);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -127,6 +128,8 @@ describe('mail transports', () => {
       loadConfig(
         testSettings({
           WEBAPP_ENVIRONMENT: 'Production',
+          // The test key is published in the repository, which Production refuses.
+          Jwt__Key: `production-${randomBytes(24).toString('hex')}`,
           ConnectionStrings__SqlConnectionString: 'postgresql://u@127.0.0.1:5432/db',
         }),
       ),

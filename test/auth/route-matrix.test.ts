@@ -67,6 +67,10 @@ const rows: Row[] = [
     json: (s) => ({ id: s.owner.id, username: s.owner.username, email: s.owner.email, isAdmin: false }),
   },
   { method: 'POST', path: (s) => `/auth/api/User/resetPassword/${s.owner.email}`, kind: 'none' },
+  // The reset page: no code answers the refusal page; a JSON post is not the form.
+  { method: 'GET', path: () => '/auth/api/ResetPassword', kind: 'none', ok: 400 },
+  { method: 'GET', path: () => '/auth/api/Audit', kind: 'admin' },
+  { method: 'POST', path: () => '/auth/api/ResetPassword', kind: 'none', json: () => ({}), ok: 415 },
   {
     method: 'POST',
     path: () => '/auth/api/User/resetPassword/confirm',
@@ -238,7 +242,11 @@ describe('auth route and caller matrix', () => {
   }
 
   beforeAll(async () => {
-    host = await startTestHost({ queueWorker: false, settings: { MOBILE_API_KEY: MOBILE_KEY } });
+    host = await startTestHost({
+      queueWorker: false,
+      // Every principal asks for a reset of the same account; the limit has its own tests.
+      settings: { MOBILE_API_KEY: MOBILE_KEY, PasswordReset__MaxPerEmailPerHour: '1000' },
+    });
     api = apiClient(host.url);
     shared = await subjects();
     deleted = await seedUser(host, { isAdmin: true });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,7 +8,8 @@ import { ConfigError, loadConfig, readSettings } from '../../shared/config/index
 const dev = { WEBAPP_ENVIRONMENT: 'Development' };
 const prodOk = {
   WEBAPP_ENVIRONMENT: 'Production',
-  Jwt__Key: 'a-real-production-signing-key-of-enough-length-42',
+  // Made per run: a key written in the repository is refused in Production (published-keys.ts).
+  Jwt__Key: `production-key-${randomBytes(24).toString('hex')}`,
   ConnectionStrings__SqlConnectionString: 'postgresql://u:p@db.example:5432/finwatch',
 };
 

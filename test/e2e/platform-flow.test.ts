@@ -5,6 +5,7 @@ import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient } from '../support/http.js';
 
 const SUBSCRIPTION = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
+const BOOTSTRAP = 'e2e-bootstrap-secret-0123456789';
 
 /**
  * The whole platform as a user meets it, with nothing stubbed: sign up, log in, queue an analysis
@@ -19,7 +20,7 @@ describe('platform end to end', () => {
   beforeAll(async () => {
     sim = await startAzureSimulator({ resourcesPerSubscription: 30, costPageSize: 1000 });
     host = await startTestHost({
-      settings: { ...simSettings(sim), ADMIN_EMAILS: 'ops@example.com' },
+      settings: { ...simSettings(sim), ADMIN_EMAILS: 'ops@example.com', ADMIN_BOOTSTRAP_SECRET: BOOTSTRAP },
       queueWorker: { pollMs: 50 },
     });
     api = apiClient(host.url);
@@ -30,7 +31,9 @@ describe('platform end to end', () => {
   });
 
   it('signs a new user up and logs them in', async () => {
+    // The first administrator: a listed email with the one-time bootstrap secret.
     const created = await api.post('/auth/api/User/create', {
+      headers: { 'X-Admin-Bootstrap': BOOTSTRAP },
       json: {
         username: 'ops',
         userEmail: 'Ops@Example.com',

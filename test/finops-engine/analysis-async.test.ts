@@ -45,7 +45,8 @@ describe('queued analyses', () => {
     });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ jobId: expect.any(String), subscriptionId: SUB_A, status: 'pending' });
-    expect(res.headers.get('location')).toBe(`${host.url}/finops/api/Analysis/jobs/${res.body.jobId}`);
+    // Relative: PUBLIC_BASE_URL is unset, and the Host header is never trusted.
+    expect(res.headers.get('location')).toBe(`/finops/api/Analysis/jobs/${res.body.jobId}`);
 
     const seen = new Set<string>();
     const running = await waitFor(

@@ -12,7 +12,12 @@ const config = loadConfig(settings);
 const host = await startLocalHost({
   config,
   weeklyTimer: false,
-  queueWorker: { pollMs: 50, leaseMs: 2_000, settings: { visibilityTimeoutMs: 1_000 } },
+  // FINWATCH_CHILD_LEASE_MS: how long a taken message stays invisible (the Functions host's is minutes).
+  queueWorker: {
+    pollMs: 50,
+    leaseMs: Number(process.env.FINWATCH_CHILD_LEASE_MS ?? 2_000),
+    settings: { visibilityTimeoutMs: 1_000 },
+  },
   servicesOptions: { log: createLogger(settings.Logging__LogLevel__Default ?? 'None'), skipMigrations: true },
 });
 stubAuth(host.services);

@@ -1,29 +1,18 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AzureSimulator, startAzureSimulator } from '../../dev/azure-sim/index.js';
 import { TEST_PG_URL } from '../support/databases.js';
 import { type TestHost, testSettings } from '../support/host.js';
 import { apiClient } from '../support/http.js';
-import { SUB_B, simSettings, startAnalysisHost, USER, waitFor, waitForJob } from './support.js';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-function startChildHost(settings: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/finops-engine/child-host.ts'], {
-    cwd: root,
-    env: { ...process.env, FINWATCH_CHILD_SETTINGS: JSON.stringify(settings) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      if (out.includes('\n')) resolve({ child, url: out.split('\n')[0]!.trim() });
-    });
-    child.once('exit', (code) => reject(new Error(`child host exited (${code})`)));
-  });
-}
+import {
+  SUB_B,
+  simSettings,
+  startAnalysisHost,
+  startChildHost,
+  USER,
+  waitFor,
+  waitForJob,
+} from './support.js';
 
 // A real crash: the host process is SIGKILLed in the middle of an analysis. Its PostgreSQL session
 // dies with it (freeing the gate's advisory lock); the message comes back and another host restarts

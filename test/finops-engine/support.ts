@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { HttpRequest } from '@azure/functions';
 import type { AzureSimulator } from '../../dev/azure-sim/index.js';
@@ -19,7 +20,8 @@ export function stubAuth(services: AppServices): void {
     if (token !== USER && token !== ADMIN) throw unauthorized();
     const isAdmin = token === ADMIN;
     return {
-      userId: isAdmin ? '1' : '2',
+      // UUIDs, as real user ids are: the audit trail stores the actor's id in a uuid column.
+      userId: isAdmin ? '00000000-0000-4000-8000-000000000001' : '00000000-0000-4000-8000-000000000002',
       email: isAdmin ? 'admin@example.com' : 'user@example.com',
       username: isAdmin ? 'admin' : 'user',
       isAdmin,
@@ -87,3 +89,25 @@ export async function waitForJob(api: Api, jobId: string, statuses: string[], ti
 export const SUB_A = '0b5c6a1e-1111-4a2b-8c3d-000000000001';
 export const SUB_B = '0b5c6a1e-1111-4a2b-8c3d-000000000002';
 export const SUB_C = '0b5c6a1e-1111-4a2b-8c3d-000000000003';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A local host in its own process (child-host.ts), to be killed with SIGKILL; `env` adds variables. */
+export function startChildHost(
+  settings: Record<string, string>,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/finops-engine/child-host.ts'], {
+    cwd: root,
+    env: { ...process.env, ...env, FINWATCH_CHILD_SETTINGS: JSON.stringify(settings) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('\n')) resolve({ child, url: out.split('\n')[0]!.trim() });
+    });
+    child.once('exit', (code) => reject(new Error(`child host exited (${code})`)));
+  });
+}

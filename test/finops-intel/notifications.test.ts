@@ -247,7 +247,6 @@ describe.runIf(TEST_PG_URL)('notifications from two hosts on one PostgreSQL data
 
   it('delivers each event exactly once across two imports on two hosts', { timeout: 90_000 }, async () => {
     const apiA = apiClient(a.url);
-    const apiB = apiClient(b.url);
     const channel = await apiA.post('/finops/api/NotificationChannels', {
       token: admin.token,
       json: { name: 'hook', kind: 'webhook', target: receiver.url, secret: SECRET },

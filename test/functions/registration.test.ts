@@ -52,7 +52,10 @@ describe('Azure Functions registration', () => {
 
     const queue = recorded.find((r) => r.kind === 'storageQueue');
     expect(queue?.options).toMatchObject({ queueName: 'analysis-jobs', connection: 'AzureWebJobsStorage' });
-    const timer = recorded.find((r) => r.kind === 'timer');
+    const timer = recorded.find((r) => r.kind === 'timer' && r.name === 'weekly-analysis');
     expect(timer?.options.schedule).toBe('0 45 3 * * 3');
+    // Abandoned jobs and lost queue messages are looked for every minute, whatever runs.
+    const sweeper = recorded.find((r) => r.kind === 'timer' && r.name === 'analysis-job-sweeper');
+    expect(sweeper?.options.schedule).toBe('0 */1 * * * *');
   });
 });

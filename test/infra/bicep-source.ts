@@ -7,7 +7,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-export const liveSpecDir = path.resolve(repoRoot, '../shared/spec');
+/**
+ * Maintainers who hold the service specifications can point FINWATCH_SPEC_DIR at them to check the
+ * checked-in copy of their setting names; everyone else uses that copy.
+ */
+export const liveSpecDir = process.env.FINWATCH_SPEC_DIR ? path.resolve(process.env.FINWATCH_SPEC_DIR) : '';
 export const specFiles = ['auth-service.md', 'finops-service.md'] as const;
 export const checkedInSpecSettings = path.join(repoRoot, 'test/infra/spec-settings.json');
 
@@ -60,7 +64,7 @@ export function parseSpecSettings(markdown: string): string[] {
 
 /** Spec setting names per file: from the live spec when reachable, else from the checked-in copy. */
 export function loadSpecSettings(): { source: 'live' | 'copy'; settings: SpecSettingsCopy['settings'] } {
-  if (specFiles.every((f) => existsSync(path.join(liveSpecDir, f)))) {
+  if (liveSpecDir && specFiles.every((f) => existsSync(path.join(liveSpecDir, f)))) {
     const settings = Object.fromEntries(
       specFiles.map((f) => [f, parseSpecSettings(readFileSync(path.join(liveSpecDir, f), 'utf8'))]),
     ) as SpecSettingsCopy['settings'];

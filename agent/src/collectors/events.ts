@@ -1,4 +1,5 @@
 import type { CycleContext } from '../cycle-context.js';
+import { CACHED } from '../kube.js';
 import type { CoreEvent } from '../kube-types.js';
 
 export interface EventPayload {
@@ -122,7 +123,7 @@ export async function collectEvents(ctx: CycleContext, sent: SentEvents): Promis
             );
           }
         },
-        {},
+        CACHED,
         ctx.log,
         ctx.signal,
       );

@@ -19,7 +19,8 @@ export interface PodLogPayload {
  * Callers bound how many run at once; blank logs are not posted, matching the original.
  */
 export async function collectLogs(ctx: CycleContext, target: LogTarget): Promise<void> {
-  if (ctx.stopping) return;
+  // While the ingest API is unreachable a log could not be posted; reading it would only load the API server.
+  if (ctx.stopping || ctx.ingest.unreachable) return;
   let logContent: string;
   try {
     logContent = await ctx.kube.readLog(

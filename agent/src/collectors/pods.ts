@@ -1,20 +1,22 @@
 import type { CycleContext } from '../cycle-context.js';
-import { KubeError } from '../kube.js';
+import { CACHED, KubeError } from '../kube.js';
 import type { Container, ContainerStatus, Pod, PodMetrics } from '../kube-types.js';
 import { WorkQueue } from '../limiter.js';
 import { parseQuantity, quantityOrNull } from '../quantities.js';
 import { collectLogs, type LogTarget } from './logs.js';
 
 /**
- * Where `cpuUsageCores` / `memoryUsageBytes` came from (extra field `usageSource`; the ingest API ignores
- * unknown fields). Never a silent zero: a zero is either measured or says the container is not running.
+ * Where `cpuUsageCores` / `memoryUsageBytes` came from (extra field `usageSource`). The ingest API drops this
+ * field, so only a measurement or a plain 0 may reach it while metrics.k8s.io works; estimates are made
+ * only while metrics.k8s.io as a whole is unavailable (see `usageFor`).
  */
 export type UsageSource =
   | 'metrics' // metrics.k8s.io
-  | 'estimate-requests' // metrics unavailable: the container's requests
-  | 'estimate-node-share' // metrics unavailable, no request: even share of the node's allocatable
+  | 'no-sample' // metrics.k8s.io answered but has no sample for this container yet: 0, as the original sent
+  | 'estimate-requests' // metrics.k8s.io unavailable: the container's requests
+  | 'estimate-node-share' // metrics.k8s.io unavailable, no request: even share of the node's allocatable
   | 'not-running' // the container is not running, so it uses nothing
-  | 'unavailable'; // running, no metrics, no request and no node data: 0 is a placeholder
+  | 'unavailable'; // metrics.k8s.io unavailable and nothing to estimate from: 0 is a placeholder
 
 export interface PodMetricPayload {
   clusterName: string;
@@ -26,7 +28,10 @@ export interface PodMetricPayload {
   memoryUsageBytes: number;
   memoryLimitBytes: number | null;
   nodeName: string | null;
+  /** The original's values only: the phase, or CrashLoopBackOff (what the web client colours). */
   podState: string;
+  /** kubectl's STATUS column (Evicted, Terminating, Init:ImagePullBackOff...), an extra field. */
+  podStatus: string;
   restartCount: number;
   podAge: number | null;
   usageSource: UsageSource;
@@ -47,8 +52,26 @@ interface NodeShares {
 
 const key = (pod: string, container: string): string => `${pod}/${container}`;
 
-/** kubectl-style: a container's waiting reason (CrashLoopBackOff, ImagePullBackOff...) beats the phase. */
+const PHASES = new Set(['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown']);
+
+const crashLooping = (statuses: ContainerStatus[] | undefined): boolean =>
+  (statuses ?? []).some((s) => s.state?.waiting?.reason === 'CrashLoopBackOff');
+
+/**
+ * `podState` as the web client knows it: the pod phase (Pending, Running, Succeeded, Failed, Unknown), or
+ * CrashLoopBackOff while a container of the pod crash-loops. Never Evicted, Terminating or an init reason:
+ * those are in `podStatus`.
+ */
 export function podState(pod: Pod): string {
+  if (crashLooping(pod.status?.containerStatuses) || crashLooping(pod.status?.initContainerStatuses)) {
+    return 'CrashLoopBackOff';
+  }
+  const phase = pod.status?.phase;
+  return phase && PHASES.has(phase) ? phase : 'Unknown';
+}
+
+/** kubectl-style: a container's waiting reason (CrashLoopBackOff, ImagePullBackOff...) beats the phase. */
+export function podStatus(pod: Pod): string {
   if (pod.metadata?.deletionTimestamp) return 'Terminating';
   for (const status of pod.status?.initContainerStatuses ?? []) {
     const reason = status.state?.waiting?.reason;
@@ -71,15 +94,25 @@ function containerState(status: ContainerStatus | undefined): string {
 }
 
 /** Spec containers, plus init containers while they run (native sidecars), which the original skipped. */
-function reportedContainers(pod: Pod): Array<{ spec: Container; status: ContainerStatus | undefined }> {
+interface Reported {
+  spec: Container;
+  status: ContainerStatus | undefined;
+  init: boolean;
+}
+
+function reportedContainers(pod: Pod): Reported[] {
   const statuses = new Map<string, ContainerStatus>();
   for (const s of pod.status?.containerStatuses ?? []) statuses.set(s.name, s);
   const inits = new Map<string, ContainerStatus>();
   for (const s of pod.status?.initContainerStatuses ?? []) inits.set(s.name, s);
-  const out = (pod.spec?.containers ?? []).map((spec) => ({ spec, status: statuses.get(spec.name) }));
+  const out: Reported[] = (pod.spec?.containers ?? []).map((spec) => ({
+    spec,
+    status: statuses.get(spec.name),
+    init: false,
+  }));
   for (const spec of pod.spec?.initContainers ?? []) {
     const status = inits.get(spec.name);
-    if (status?.state?.running) out.push({ spec, status });
+    if (status?.state?.running) out.push({ spec, status, init: true });
   }
   return out;
 }
@@ -134,6 +167,7 @@ async function nodeShares(ctx: CycleContext): Promise<NodeShares | undefined> {
           containers.set(node, (containers.get(node) ?? 0) + (pod.spec?.containers?.length ?? 0) + sidecars);
         }
       },
+      // Not from the watch cache: it may ignore `limit`, and this list spans the whole cluster.
       { fieldSelector: 'status.phase=Running' },
       ctx.log,
     );
@@ -145,13 +179,14 @@ async function nodeShares(ctx: CycleContext): Promise<NodeShares | undefined> {
 }
 
 /**
- * Estimate when metrics.k8s.io has no figure for a running container:
+ * Estimate, used only while metrics.k8s.io as a whole is unavailable (not installed, or failing):
  *   usage = the container's request, else node allocatable / containers of the Running pods on that node
- *   (all namespaces, native sidecars included).
- * CPU and memory are estimated independently with the same rule.
+ *   (all namespaces, native sidecars included). CPU and memory are estimated independently.
+ * An init container (a native sidecar) never gets a node share: it is usually a small proxy, and an even
+ * split of the node would credit it with a regular container's size. Without a request it is `unavailable`.
  */
 function estimate(
-  spec: Container,
+  { spec, init }: Reported,
   nodeName: string | undefined,
   shares: NodeShares | undefined,
 ): { usage: Usage; source: UsageSource } {
@@ -160,8 +195,8 @@ function estimate(
   if (cpuRequest !== undefined && memoryRequest !== undefined) {
     return { usage: { cpu: cpuRequest, memory: memoryRequest }, source: 'estimate-requests' };
   }
-  const node = nodeName ? shares?.allocatable.get(nodeName) : undefined;
-  const count = nodeName ? (shares?.containers.get(nodeName) ?? 0) : 0;
+  const node = nodeName && !init ? shares?.allocatable.get(nodeName) : undefined;
+  const count = node && nodeName ? (shares?.containers.get(nodeName) ?? 0) : 0;
   if (!node || count === 0) {
     return { usage: { cpu: cpuRequest ?? 0, memory: memoryRequest ?? 0 }, source: 'unavailable' };
   }
@@ -171,14 +206,41 @@ function estimate(
   };
 }
 
+/** The node share is only needed while metrics.k8s.io is unavailable, for a running container without requests. */
 export function needsNodeShare(pod: Pod, metrics: MetricsByContainer | undefined): boolean {
+  if (metrics !== undefined) return false;
   return reportedContainers(pod).some(
-    ({ spec, status }) =>
+    ({ spec, status, init }) =>
+      !init &&
       status?.state?.running !== undefined &&
-      !metrics?.has(key(pod.metadata?.name ?? '', spec.name)) &&
       (spec.resources?.requests?.['cpu'] === undefined || spec.resources?.requests?.['memory'] === undefined),
   );
 }
+
+/**
+ * The rule for usage figures:
+ * - measured by metrics.k8s.io: sent as measured;
+ * - not running: 0 (`not-running`);
+ * - metrics.k8s.io answered but has no sample for the container (a pod younger than the scrape interval, a
+ *   container that just restarted): 0 with `no-sample`, as the original sent every container without a
+ *   sample, never an estimate, because the ingest API cannot tell an estimate from a measurement;
+ * - metrics.k8s.io unavailable as a whole: the estimate above.
+ */
+function usageFor(
+  container: Reported,
+  podName: string,
+  nodeName: string | undefined,
+  metrics: MetricsByContainer | undefined,
+  shares: NodeShares | undefined,
+): { usage: Usage; source: UsageSource } {
+  const measured = metrics?.get(key(podName, container.spec.name));
+  if (measured) return { usage: measured, source: 'metrics' };
+  if (!container.status?.state?.running) return { usage: ZERO, source: 'not-running' };
+  if (metrics !== undefined) return { usage: ZERO, source: 'no-sample' };
+  return estimate(container, nodeName, shares);
+}
+
+const ZERO: Usage = { cpu: 0, memory: 0 };
 
 export function podPayloads(
   pod: Pod,
@@ -194,19 +256,11 @@ export function podPayloads(
     0,
   );
   const state = podState(pod);
-  return reportedContainers(pod).map(({ spec, status }) => {
-    const measured = metrics?.get(key(name, spec.name));
-    let usage: Usage;
-    let source: UsageSource;
-    if (measured) {
-      usage = measured;
-      source = 'metrics';
-    } else if (!status?.state?.running) {
-      usage = { cpu: 0, memory: 0 };
-      source = 'not-running';
-    } else {
-      ({ usage, source } = estimate(spec, pod.spec?.nodeName, shares));
-    }
+  const status = podStatus(pod);
+  const nodeName = pod.spec?.nodeName;
+  return reportedContainers(pod).map((container) => {
+    const { spec } = container;
+    const { usage, source } = usageFor(container, name, nodeName, metrics, shares);
     return {
       clusterName,
       namespace: pod.metadata?.namespace ?? '',
@@ -219,13 +273,14 @@ export function podPayloads(
       memoryLimitBytes: quantityOrNull(spec.resources?.limits?.['memory']),
       nodeName: pod.spec?.nodeName ?? null,
       podState: state,
+      podStatus: status,
       restartCount,
       podAge: Number.isNaN(created) ? null : Math.max(0, Math.floor((now - created) / 1000)),
       usageSource: source,
       cpuRequestCores: quantityOrNull(spec.resources?.requests?.['cpu']),
       memoryRequestBytes: quantityOrNull(spec.resources?.requests?.['memory']),
-      containerState: containerState(status),
-      containerRestartCount: status?.restartCount ?? 0,
+      containerState: containerState(container.status),
+      containerRestartCount: container.status?.restartCount ?? 0,
     };
   });
 }
@@ -259,12 +314,12 @@ async function postPodMetrics(ctx: CycleContext, onRunning: (target: LogTarget) 
       await ctx.kube.listEach<Pod>(
         `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`,
         async (pods) => {
-          const needShares = metrics === undefined || pods.some((pod) => needsNodeShare(pod, metrics));
+          const needShares = pods.some((pod) => needsNodeShare(pod, metrics));
           if (needShares) shares ??= nodeShares(ctx);
           const pageShares = needShares ? await shares : undefined;
           for (const pod of pods) {
             for (const payload of podPayloads(pod, ctx.config.clusterName, ctx.now, metrics, pageShares)) {
-              if (ctx.stopping) return;
+              if (ctx.stopping || ctx.ingest.down) return;
               if (payload.containerState === 'running') {
                 onRunning({ namespace, pod: payload.pod, container: payload.container });
               }
@@ -272,7 +327,7 @@ async function postPodMetrics(ctx: CycleContext, onRunning: (target: LogTarget) 
             }
           }
         },
-        {},
+        CACHED,
         ctx.log,
         ctx.signal,
       );

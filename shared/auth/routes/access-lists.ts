@@ -1,10 +1,12 @@
 import { z } from 'zod';
-import type { AppServices } from '../../app/services.js';
+import { recordAudit } from '../../audit/record.js';
+import type { Prisma as PrismaTypes } from '../../db/generated/client.js';
 import { emptyOk, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { existingUser, guid, params, requireSelfOrAdmin, responses, userIdParams } from './common.js';
 
-type Prisma = AppServices['prisma'];
+/** Changes run in the transaction that also writes their audit record. */
+type Prisma = PrismaTypes.TransactionClient;
 
 /**
  * A per-user access list (clusters, subscriptions): the original's UserClusters and
@@ -19,6 +21,8 @@ interface AccessList<F extends string, L extends string> {
   item: z.ZodType<string>;
   /** Entries of a bulk body as sent (nullable for clusters, as the original accepted). */
   listItem: z.ZodType<string | null>;
+  /** The audit action of a change of this list. */
+  auditAction: 'userClusters.changed' | 'userSubscriptions.changed';
   /** What a bulk replace stores: blanks or nil GUIDs dropped, duplicates collapsed. */
   keep(values: Array<string | null>): string[];
   add(prisma: Prisma, userId: string, value: string): Promise<unknown>;
@@ -49,10 +53,19 @@ function accessListRoutes<F extends string, L extends string>(kind: AccessList<F
         body: addBody,
         responses: responses({ 200: { description: 'Stored (empty body)' } }, 400, 401, 403, 404),
       },
-      async handler({ services, body }) {
+      async handler({ services, body, caller, request }) {
         const b = await body(addBody);
         await existingUser(services, b.userId);
-        await kind.add(services.prisma, b.userId, b[kind.field]);
+        await services.prisma.$transaction(async (tx) => {
+          await kind.add(tx, b.userId, b[kind.field]);
+          await recordAudit(tx, {
+            actor: caller,
+            action: kind.auditAction,
+            target: { type: 'user', id: b.userId },
+            details: { added: b[kind.field] },
+            request,
+          });
+        });
         return emptyOk();
       },
     }),
@@ -68,10 +81,21 @@ function accessListRoutes<F extends string, L extends string>(kind: AccessList<F
         body: replaceBody,
         responses: responses({ 200: { description: 'Replaced (empty body)' } }, 400, 401, 403, 404),
       },
-      async handler({ services, body }) {
+      async handler({ services, body, caller, request }) {
         const b = await body(replaceBody);
         await existingUser(services, b.userId);
-        await kind.replace(services.prisma, b.userId, kind.keep(b[kind.listKey]));
+        const values = kind.keep(b[kind.listKey]);
+        await services.prisma.$transaction(async (tx) => {
+          const before = await kind.list(tx, b.userId);
+          await kind.replace(tx, b.userId, values);
+          await recordAudit(tx, {
+            actor: caller,
+            action: kind.auditAction,
+            target: { type: 'user', id: b.userId },
+            details: { from: before, to: values },
+            request,
+          });
+        });
         return emptyOk();
       },
     }),
@@ -110,15 +134,15 @@ export const userClustersRoutes = accessListRoutes({
   field: 'clusterName',
   listKey: 'clusters',
   item: z.string().trim().min(1, 'is required').max(256),
-  listItem: z.string().nullable(),
+  listItem: z.string().max(256).nullable(),
+  auditAction: 'userClusters.changed',
   keep: (values) => [...new Set(values.map((c) => c?.trim() ?? '').filter(Boolean))],
   add: (prisma, userId, clusterName) =>
     prisma.userCluster.createMany({ data: [{ userId, clusterName }], skipDuplicates: true }),
-  replace: (prisma, userId, names) =>
-    prisma.$transaction([
-      prisma.userCluster.deleteMany({ where: { userId } }),
-      prisma.userCluster.createMany({ data: names.map((clusterName) => ({ userId, clusterName })) }),
-    ]),
+  async replace(prisma, userId, names) {
+    await prisma.userCluster.deleteMany({ where: { userId } });
+    await prisma.userCluster.createMany({ data: names.map((clusterName) => ({ userId, clusterName })) });
+  },
   list: async (prisma, userId) =>
     (await prisma.userCluster.findMany({ where: { userId }, orderBy: { clusterName: 'asc' } })).map(
       (r) => r.clusterName,
@@ -132,14 +156,16 @@ export const userSubscriptionsRoutes = accessListRoutes({
   listKey: 'subscriptions',
   item: guid(),
   listItem: guid(),
+  auditAction: 'userSubscriptions.changed',
   keep: (values) => [...new Set(values.filter((s): s is string => !!s && s !== NIL_GUID))],
   add: (prisma, userId, subscriptionId) =>
     prisma.userSubscription.createMany({ data: [{ userId, subscriptionId }], skipDuplicates: true }),
-  replace: (prisma, userId, ids) =>
-    prisma.$transaction([
-      prisma.userSubscription.deleteMany({ where: { userId } }),
-      prisma.userSubscription.createMany({ data: ids.map((subscriptionId) => ({ userId, subscriptionId })) }),
-    ]),
+  async replace(prisma, userId, ids) {
+    await prisma.userSubscription.deleteMany({ where: { userId } });
+    await prisma.userSubscription.createMany({
+      data: ids.map((subscriptionId) => ({ userId, subscriptionId })),
+    });
+  },
   list: async (prisma, userId) =>
     (await prisma.userSubscription.findMany({ where: { userId }, orderBy: { subscriptionId: 'asc' } })).map(
       (r) => r.subscriptionId,

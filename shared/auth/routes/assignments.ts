@@ -1,8 +1,18 @@
 import { z } from 'zod';
+import { recordAudit } from '../../audit/record.js';
 import { badRequest } from '../../http/problem.js';
 import { emptyOk, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
-import { existingUser, guid, params, requireSelfOrAdmin, responses, userIdParams } from './common.js';
+import {
+  existingUser,
+  guid,
+  int32,
+  int32Param,
+  params,
+  requireSelfOrAdmin,
+  responses,
+  userIdParams,
+} from './common.js';
 
 const actionBody = z.object({
   action: z.string().trim().min(1, 'Action is required').max(4000),
@@ -17,11 +27,11 @@ const actionSchema = z.object({
   timeStamp: z.string(),
 });
 
-const groupItem = z.object({ userId: guid(), groupMonitorId: z.number().int() });
-const assignBody = z.object({ groupMonitorId: z.number().int() });
+const groupItem = z.object({ userId: guid(), groupMonitorId: int32() });
+const assignBody = z.object({ groupMonitorId: int32() });
 const groupsBody = z.array(groupItem).min(1, 'must list at least one assignment');
 const groupSchema = z.object({ id: z.string(), userId: z.string(), groupMonitorId: z.number().int() });
-const groupParams = z.object({ groupMonitorId: z.coerce.number().int('must be a whole number') });
+const groupParams = z.object({ groupMonitorId: int32Param() });
 
 const groupSelect = { id: true, userId: true, groupMonitorId: true } as const;
 
@@ -42,7 +52,7 @@ export const userActionRoutes: RouteDefinition[] = [
       const b = await body(actionBody);
       const timeStamp = b.timeStamp ? new Date(b.timeStamp) : new Date();
       if (Number.isNaN(timeStamp.getTime()))
-        throw badRequest('The request body is invalid.', { timeStamp: ['is not a date'] });
+        throw badRequest('timeStamp is not a date', { timeStamp: ['is not a date'] });
       await services.prisma.userAction.create({
         data: { userId: caller.userId, action: b.action, timeStamp },
       });
@@ -95,12 +105,22 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
       body: assignBody,
       responses: responses({ 200: { description: 'Assigned (empty body)' } }, 400, 401, 403),
     },
-    async handler({ services, caller, body }) {
+    async handler({ services, caller, body, request }) {
       const b = await body(assignBody);
       if (b.groupMonitorId > 0) {
-        await services.prisma.userMonitorGroup.createMany({
-          data: [{ userId: caller.userId, groupMonitorId: b.groupMonitorId }],
-          skipDuplicates: true,
+        await services.prisma.$transaction(async (tx) => {
+          const added = await tx.userMonitorGroup.createMany({
+            data: [{ userId: caller.userId, groupMonitorId: b.groupMonitorId }],
+            skipDuplicates: true,
+          });
+          if (added.count === 0) return;
+          await recordAudit(tx, {
+            actor: caller,
+            action: 'monitorGroups.changed',
+            target: { type: 'user', id: caller.userId },
+            details: { added: b.groupMonitorId },
+            request,
+          });
         });
       }
       return emptyOk();
@@ -118,17 +138,34 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
       body: groupsBody,
       responses: responses({ 200: { description: 'Replaced (empty body)' } }, 400, 401, 403, 404),
     },
-    async handler({ services, body }) {
+    async handler({ services, body, caller, request }) {
       const items = await body(groupsBody);
       const userIds = [...new Set(items.map((i) => i.userId))];
       for (const id of userIds) await existingUser(services, id);
       const data = items
         .filter((i) => i.groupMonitorId > 0)
         .map((i) => ({ userId: i.userId, groupMonitorId: i.groupMonitorId }));
-      await services.prisma.$transaction([
-        services.prisma.userMonitorGroup.deleteMany({ where: { userId: { in: userIds } } }),
-        services.prisma.userMonitorGroup.createMany({ data, skipDuplicates: true }),
-      ]);
+      await services.prisma.$transaction(async (tx) => {
+        const before = await tx.userMonitorGroup.findMany({
+          where: { userId: { in: userIds } },
+          select: { userId: true, groupMonitorId: true },
+        });
+        await tx.userMonitorGroup.deleteMany({ where: { userId: { in: userIds } } });
+        await tx.userMonitorGroup.createMany({ data, skipDuplicates: true });
+        for (const userId of userIds) {
+          const groupsOf = (rows: { userId: string; groupMonitorId: number }[]) =>
+            [...new Set(rows.filter((r) => r.userId === userId).map((r) => r.groupMonitorId))].sort(
+              (a, b) => a - b,
+            );
+          await recordAudit(tx, {
+            actor: caller,
+            action: 'monitorGroups.changed',
+            target: { type: 'user', id: userId },
+            details: { from: groupsOf(before), to: groupsOf(data) },
+            request,
+          });
+        }
+      });
       return emptyOk();
     },
   }),
@@ -194,9 +231,18 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
       params: groupParams,
       responses: responses({ 200: { description: 'Removed (empty body)' } }, 400, 401, 403),
     },
-    async handler({ services, params: p }) {
+    async handler({ services, params: p, caller, request }) {
       const { groupMonitorId } = params(groupParams, p);
-      await services.prisma.userMonitorGroup.deleteMany({ where: { groupMonitorId } });
+      await services.prisma.$transaction(async (tx) => {
+        const removed = await tx.userMonitorGroup.deleteMany({ where: { groupMonitorId } });
+        await recordAudit(tx, {
+          actor: caller,
+          action: 'monitorGroups.changed',
+          target: { type: 'monitorGroup', id: groupMonitorId },
+          details: { removedAllUsers: true, count: removed.count },
+          request,
+        });
+      });
       return emptyOk();
     },
   }),

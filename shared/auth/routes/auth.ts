@@ -1,50 +1,72 @@
+import type { HttpRequest } from '@azure/functions';
 import { z } from 'zod';
 import type { AppServices } from '../../app/services.js';
-import { badRequest, forbidden, HttpError } from '../../http/problem.js';
+import { pruneInBackground } from '../../audit/housekeeping.js';
+import { recordAudit } from '../../audit/record.js';
+import { MAX_EMAIL_CHARS, MAX_NAME_CHARS, MAX_PASSWORD_CHARS, MAX_SECRET_CHARS } from '../../http/limits.js';
+import { badRequest, forbidden, HttpError, unauthorized } from '../../http/problem.js';
 import { json } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { constantTimeEquals } from '../swagger-gate.js';
+import { admitPasswordAttempt, clearAttempts } from '../throttle.js';
 import { normalizeEmail, type UserRow } from '../users.js';
 import { requireLoginEnabled, responses } from './common.js';
 
 const tokenSchema = z.object({ token: z.string() });
 const loginBody = z.object({
-  username: z.string().trim().min(1, 'is required').describe('An email or a user name'),
-  password: z.string().min(1, 'is required'),
+  username: z.string().trim().min(1, 'is required').max(MAX_NAME_CHARS).describe('An email or a user name'),
+  password: z.string().min(1, 'is required').max(MAX_PASSWORD_CHARS),
 });
 const azureBody = z.object({
-  email: z.email('must be an email address').trim(),
-  apiKey: z.string().min(1, 'is required'),
+  email: z.email('must be an email address').trim().max(MAX_EMAIL_CHARS),
+  apiKey: z.string().min(1, 'is required').max(MAX_SECRET_CHARS),
 });
 
-/** Failed sign-ins per account allowed within the window before 429. */
-export const LOGIN_MAX_FAILURES = 10;
-export const LOGIN_WINDOW_MS = 15 * 60_000;
+export { LOGIN_MAX_FAILURES, LOGIN_WINDOW_MS } from '../throttle.js';
+
 const PLACEHOLDER_API_KEYS = new Set(['your_auth_api_key', 'changeme', 'change-me']);
 
-/** 429 with Retry-After while the account has LOGIN_MAX_FAILURES failures in the window. */
-async function checkThrottle(services: AppServices, account: string): Promise<void> {
-  const since = new Date(Date.now() - LOGIN_WINDOW_MS);
-  const recent = await services.prisma.loginFailure.findMany({
-    where: { account, createdAt: { gt: since } },
-    orderBy: { createdAt: 'desc' },
-    take: LOGIN_MAX_FAILURES,
-    select: { createdAt: true },
+/**
+ * Records the sign-in time and its audit record together. It never promotes an ADMIN_EMAILS
+ * account: a password or the mobile key proves nothing about who owns the address, and a promotion
+ * here undid admins' demotions.
+ */
+async function signedIn(
+  services: AppServices,
+  user: UserRow,
+  request: HttpRequest,
+  method: 'password' | 'mobile',
+): Promise<UserRow> {
+  const current = await services.prisma.$transaction(async (tx) => {
+    const u = await tx.user.update({ where: { id: user.id }, data: { lastLogon: new Date() } });
+    await recordAudit(tx, {
+      actor: { userId: user.id, email: user.email },
+      action: 'signIn.succeeded',
+      target: { type: 'user', id: user.id },
+      details: { method },
+      request,
+    });
+    return u;
   });
-  if (recent.length < LOGIN_MAX_FAILURES) return;
-  const oldest = recent[recent.length - 1]!.createdAt.getTime();
-  const retryAfter = Math.max(1, Math.ceil((oldest + LOGIN_WINDOW_MS - Date.now()) / 1000));
-  throw new HttpError(429, 'Too many failed sign-in attempts for this account; try again later.', {
-    headers: { 'Retry-After': String(retryAfter) },
-  });
+  services.auth.users.forget(user.id, current.email);
+  pruneInBackground(services);
+  return current;
 }
 
-/** Promotes an ADMIN_EMAILS account seen at sign-in; records the sign-in time. */
-async function signedIn(services: AppServices, user: UserRow): Promise<UserRow> {
-  const promote = !user.isAdmin && services.auth.isListedAdmin(user.email);
-  return services.auth.users.update(user.id, {
-    lastLogon: new Date(),
-    ...(promote ? { isAdmin: true } : {}),
+/** A refused sign-in writes nothing else, so its record is written on its own. */
+async function signInFailed(
+  services: AppServices,
+  request: HttpRequest,
+  account: string,
+  user: UserRow | null,
+  reason: string,
+): Promise<void> {
+  await recordAudit(services.prisma, {
+    actor: user ? { userId: user.id, email: user.email } : { email: account },
+    action: 'signIn.failed',
+    ...(user ? { target: { type: 'user', id: user.id } } : {}),
+    details: { reason },
+    request,
   });
 }
 
@@ -61,7 +83,7 @@ export const authApiRoutes: RouteDefinition[] = [
       body: loginBody,
       responses: responses({ 200: { description: 'An own token', schema: tokenSchema } }, 400, 403, 429),
     },
-    async handler({ services, body }) {
+    async handler({ services, body, request }) {
       requireLoginEnabled(services);
       const b = await body(loginBody);
       const { auth, prisma } = services;
@@ -70,22 +92,23 @@ export const authApiRoutes: RouteDefinition[] = [
         : await auth.users.byUsername(b.username);
       // One counter per account whichever name is typed; unknown names count by what was typed.
       const account = user ? user.email : normalizeEmail(b.username);
-      await checkThrottle(services, account);
+      await admitPasswordAttempt(prisma, account).catch(async (e: unknown) => {
+        await signInFailed(services, request, account, user, 'too many failed attempts');
+        throw e;
+      });
       // Unknown accounts and accounts without a password verify against a dummy hash: same cost.
       const valid = await auth.passwords.check(user?.passwordHash, b.password);
       if (!user || !valid) {
-        await prisma.$transaction([
-          // Failures older than the window no longer count: drop them as new ones arrive.
-          prisma.loginFailure.deleteMany({
-            where: { account, createdAt: { lt: new Date(Date.now() - LOGIN_WINDOW_MS) } },
-          }),
-          prisma.loginFailure.create({ data: { account } }),
-        ]);
+        const reason = !user ? 'unknown account' : user.passwordHash ? 'wrong password' : 'no password';
+        await signInFailed(services, request, account, user, reason);
         throw badRequest('Invalid credentials.');
       }
-      if (auth.isBlocked(user.email)) throw forbidden('The domain of this account is blocked.');
-      await prisma.loginFailure.deleteMany({ where: { account } });
-      const current = await signedIn(services, user);
+      if (auth.isBlocked(user.email)) {
+        await signInFailed(services, request, account, user, 'blocked domain');
+        throw forbidden('The domain of this account is blocked.');
+      }
+      await clearAttempts(prisma, account);
+      const current = await signedIn(services, user, request, 'password');
       return json(200, { token: auth.issueToken(current) });
     },
   }),
@@ -116,28 +139,68 @@ export const authApiRoutes: RouteDefinition[] = [
       summary: 'Mobile sign-in with the mobile API key; creates the user on first use',
       tags: ['Auth'],
       body: azureBody,
-      responses: responses({ 200: { description: 'An own token', schema: tokenSchema } }, 400, 403),
+      responses: responses({ 200: { description: 'An own token', schema: tokenSchema } }, 400, 401, 403),
     },
-    async handler({ services, body }) {
+    async handler({ services, body, request }) {
       const b = await body(azureBody);
-      const { auth, config } = services;
+      const { auth, config, log } = services;
+      const strict = config.auth.MOBILE_API_KEY_STRICT;
+      const email = normalizeEmail(b.email);
+      const audit = (outcome: string, extra: Record<string, unknown> = {}) =>
+        log.warn({ audit: 'mobile-key', email, strict, outcome, ...extra }, 'mobile key sign-in');
+      /** Every refusal is logged and lands in the audit trail. */
+      const refuse = async (reason: string, user: UserRow | null = null) => {
+        audit(`refused: ${reason}`, user ? { userId: user.id } : {});
+        await signInFailed(services, request, email, user, reason);
+      };
       const expected = config.auth.MOBILE_API_KEY;
       // The key is checked (constant time) before anything is looked up or created.
       const keyOk =
         expected !== undefined &&
         !PLACEHOLDER_API_KEYS.has(expected.toLowerCase()) &&
         constantTimeEquals(b.apiKey, expected);
-      if (!keyOk) throw badRequest('Invalid API key.');
-      if (auth.isBlocked(b.email)) throw forbidden('The domain of this account is blocked.');
+      if (!keyOk) {
+        await refuse('invalid mobile API key');
+        throw badRequest('Invalid API key.');
+      }
+      if (auth.isBlocked(b.email)) {
+        await refuse('blocked domain');
+        throw forbidden('The domain of this account is blocked.');
+      }
+      // Strict mode: the key says "our app", a directory token says who is using it.
+      let proven = false;
+      if (strict) {
+        const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '');
+        if (!m) {
+          await refuse('no directory token');
+          throw unauthorized('A directory token (Authorization: Bearer) is required with the mobile key.');
+        }
+        const names = (await auth.directoryEmails(m[1]!)).map(normalizeEmail);
+        if (!names.includes(normalizeEmail(b.email))) {
+          await refuse('directory token names another identity');
+          throw forbidden('The directory token does not belong to this email.');
+        }
+        proven = true;
+      }
       const existing = await auth.users.byEmail(b.email);
-      const user = existing ?? (await auth.userForDirectoryIdentity(b.email));
+      // The key ships in every app install: on its own it must not open an administrator's account
+      // or one protected by a password (contract weakness: the shared key as a master key).
+      if (existing && !proven && (existing.isAdmin || existing.passwordHash)) {
+        await refuse('administrator or password account', existing);
+        throw forbidden(
+          'This account cannot sign in with the mobile key; sign in with its password or the directory.',
+        );
+      }
+      const user =
+        existing ?? (await auth.userForDirectoryIdentity(b.email, undefined, { signedIn: proven }));
       if (!existing && config.auth.DEMO_MODE) {
         await services.prisma.userMonitorGroup.createMany({
           data: [{ userId: user.id, groupMonitorId: config.auth.DEMO_MONITOR_GROUP_ID }],
           skipDuplicates: true,
         });
       }
-      const current = await signedIn(services, user);
+      const current = await signedIn(services, user, request, 'mobile');
+      audit(existing ? 'token issued' : 'token issued: user created', { userId: user.id });
       return json(200, { token: auth.issueToken(current) });
     },
   }),

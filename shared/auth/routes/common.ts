@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AppServices } from '../../app/services.js';
 import { GUID } from '../../config/fields.js';
 import { validate } from '../../http/body.js';
+import { INT32_MAX, INT32_MIN } from '../../http/limits.js';
 import { forbidden, HttpError, notFound } from '../../http/problem.js';
 import type { OpenApiInfo } from '../../http/route.js';
 import type { Caller } from '../caller.js';
@@ -22,7 +23,15 @@ export const userDtoSchema = z.object({
 });
 
 export const userIdParams = z.object({ userId: guid() });
-export const groupIdParams = z.object({ groupId: z.coerce.number().int('must be a whole number') });
+/** A 32-bit integer, as the original's `int` ids (a larger value reached PostgreSQL and gave 500). */
+export const int32 = () =>
+  z
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(INT32_MIN, `must be at least ${INT32_MIN}`)
+    .max(INT32_MAX, `must be at most ${INT32_MAX}`);
+export const int32Param = () => z.coerce.number({ error: 'must be a whole number' }).pipe(int32());
+export const groupIdParams = z.object({ groupId: int32Param() });
 
 /** Validates path parameters (400 with the field → messages map, as ASP.NET's bad route values). */
 export function params<T>(schema: z.ZodType<T>, values: Record<string, string>): T {

@@ -1,10 +1,15 @@
-import { createHash, randomBytes } from 'node:crypto';
+import type { HttpRequest } from '@azure/functions';
 import { z } from 'zod';
 import type { AppServices } from '../../app/services.js';
+import { type AuditActor, recordAudit } from '../../audit/record.js';
+import { MAX_EMAIL_CHARS, MAX_NAME_CHARS, MAX_PASSWORD_CHARS } from '../../http/limits.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/problem.js';
 import { emptyOk, json, noContent, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
+import { changePassword, confirmReset, countResetRequest, sendResetCode } from '../password-reset.js';
 import { MIN_PASSWORD_LENGTH } from '../passwords.js';
+import { constantTimeEquals } from '../swagger-gate.js';
+import { admitPasswordAttempt } from '../throttle.js';
 import { isUniqueViolation, normalizeEmail, toUserDto, type UserRow } from '../users.js';
 import {
   existingUser,
@@ -18,35 +23,37 @@ import {
   userIdParams,
 } from './common.js';
 
-const RESET_CODE_TTL_MS = 30 * 60_000;
-const MAX_LIVE_RESET_CODES = 3;
-const password = () =>
-  z.string().min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`);
-const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
+/** The rule of every new password (create, change, reset, the reset page). */
+export const password = () =>
+  z
+    .string()
+    .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
+    .max(MAX_PASSWORD_CHARS);
 
 const createBody = z.object({
-  username: z.string().trim().min(3, 'must be at least 3 characters').max(256),
-  userEmail: z.email('must be an email address').trim().max(320),
+  username: z.string().trim().min(3, 'must be at least 3 characters').max(MAX_NAME_CHARS),
+  userEmail: z.email('must be an email address').trim().max(MAX_EMAIL_CHARS),
   password: password(),
-  repeatPassword: z.string(),
+  repeatPassword: z.string().max(MAX_PASSWORD_CHARS),
 });
 const updateBody = z.object({
   id: guid(),
-  username: z.string().trim().min(3, 'must be at least 3 characters').max(256),
-  email: z.email('must be an email address').trim().max(320),
+  username: z.string().trim().min(3, 'must be at least 3 characters').max(MAX_NAME_CHARS),
+  email: z.email('must be an email address').trim().max(MAX_EMAIL_CHARS),
   isAdmin: z.boolean(),
 });
 const updatePasswordBody = z.object({
-  currentPassword: z.string().min(1, 'is required'),
+  currentPassword: z.string().min(1, 'is required').max(MAX_PASSWORD_CHARS),
   newPassword: password(),
 });
 const confirmBody = z.object({
-  email: z.email('must be an email address').trim(),
+  email: z.email('must be an email address').trim().max(MAX_EMAIL_CHARS),
   code: z.string().trim().min(1, 'is required').max(200),
   newPassword: password(),
 });
-const deviceTokenBody = z.object({ deviceToken: z.string().trim().min(1, 'is required').max(4096) });
-const emailParams = z.object({ email: z.string().trim().min(3).max(320) });
+// Push tokens are at most a few hundred characters; the cap keeps them under the B-tree limit.
+const deviceTokenBody = z.object({ deviceToken: z.string().trim().min(1, 'is required').max(512) });
+const emailParams = z.object({ email: z.string().trim().min(3).max(MAX_EMAIL_CHARS) });
 const tokenList = z.array(z.string());
 
 const dto = (u: UserRow) => ok(toUserDto(u));
@@ -55,26 +62,53 @@ const dtoOr204 = (u: UserRow | null) => (u ? dto(u) : noContent());
 
 const lastAdmin = () => conflict('The last administrator cannot be demoted or deleted.');
 
-/** Deletes a user (never the last administrator); its rows cascade. */
-async function deleteUser(services: AppServices, user: UserRow): Promise<void> {
-  // Device tokens, clusters, subscriptions, groups, actions and reset codes cascade.
-  const r = await services.auth.users.keepingAnAdmin(user.id, (tx) =>
-    tx.user.delete({ where: { id: user.id } }),
+/**
+ * Whether a new password account becomes an administrator: only with the one-time bootstrap
+ * secret, for an ADMIN_EMAILS address, while no administrator exists. Registering a listed address
+ * proves nothing about who owns it.
+ */
+async function bootstrapsAdmin(
+  services: AppServices,
+  email: string,
+  secret: string | null,
+): Promise<boolean> {
+  const expected = services.config.auth.ADMIN_BOOTSTRAP_SECRET;
+  if (!expected || !secret || !services.auth.isListedAdmin(email)) return false;
+  if (!constantTimeEquals(secret, expected)) return false;
+  const first = (await services.auth.users.adminCount()) === 0;
+  services.log.warn(
+    { audit: 'admin-bootstrap', email: normalizeEmail(email), granted: first },
+    'admin bootstrap',
   );
+  return first;
+}
+
+/** Deletes a user (never the last administrator); its rows cascade. */
+async function deleteUser(
+  services: AppServices,
+  user: UserRow,
+  audit: { actor: AuditActor; request: HttpRequest },
+): Promise<void> {
+  // Device tokens, clusters, subscriptions, groups, actions and reset codes cascade.
+  const r = await services.auth.users.keepingAnAdmin(user.id, async (tx) => {
+    await tx.user.delete({ where: { id: user.id } });
+    await recordAudit(tx, {
+      ...audit,
+      action: 'user.deleted',
+      target: { type: 'user', id: user.id },
+      details: { email: user.email, username: user.username, wasAdmin: user.isAdmin },
+    });
+  });
   if (r === 'last-admin') throw lastAdmin();
 }
 
-async function setPassword(services: AppServices, user: UserRow, newPassword: string): Promise<UserRow> {
-  const passwordHash = await services.auth.passwords.hash(newPassword);
-  // Tokens issued before this instant stop working.
-  const updated = await services.auth.users.update(user.id, {
-    passwordHash,
-    credentialsChangedAt: new Date(),
-  });
-  await services.prisma.loginFailure.deleteMany({
-    where: { account: { in: [user.email, user.username.toLowerCase()] } },
-  });
-  return updated;
+/** The fields an update changed, as { field: { from, to } }. */
+function changes(before: UserRow, after: Partial<UserRow>): Record<string, { from: unknown; to: unknown }> {
+  const out: Record<string, { from: unknown; to: unknown }> = {};
+  for (const k of ['username', 'email', 'isAdmin'] as const) {
+    if (after[k] !== undefined && after[k] !== before[k]) out[k] = { from: before[k], to: after[k] };
+  }
+  return out;
 }
 
 async function deviceTokensOf(services: AppServices, userId: string): Promise<string[]> {
@@ -101,7 +135,7 @@ export const userRoutes: RouteDefinition[] = [
       body: createBody,
       responses: responses({ 201: { description: 'The new user', schema: userDtoSchema } }, 400, 403, 409),
     },
-    async handler({ services, body }) {
+    async handler({ services, body, request }) {
       requireLoginEnabled(services);
       const b = await body(createBody);
       if (b.password !== b.repeatPassword) {
@@ -112,12 +146,26 @@ export const userRoutes: RouteDefinition[] = [
       const passwordHash = await services.auth.passwords.hash(b.password);
       let user: UserRow;
       try {
-        user = await auth.users.create({
-          email: b.userEmail,
-          username: b.username,
-          passwordHash,
-          isAdmin: auth.isListedAdmin(b.userEmail),
+        const isAdmin = await bootstrapsAdmin(
+          services,
+          b.userEmail,
+          request.headers.get('x-admin-bootstrap'),
+        );
+        user = await services.prisma.$transaction(async (tx) => {
+          const u = await auth.users.create(
+            { email: b.userEmail, username: b.username, passwordHash, isAdmin },
+            tx,
+          );
+          await recordAudit(tx, {
+            actor: { userId: u.id, email: u.email },
+            action: 'user.created',
+            target: { type: 'user', id: u.id },
+            details: { username: u.username, isAdmin: u.isAdmin },
+            request,
+          });
+          return u;
         });
+        auth.users.forget(user.id, user.email);
       } catch (e) {
         if (isUniqueViolation(e)) throw conflict('An account with this email or user name already exists.');
         throw e;
@@ -146,9 +194,9 @@ export const userRoutes: RouteDefinition[] = [
       params: userIdParams,
       responses: responses({ 200: { description: 'Deleted (empty body)' } }, 400, 401, 403, 404, 409),
     },
-    async handler({ services, params: p }) {
+    async handler({ services, params: p, caller, request }) {
       const { userId } = params(userIdParams, p);
-      await deleteUser(services, await existingUser(services, userId));
+      await deleteUser(services, await existingUser(services, userId), { actor: caller, request });
       return emptyOk();
     },
   }),
@@ -163,8 +211,8 @@ export const userRoutes: RouteDefinition[] = [
       tags: T,
       responses: responses({ 200: { description: 'Deleted (empty body)' } }, 401, 403, 409),
     },
-    async handler({ services, caller }) {
-      await deleteUser(services, await existingUser(services, caller.userId));
+    async handler({ services, caller, request }) {
+      await deleteUser(services, await existingUser(services, caller.userId), { actor: caller, request });
       return emptyOk();
     },
   }),
@@ -187,21 +235,37 @@ export const userRoutes: RouteDefinition[] = [
         409,
       ),
     },
-    async handler({ services, body }) {
+    async handler({ services, body, caller, request }) {
       const b = await body(updateBody);
       const user = await existingUser(services, b.id);
       if (services.auth.isBlocked(b.email)) throw forbidden('The domain of this email is blocked.');
       const data = { username: b.username, email: normalizeEmail(b.email), isAdmin: b.isAdmin };
+      const audited = async (tx: Parameters<typeof recordAudit>[0]) =>
+        recordAudit(tx, {
+          actor: caller,
+          action: 'user.updated',
+          target: { type: 'user', id: user.id },
+          details: changes(user, data),
+          request,
+        });
       try {
         if (user.isAdmin && !b.isAdmin) {
-          const r = await services.auth.users.keepingAnAdmin(user.id, (tx) =>
-            tx.user.update({ where: { id: user.id }, data }),
-          );
+          const r = await services.auth.users.keepingAnAdmin(user.id, async (tx) => {
+            const u = await tx.user.update({ where: { id: user.id }, data });
+            await audited(tx);
+            return u;
+          });
           if (r === 'last-admin') throw lastAdmin();
           services.auth.users.forget(r.id, r.email);
           return dto(r);
         }
-        return dto(await services.auth.users.update(user.id, data));
+        const updated = await services.prisma.$transaction(async (tx) => {
+          const u = await services.auth.users.update(user.id, data, tx);
+          await audited(tx);
+          return u;
+        });
+        services.auth.users.forget(updated.id, user.email);
+        return dto(updated);
       } catch (e) {
         if (isUniqueViolation(e)) throw conflict('Another user has this email or user name.');
         throw e;
@@ -220,29 +284,12 @@ export const userRoutes: RouteDefinition[] = [
       body: confirmBody,
       responses: responses({ 204: { description: 'Password changed; older tokens stop working' } }, 400, 403),
     },
-    async handler({ services, body }) {
+    async handler({ services, body, request }) {
       requireLoginEnabled(services);
       const b = await body(confirmBody);
-      const invalid = () => badRequest('The reset code is invalid or has expired.');
-      const codeHash = sha256(b.code);
-      const user = await services.auth.users.byEmail(b.email);
-      if (!user) throw invalid();
-      const now = new Date();
-      const code = await services.prisma.passwordResetCode.findFirst({
-        where: { userId: user.id, codeHash, usedAt: null, expiresAt: { gt: now } },
-      });
-      if (!code) throw invalid();
-      // Burn it atomically: of two concurrent confirmations only one wins.
-      const burnt = await services.prisma.passwordResetCode.updateMany({
-        where: { id: code.id, usedAt: null },
-        data: { usedAt: now },
-      });
-      if (burnt.count !== 1) throw invalid();
-      await services.prisma.passwordResetCode.updateMany({
-        where: { userId: user.id, usedAt: null },
-        data: { usedAt: now },
-      });
-      await setPassword(services, user, b.newPassword);
+      if ((await confirmReset(services, b, request)) !== 'ok') {
+        throw badRequest('The reset code is invalid or has expired.');
+      }
       return noContent();
     },
   }),
@@ -262,44 +309,12 @@ export const userRoutes: RouteDefinition[] = [
         403,
       ),
     },
-    async handler({ services, params: p }) {
+    async handler({ services, params: p, request }) {
       requireLoginEnabled(services);
       const { email } = params(emailParams, p);
-      const { auth, prisma, log } = services;
-      // Everything happens after the answer, so known and unknown emails answer alike.
-      auth.background('password reset', async () => {
-        const user = await auth.users.byEmail(email);
-        if (!user?.passwordHash || auth.isBlocked(user.email)) return;
-        const now = Date.now();
-        await prisma.passwordResetCode.deleteMany({
-          where: { userId: user.id, OR: [{ expiresAt: { lt: new Date(now) } }, { usedAt: { not: null } }] },
-        });
-        // At most a few live codes per account: a stranger cannot flood someone's mailbox.
-        const live = await prisma.passwordResetCode.count({ where: { userId: user.id } });
-        if (live >= MAX_LIVE_RESET_CODES) {
-          log.warn({ userId: user.id }, 'password reset not sent: too many live codes');
-          return;
-        }
-        const code = randomBytes(15).toString('base64url');
-        await prisma.passwordResetCode.create({
-          data: {
-            userId: user.id,
-            codeHash: sha256(code),
-            expiresAt: new Date(Date.now() + RESET_CODE_TTL_MS),
-          },
-        });
-        await auth.mailer.send({
-          to: user.email,
-          subject: 'finwatch - Password Reset',
-          text:
-            `A password reset was requested for your finwatch account.\n\nYour reset code: ${code}\n\n` +
-            'It works once and expires in 30 minutes. If you did not ask for it, ignore this email.',
-          html:
-            '<p>A password reset was requested for your finwatch account.</p>' +
-            `<p>Your reset code: <strong>${code}</strong></p>` +
-            '<p>It works once and expires in 30 minutes. If you did not ask for it, ignore this email.</p>',
-        });
-      });
+      await countResetRequest(services, email, request);
+      // Everything else happens after the answer, so known and unknown emails answer alike.
+      services.auth.background('password reset', () => sendResetCode(services, email, request));
       return emptyOk();
     },
   }),
@@ -320,14 +335,16 @@ export const userRoutes: RouteDefinition[] = [
         403,
       ),
     },
-    async handler({ services, caller, body }) {
+    async handler({ services, caller, body, request }) {
       requireLoginEnabled(services);
       const b = await body(updatePasswordBody);
       const user = await existingUser(services, caller.userId);
+      // Guesses of the current password count against the account like sign-in guesses do.
+      await admitPasswordAttempt(services.prisma, user.email);
       if (!(await services.auth.passwords.check(user.passwordHash, b.currentPassword))) {
         throw badRequest('Invalid password', { currentPassword: ['Invalid password'] });
       }
-      const updated = await setPassword(services, user, b.newPassword);
+      const updated = await changePassword(services, user, b.newPassword, { actor: caller, request });
       return json(200, { token: services.auth.issueToken(updated) });
     },
   }),
@@ -477,11 +494,22 @@ export const userRoutes: RouteDefinition[] = [
       body: deviceTokenBody,
       responses: responses({ 200: { description: 'Stored (empty body)' } }, 400, 401, 403),
     },
-    async handler({ services, caller, body }) {
+    async handler({ services, caller, body, request }) {
       const { deviceToken } = await body(deviceTokenBody);
-      await services.prisma.userDeviceToken.createMany({
-        data: [{ userId: caller.userId, deviceToken }],
-        skipDuplicates: true,
+      await services.prisma.$transaction(async (tx) => {
+        const added = await tx.userDeviceToken.createMany({
+          data: [{ userId: caller.userId, deviceToken }],
+          skipDuplicates: true,
+        });
+        if (added.count === 0) return;
+        await recordAudit(tx, {
+          actor: caller,
+          action: 'deviceToken.added',
+          target: { type: 'user', id: caller.userId },
+          // A token's tail identifies it to a person without storing a push credential.
+          details: { deviceTokenEnd: deviceToken.slice(-6) },
+          request,
+        });
       });
       return emptyOk();
     },

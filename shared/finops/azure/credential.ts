@@ -1,6 +1,7 @@
 /** The service principal's credential (Cloud__TenantId / ClientId / ClientSecret). */
 import type { TokenCredential } from '@azure/core-auth';
 import { AzureAuthorityHosts, ClientSecretCredential } from '@azure/identity';
+import { requestTimeoutPolicy } from './request-timeout.js';
 
 export interface CredentialOptions {
   tenantId: string;
@@ -10,6 +11,8 @@ export interface CredentialOptions {
   authorityHost?: string;
   /** Extra trusted CA (PEM), e.g. the simulator's self-signed certificate. */
   ca?: string;
+  /** Deadline of one token request (ms); unset: none. */
+  requestTimeoutMs?: number;
 }
 
 const KNOWN_AUTHORITIES = new Set<string>(
@@ -25,5 +28,12 @@ export function createCredential(opts: CredentialOptions): TokenCredential {
     ...(authorityHost ? { authorityHost } : {}),
     ...(custom ? { disableInstanceDiscovery: true } : {}),
     ...(opts.ca ? { tlsOptions: { ca: opts.ca } } : {}),
+    ...(opts.requestTimeoutMs
+      ? {
+          additionalPolicies: [
+            { policy: requestTimeoutPolicy(opts.requestTimeoutMs), position: 'perRetry' as const },
+          ],
+        }
+      : {}),
   });
 }

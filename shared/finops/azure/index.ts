@@ -15,15 +15,17 @@ import {
 } from './cost-query.js';
 import { createCredential } from './credential.js';
 import { createPacer, type Pacer, realSleep } from './pacing.js';
+import { requestTimeoutPolicy, requestTimeoutPolicyFactory } from './request-timeout.js';
 import { type AzureResource, createResourceGraphClient, listResources } from './resource-graph.js';
 import { createSubscriptionClient, getSubscriptionName } from './subscriptions.js';
-import type { RetryLogger, ThrottleConfig } from './throttle-policy.js';
+import { type RetryLogger, THROTTLE_POLICY_NAME, type ThrottleConfig } from './throttle-policy.js';
 
 export type { CostQuery, CostQueryResult, CostQueryType, CostRow } from './cost-query.js';
 export { CostQueryFailed, costOf, usageDateOf } from './cost-query.js';
 export { costQueryMutex } from './mutex.js';
 export type { Pacer } from './pacing.js';
 export { PACE_MS } from './pacing.js';
+export { AzureRequestTimedOut } from './request-timeout.js';
 export type { AzureResource } from './resource-graph.js';
 export { RESOURCES_QUERY } from './resource-graph.js';
 export { retryWaitMs, serverRequestedWait } from './throttle-policy.js';
@@ -49,6 +51,8 @@ export interface AzureAccessOptions {
   random?: () => number;
   /** Extra trusted CA (PEM): the simulator's self-signed certificate. */
   ca?: string;
+  /** Deadline of each request attempt, token requests included (ms); unset: none. */
+  requestTimeoutMs?: number;
   /** Resource Graph page size (default and maximum 1,000). */
   graphPageSize?: number;
 }
@@ -156,6 +160,7 @@ export function createAzureAccess(opts: AzureAccessOptions): AzureAccess {
     clientSecret: opts.clientSecret,
     ...(opts.authorityHost ? { authorityHost: opts.authorityHost } : {}),
     ...(opts.ca ? { ca: opts.ca } : {}),
+    ...(opts.requestTimeoutMs ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
   });
   const throttle = (api: string): ThrottleConfig => ({
     api,
@@ -165,13 +170,29 @@ export function createAzureAccess(opts: AzureAccessOptions): AzureAccess {
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
   const costClient = createCostClient(credential, armEndpoint, opts.ca, throttle('cost management'));
-  const graphClient = createResourceGraphClient(credential, armEndpoint, opts.ca, throttle('resource graph'));
+  const graphClient = createResourceGraphClient(
+    credential,
+    armEndpoint,
+    opts.ca,
+    throttle('resource graph'),
+    opts.requestTimeoutMs ? [requestTimeoutPolicyFactory(opts.requestTimeoutMs)] : [],
+  );
   const subscriptionClient = createSubscriptionClient(
     credential,
     armEndpoint,
     opts.ca,
     throttle('subscriptions'),
   );
+  if (opts.requestTimeoutMs) {
+    // After the throttle policy (same phase), so the deadline applies to each attempt, not to the
+    // whole retry sequence with its back-off waits.
+    for (const client of [costClient, subscriptionClient]) {
+      client.pipeline.addPolicy(requestTimeoutPolicy(opts.requestTimeoutMs), {
+        phase: 'Retry',
+        afterPolicies: [THROTTLE_POLICY_NAME],
+      });
+    }
+  }
   const pace = createPacer({
     paceScale: opts.paceScale,
     sleep,

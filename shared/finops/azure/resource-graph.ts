@@ -37,6 +37,8 @@ export function createResourceGraphClient(
   armEndpoint: string,
   ca: string | undefined,
   throttle: ThrottleConfig,
+  /** Policies of each attempt, inside the throttle's retry (the request timeout). */
+  perAttempt: RequestPolicyFactory[] = [],
 ): ResourceGraphClient {
   return new ResourceGraphClient(credential, {
     baseUri: armEndpoint,
@@ -45,6 +47,7 @@ export function createResourceGraphClient(
     noRetryPolicy: true,
     requestPolicyFactories: (defaults: RequestPolicyFactory[]) => [
       throttleRequestPolicyFactory(throttle),
+      ...perAttempt,
       ...defaults,
     ],
     ...(ca

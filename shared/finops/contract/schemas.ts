@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The wire shapes of the original FinOps service's read API (shared/spec/contracts/finops.md),
+ * The wire shapes of the original FinOps service's read API (docs/api-compatibility.md),
  * as zod schemas: used as each route's `openapi.responses` and by the contract test, which parses
  * every answer with them. Objects are not strict: finwatch adds a few fields (currency, the infra
  * support overlay), never removes or renames one.

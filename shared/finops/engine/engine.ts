@@ -7,6 +7,7 @@ import type { InvocationContext } from '@azure/functions';
 import type { CoreServices } from '../../app/services.js';
 import { GUID } from '../../config/fields.js';
 import type { AnalysisJob } from '../../db/generated/client.js';
+import { databaseTimeouts } from '../../db/timeouts.js';
 import { type AzureAccess, createAzureAccess } from '../azure/index.js';
 import {
   AnalysisAborted,
@@ -16,14 +17,13 @@ import {
   shortReason,
 } from './errors.js';
 import { AnalysisGate } from './gate.js';
+import { type SweepResult, sendJobMessage, sweepJobs } from './job-sweeper.js';
 import { type JobSource, JobStore } from './jobs.js';
 import { type AnalysisDeps, runAnalysis } from './orchestrator.js';
 import type { MonthSelection } from './period.js';
 
 /** host.json maxDequeueCount: the attempt after which a failing message goes to the poison queue. */
 export const MAX_DEQUEUE_COUNT = 5;
-/** A queued job silent for this long has lost its message too; the sweeper fails it. */
-export const ABANDON_MS = 60 * 60_000;
 
 export interface QueueMessage {
   jobId?: string;
@@ -107,21 +107,37 @@ export class AnalysisEngine {
     this.gate = new AnalysisGate({
       postgresUrl:
         core.db.kind === 'postgres' ? core.config.platform.ConnectionStrings__SqlConnectionString : undefined,
+      timeouts: databaseTimeouts(core.config.platform),
       log: core.log,
     });
     this.azure = opts.azure;
   }
 
-  /** Starts the stale-job sweeper (runs now, then every four heartbeat intervals). */
+  /**
+   * Starts the job sweeper on this instance: now, then every heartbeat period, so an abandoned job
+   * is found within a few heartbeats of its host's last one (the timer trigger sweeps too, for
+   * instances that are not running).
+   */
   start(): void {
-    const sweep = () =>
-      this.jobs
-        .sweep(Math.max(ABANDON_MS, this.jobs.staleMs * 4))
-        .then((n) => n && this.core.log.warn({ jobs: n }, 'abandoned analysis jobs marked failed'))
-        .catch((err) => this.core.log.debug({ err }, 'job sweep failed'));
-    void sweep();
-    this.sweeper = setInterval(sweep, this.jobs.staleMs);
+    const sweep = () => {
+      void this.sweepJobs().catch((err) => this.core.log.debug({ err }, 'job sweep failed'));
+    };
+    sweep();
+    this.sweeper = setInterval(sweep, this.heartbeatMs);
     this.sweeper.unref();
+  }
+
+  /** One sweep: abandoned jobs restarted or failed, unsent and lost queue messages sent. */
+  async sweepJobs(): Promise<SweepResult> {
+    if (this.abort.signal.aborted) return { restarted: 0, failed: 0, sent: 0 };
+    const r = await sweepJobs({
+      jobs: this.jobs,
+      queue: this.core.queue,
+      log: this.core.log,
+      maxAttempts: MAX_DEQUEUE_COUNT,
+    });
+    if (r.restarted || r.failed || r.sent) this.core.log.info({ ...r }, 'analysis job sweep');
+    return r;
   }
 
   private azureAccess(): AzureAccess {
@@ -142,6 +158,7 @@ export class AnalysisEngine {
       ...(f.Cloud__CaFile ? { ca: readFileSync(f.Cloud__CaFile, 'utf8') } : {}),
       costQueryType: f.Cloud__CostQueryType,
       paceScale: f.CostQuery__PaceScale,
+      requestTimeoutMs: f.Cloud__RequestTimeoutSeconds * 1000,
       logger: {
         info: (meta, msg) => log.info(meta, msg),
         warn: (meta, msg) => log.warn(meta, msg),
@@ -163,6 +180,7 @@ export class AnalysisEngine {
         this.core.db.kind === 'postgres'
           ? this.core.config.platform.ConnectionStrings__SqlConnectionString
           : undefined,
+      postgresTimeouts: databaseTimeouts(this.core.config.platform),
       ...(f.AI__ApiUrl
         ? {
             ai: {
@@ -194,17 +212,13 @@ export class AnalysisEngine {
         };
   }
 
-  /** POST /Analysis/start-async: a pending job row and its queue message. */
+  /**
+   * POST /Analysis/start-async: a pending job row, which is also its outbox entry (no message sent
+   * yet), then the message. If the send fails or this host dies before it, the sweeper sends it.
+   */
   async startAsync(subscriptionId: string, monthSelection: MonthSelection, source: JobSource = 'async') {
     const job = await this.jobs.create(subscriptionId, monthSelection, source);
-    try {
-      await this.core.queue.send({ jobId: job.id, subscriptionId, monthSelection, source });
-    } catch (err) {
-      await this.jobs
-        .fail(job.id, 'Error: the analysis queue is unavailable.', shortReason(err))
-        .catch(() => undefined);
-      throw err;
-    }
+    await sendJobMessage({ jobs: this.jobs, queue: this.core.queue, log: this.core.log }, job);
     return job;
   }
 
@@ -248,7 +262,7 @@ export class AnalysisEngine {
         this.core.log.warn({ jobId: msg.jobId }, 'queued analysis job no longer exists; message dropped');
         return;
       }
-      job = await this.jobs.create(msg.subscriptionId, msg.monthSelection, msg.source ?? 'async');
+      job = await this.jobs.create(msg.subscriptionId, msg.monthSelection, msg.source ?? 'async', true);
     }
     await this.track(this.runQueued(job, dequeueCount));
   }
@@ -295,8 +309,15 @@ export class AnalysisEngine {
   private async runJob(job: AnalysisJob, dequeueCount: number): Promise<void> {
     const signal = this.abort.signal;
     let subscriptionName: string | undefined;
+    // While it waits at the gate the job stays pending: touching it tells the sweeper a live host
+    // holds it (its message is taken, not lost).
+    const touch = () => void this.jobs.touch(job.id).catch(() => undefined);
+    touch();
+    const waiting = setInterval(touch, this.heartbeatMs);
+    waiting.unref();
     try {
       await this.gate.run(async () => {
+        clearInterval(waiting);
         const fresh = await this.jobs.get(job.id);
         if (!fresh || fresh.status === 'completed' || fresh.status === 'failed') return;
         if (!(await this.jobs.claim(fresh))) throw new JobBusyElsewhere(job.id);
@@ -336,6 +357,7 @@ export class AnalysisEngine {
         }
       }, signal);
     } catch (err) {
+      clearInterval(waiting);
       if (signal.aborted || err instanceof AnalysisAborted) {
         // The host is stopping: leave the row as a crash would; the redelivered message or the
         // sweeper takes it from there.

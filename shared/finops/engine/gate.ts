@@ -11,6 +11,7 @@
  *   the in-process mutex already covers everything that can reach that database.
  */
 import pg from 'pg';
+import type { DatabaseTimeouts } from '../../db/timeouts.js';
 import type { Logger } from '../../observability/logger.js';
 import { AnalysisAborted } from './errors.js';
 
@@ -33,6 +34,8 @@ class FifoMutex {
 export interface GateOptions {
   /** A postgres:// URL turns the advisory lock on; undefined (PGlite) keeps the in-process mutex only. */
   postgresUrl?: string | undefined;
+  /** Connect and statement bounds of the lock's connection (it is never inside a transaction). */
+  timeouts?: DatabaseTimeouts | undefined;
   log: Logger;
   pollMs?: number;
 }
@@ -65,7 +68,12 @@ export class AnalysisGate {
   }
 
   private async lockAcrossInstances(url: string, signal?: AbortSignal): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: url, application_name: 'finwatch-analysis-gate' });
+    const t = this.opts.timeouts;
+    const client = new pg.Client({
+      connectionString: url,
+      application_name: 'finwatch-analysis-gate',
+      ...(t ? { connectionTimeoutMillis: t.connectMs, query_timeout: t.statementMs } : {}),
+    });
     client.on('error', (err) => this.opts.log.warn({ err }, 'analysis gate connection error'));
     await client.connect();
     try {

@@ -73,9 +73,24 @@ export class JobStore {
     readonly staleMs: number,
   ) {}
 
-  create(subscriptionId: string, monthSelection: MonthSelection, source: JobSource): Promise<AnalysisJob> {
+  /**
+   * A pending job. A queued one starts in the outbox (no message sent yet) unless `fromMessage`: a
+   * job created by the message that carries it needs no other.
+   */
+  create(
+    subscriptionId: string,
+    monthSelection: MonthSelection,
+    source: JobSource,
+    fromMessage = false,
+  ): Promise<AnalysisJob> {
     return this.prisma.analysisJob.create({
-      data: { subscriptionId, monthSelection, source, status: 'pending' },
+      data: {
+        subscriptionId,
+        monthSelection,
+        source,
+        status: 'pending',
+        ...(fromMessage ? { messageSentAt: new Date(), messageSends: 1 } : {}),
+      },
     });
   }
 
@@ -178,29 +193,116 @@ export class JobStore {
     });
   }
 
+  /** A job waiting at the gate on a live host: keeps it from looking abandoned. */
+  async touch(id: string): Promise<void> {
+    await this.prisma.analysisJob.updateMany({
+      where: { id, status: 'pending' },
+      data: { heartbeatAt: new Date() },
+    });
+  }
+
   /**
-   * Jobs whose host stopped: a sync job (no queue message to redeliver it) whose heartbeat is stale
-   * becomes failed; a queued job is left to its message's redelivery unless it has been silent for
-   * `abandonMs` (its message is gone), then it becomes failed too.
+   * The outbox: takes the right to send the job's queue message, if the job is still pending and its
+   * last send is still `since` (null: never sent). Exactly one caller wins and must send; the returned
+   * time identifies this send for `unsend`.
    */
-  async sweep(abandonMs: number): Promise<number> {
-    const now = Date.now();
-    const failed = {
-      status: 'failed',
-      success: false,
-      completedAt: new Date(),
-      analysisRunId: 0,
-      message: 'Error: the host running this analysis stopped before it finished.',
-      errorDetails: 'Host stopped (heartbeat lost).',
-    };
-    const a = await this.prisma.analysisJob.updateMany({
-      where: { status: 'running', source: 'sync', heartbeatAt: { lt: new Date(now - this.staleMs) } },
-      data: failed,
+  async takeSend(id: string, since: Date | null): Promise<Date | undefined> {
+    const at = new Date();
+    const r = await this.prisma.analysisJob.updateMany({
+      where: { id, status: 'pending', messageSentAt: since },
+      data: { messageSentAt: at, messageSends: { increment: 1 } },
     });
-    const b = await this.prisma.analysisJob.updateMany({
-      where: { status: 'running', heartbeatAt: { lt: new Date(now - abandonMs) } },
-      data: failed,
+    return r.count === 1 ? at : undefined;
+  }
+
+  /** The send failed: the job is back in the outbox for the next sweep. */
+  async unsend(id: string, at: Date): Promise<void> {
+    await this.prisma.analysisJob.updateMany({
+      where: { id, messageSentAt: at },
+      data: { messageSentAt: null },
     });
-    return a.count + b.count;
+  }
+
+  /** Queued jobs whose message is still to be sent (a crash or a failed send after the row). */
+  unsent(): Promise<AnalysisJob[]> {
+    return this.prisma.analysisJob.findMany({
+      where: { status: 'pending', source: { not: 'sync' }, messageSentAt: null },
+      orderBy: { createdAt: 'asc' },
+    });
+  }
+
+  /**
+   * Queued jobs sent more than staleMs ago that no host has touched for as long: their message is in
+   * the queue still (a backlog) or lost; the sweeper tells which by the queue's length.
+   */
+  silentQueued(now = Date.now()): Promise<AnalysisJob[]> {
+    const before = new Date(now - this.staleMs);
+    return this.prisma.analysisJob.findMany({
+      where: {
+        status: 'pending',
+        source: { not: 'sync' },
+        messageSentAt: { lt: before },
+        OR: [{ heartbeatAt: null }, { heartbeatAt: { lt: before } }],
+      },
+      orderBy: { messageSentAt: 'asc' },
+    });
+  }
+
+  /** Running jobs whose heartbeat stopped, and sync jobs whose host stopped while they waited. */
+  abandoned(now = Date.now()): Promise<AnalysisJob[]> {
+    const before = new Date(now - this.staleMs);
+    return this.prisma.analysisJob.findMany({
+      where: {
+        OR: [
+          { status: 'running', OR: [{ heartbeatAt: null }, { heartbeatAt: { lt: before } }] },
+          {
+            status: 'pending',
+            source: 'sync',
+            createdAt: { lt: before },
+            OR: [{ heartbeatAt: null }, { heartbeatAt: { lt: before } }],
+          },
+        ],
+      },
+    });
+  }
+
+  /**
+   * An abandoned job back to pending with a new message to send (the outbox), unless a host touched
+   * it since it was read. False when another sweeper or its own host got there first.
+   */
+  async restart(job: AnalysisJob, message: string, reason: string): Promise<boolean> {
+    const r = await this.prisma.analysisJob.updateMany({
+      where: { id: job.id, status: job.status, heartbeatAt: job.heartbeatAt },
+      data: {
+        status: 'pending',
+        phase: 'waiting for restart',
+        message,
+        errorDetails: reason,
+        messageSentAt: null,
+      },
+    });
+    return r.count === 1;
+  }
+
+  /** Fails a job as read, unless it changed since (a host touched it, another sweeper took it). */
+  async failUnchanged(job: AnalysisJob, message: string, reason: string): Promise<boolean> {
+    const r = await this.prisma.analysisJob.updateMany({
+      where: {
+        id: job.id,
+        status: job.status,
+        heartbeatAt: job.heartbeatAt,
+        messageSentAt: job.messageSentAt,
+      },
+      data: {
+        status: 'failed',
+        success: false,
+        completedAt: new Date(),
+        analysisRunId: 0,
+        subscriptionName: job.subscriptionName ?? 'Unknown',
+        message,
+        errorDetails: reason,
+      },
+    });
+    return r.count === 1;
   }
 }

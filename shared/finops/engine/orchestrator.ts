@@ -4,6 +4,7 @@
  * budget → recommendations (AI agent, or rules) → one all-or-nothing write.
  */
 import type { PrismaClient } from '../../db/generated/client.js';
+import type { DatabaseTimeouts } from '../../db/timeouts.js';
 import type { Logger } from '../../observability/logger.js';
 import type { AzureAccess, AzureResource, DailyCost } from '../azure/index.js';
 import { afterRunStored } from '../intel/after-run.js';
@@ -29,6 +30,7 @@ export interface AnalysisDeps {
   costQueryType: string;
   /** PostgreSQL URL: the run is written through a dedicated connection (see persist.ts). */
   postgresUrl?: string | undefined;
+  postgresTimeouts?: DatabaseTimeouts | undefined;
   /** Undefined: no AI agent configured (rule-based recommendations). */
   ai?: Omit<AiSettings, 'signal'>;
   now?: () => Date;
@@ -394,7 +396,7 @@ export async function runAnalysis(
       historicalCosts: history.historicalRows(subscriptionId, currency, recordedAt),
       recommendations: [recommendation],
     },
-    { postgresUrl: deps.postgresUrl },
+    { postgresUrl: deps.postgresUrl, postgresTimeouts: deps.postgresTimeouts },
   );
   log.info(
     { subscriptionId, analysisRunId: saved.runId, rows: saved.rows, writeMs: Math.round(saved.ms) },

@@ -11,6 +11,7 @@
  */
 import pg from 'pg';
 import type { Prisma, PrismaClient } from '../../db/generated/client.js';
+import { type DatabaseTimeouts, pgTimeoutOptions } from '../../db/timeouts.js';
 
 /** A large run (10,000 resources, 6 months of history) writes ~600,000 rows: allow it time. */
 export const TRANSACTION_TIMEOUT_MS = 30 * 60_000;
@@ -243,6 +244,8 @@ export interface PersistOptions {
    * uses the Prisma transaction: it is in-process and single-connection anyway.
    */
   postgresUrl?: string | undefined;
+  /** The write gets the long statement budget: it is one transaction of the whole run. */
+  postgresTimeouts?: DatabaseTimeouts | undefined;
 }
 
 export async function persistRun(
@@ -257,6 +260,7 @@ export async function persistRun(
     const client = new pg.Client({
       connectionString: opts.postgresUrl,
       application_name: 'finwatch-analysis-writer',
+      ...(opts.postgresTimeouts ? pgTimeoutOptions(opts.postgresTimeouts, 'long') : {}),
     });
     await client.connect();
     try {

@@ -8,6 +8,9 @@ import { DEFAULT_INFRA_SUPPORT_COST } from './mappers.js';
  * subscription id. Ids are GUIDs, stored lower-case and trimmed (W11) so one subscription never
  * gets two rows through casing or stray spaces; joins with AnalysisRuns compare lower-case too.
  */
+/** The client, or the transaction that also writes the change's audit record. */
+type Writer = Pick<Prisma.TransactionClient, 'subscription'>;
+
 export const normalizeSubscriptionId = (id: string) => id.trim().toLowerCase();
 
 export async function listSubscriptions(prisma: PrismaClient, skip: number, take: number) {
@@ -39,7 +42,7 @@ export interface SubscriptionUpsert {
  * `budget` omitted or null clears it; `infraSupportCost` defaults to 400 on create and changes on
  * update only when sent.
  */
-export async function upsertSubscription(prisma: PrismaClient, input: SubscriptionUpsert) {
+export async function upsertSubscription(prisma: Writer, input: SubscriptionUpsert) {
   const subscriptionId = normalizeSubscriptionId(input.subscriptionId);
   const description = input.description ?? '';
   const budget =
@@ -72,7 +75,7 @@ export interface SubscriptionPatch {
 }
 
 /** PUT semantics: only the fields present change (W10); budget null clears it. null when unknown. */
-export async function updateSubscription(prisma: PrismaClient, id: number, patch: SubscriptionPatch) {
+export async function updateSubscription(prisma: Writer, id: number, patch: SubscriptionPatch) {
   const data: Prisma.SubscriptionUpdateInput = { updatedAt: new Date() };
   if (patch.description !== undefined) data.description = patch.description ?? '';
   if (patch.budget !== undefined)
@@ -85,7 +88,7 @@ export async function updateSubscription(prisma: PrismaClient, id: number, patch
   return prisma.subscription.findUnique({ where: { id } });
 }
 
-export async function deleteSubscription(prisma: PrismaClient, id: number): Promise<boolean> {
+export async function deleteSubscription(prisma: Writer, id: number): Promise<boolean> {
   const r = await prisma.subscription.deleteMany({ where: { id } });
   return r.count > 0;
 }

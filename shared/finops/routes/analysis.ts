@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { recordAudit } from '../../audit/record.js';
 import { GUID } from '../../config/fields.js';
 import { badRequest, notFound } from '../../http/problem.js';
 import { json, ok } from '../../http/respond.js';
@@ -60,6 +61,14 @@ export const analysisRoutes: RouteDefinition[] = [
     async handler(ctx) {
       const subscriptionId = await subscriptionIdFrom(ctx);
       const monthSelection = monthSelectionFrom(ctx);
+      // Recorded as it starts: a synchronous run takes minutes and its job is the engine's to write.
+      await recordAudit(ctx.services.prisma, {
+        actor: ctx.caller ?? null,
+        action: 'analysis.started',
+        target: { type: 'subscription', id: subscriptionId.toLowerCase() },
+        details: { mode: 'sync', monthSelection },
+        request: ctx.request,
+      });
       return ok(await ctx.services.finops.engine.startSync(subscriptionId, monthSelection));
     },
   }),
@@ -80,11 +89,19 @@ export const analysisRoutes: RouteDefinition[] = [
       const subscriptionId = await subscriptionIdFrom(ctx);
       const monthSelection = monthSelectionFrom(ctx);
       const job = await ctx.services.finops.engine.startAsync(subscriptionId, monthSelection);
-      const origin = new URL(ctx.request.url).origin;
+      await recordAudit(ctx.services.prisma, {
+        actor: ctx.caller ?? null,
+        action: 'analysis.started',
+        target: { type: 'subscription', id: subscriptionId.toLowerCase() },
+        details: { mode: 'async', monthSelection, jobId: job.id },
+        request: ctx.request,
+      });
+      // From configuration, never the request's Host header (a client could point it anywhere).
+      const base = (ctx.services.config.platform.PUBLIC_BASE_URL ?? '').replace(/\/+$/, '');
       return json(
         202,
         { jobId: job.id, subscriptionId, status: job.status },
-        { Location: `${origin}/finops/api/Analysis/jobs/${job.id}` },
+        { Location: `${base}/finops/api/Analysis/jobs/${job.id}` },
       );
     },
   }),
@@ -130,7 +147,17 @@ export const analysisRoutes: RouteDefinition[] = [
       tags: TAGS,
     },
     async handler(ctx) {
-      return ok(await ctx.services.finops.engine.cleanup());
+      const result = await ctx.services.finops.engine.cleanup();
+      await recordAudit(ctx.services.prisma, {
+        actor: ctx.caller ?? null,
+        action: 'analysis.cleanup',
+        details: {
+          analysisRunsDeleted: result.analysisRunsDeleted,
+          analysisRunsKept: result.analysisRunsKept,
+        },
+        request: ctx.request,
+      });
+      return ok(result);
     },
   }),
 ];

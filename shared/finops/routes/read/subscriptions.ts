@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { recordAudit } from '../../../audit/record.js';
 import { Prisma } from '../../../db/generated/client.js';
 import { badRequest, conflict, notFound } from '../../../http/problem.js';
 import { noContent, ok } from '../../../http/respond.js';
@@ -140,11 +141,30 @@ export const subscriptionsRoutes: RouteDefinition[] = [
         409: { description: 'A concurrent insert of the same id won', schema: Problem },
       },
     },
-    async handler({ services, body }) {
+    async handler({ services, body, caller, request }) {
       const dto = await body(CreateSubscriptionDto);
       const subscriptionId = subscriptionIdOf(dto.subscriptionId);
       try {
-        return ok(subscriptionOut(await upsertSubscription(services.prisma, { ...dto, subscriptionId })));
+        const row = await services.prisma.$transaction(async (tx) => {
+          const existed = await tx.subscription.findUnique({
+            where: { subscriptionId: subscriptionId.toLowerCase() },
+            select: { id: true },
+          });
+          const r = await upsertSubscription(tx, { ...dto, subscriptionId });
+          await recordAudit(tx, {
+            actor: caller,
+            action: existed ? 'subscription.updated' : 'subscription.created',
+            target: { type: 'subscription', id: r.subscriptionId },
+            details: {
+              description: r.description,
+              budget: dto.budget ?? null,
+              infraSupportCost: dto.infraSupportCost,
+            },
+            request,
+          });
+          return r;
+        });
+        return ok(subscriptionOut(row));
       } catch (e) {
         if (e instanceof Prisma.PrismaClientKnownRequestError && e.code === 'P2002') {
           throw conflict('A subscription with this ID already exists');
@@ -168,11 +188,23 @@ export const subscriptionsRoutes: RouteDefinition[] = [
       body: UpdateSubscriptionDto,
       responses: { 200: { description: 'Subscription', schema: Subscription }, 404: notFoundDoc },
     },
-    async handler({ services, params, body }) {
+    async handler({ services, params, body, caller, request }) {
       const id = idParam(params, 'id');
       const dto = await body(UpdateSubscriptionDto);
       if (dto === null || typeof dto !== 'object') throw badRequest('A JSON object is required.');
-      const row = await updateSubscription(services.prisma, id, dto);
+      const row = await services.prisma.$transaction(async (tx) => {
+        const r = await updateSubscription(tx, id, dto);
+        if (r) {
+          await recordAudit(tx, {
+            actor: caller,
+            action: 'subscription.updated',
+            target: { type: 'subscription', id: r.subscriptionId },
+            details: { ...dto },
+            request,
+          });
+        }
+        return r;
+      });
       if (!row) throw notFound(NOT_FOUND);
       return ok(subscriptionOut(row));
     },
@@ -189,8 +221,20 @@ export const subscriptionsRoutes: RouteDefinition[] = [
       params: idParams,
       responses: { 204: { description: 'Deleted' }, 404: notFoundDoc },
     },
-    async handler({ services, params }) {
-      if (!(await deleteSubscription(services.prisma, idParam(params, 'id')))) throw notFound(NOT_FOUND);
+    async handler({ services, params, caller, request }) {
+      const id = idParam(params, 'id');
+      const deleted = await services.prisma.$transaction(async (tx) => {
+        const row = await tx.subscription.findUnique({ where: { id }, select: { subscriptionId: true } });
+        if (!row || !(await deleteSubscription(tx, id))) return false;
+        await recordAudit(tx, {
+          actor: caller,
+          action: 'subscription.deleted',
+          target: { type: 'subscription', id: row.subscriptionId },
+          request,
+        });
+        return true;
+      });
+      if (!deleted) throw notFound(NOT_FOUND);
       return noContent();
     },
   }),

@@ -1,0 +1,71 @@
+import type { HttpRequest } from '@azure/functions';
+import type { Caller } from '../auth/caller.js';
+import type { Prisma } from '../db/generated/client.js';
+import { clientOf } from '../http/client.js';
+
+/** Every action the audit trail knows; a name says what happened, dotted by subject. */
+export const AUDIT_ACTIONS = [
+  'signIn.succeeded',
+  'signIn.failed',
+  'password.changed',
+  'password.reset',
+  'password.resetRequested',
+  'user.created',
+  'user.updated',
+  'user.deleted',
+  'user.sessionsRevoked',
+  'userClusters.changed',
+  'userSubscriptions.changed',
+  'monitorGroups.changed',
+  'deviceToken.added',
+  'subscription.created',
+  'subscription.updated',
+  'subscription.deleted',
+  'analysis.started',
+  'analysis.cleanup',
+] as const;
+
+/** Known actions, or another's (`anomaly.acknowledged`): the trail does not gate what it records. */
+export type AuditAction = (typeof AUDIT_ACTIONS)[number] | (string & {});
+
+/** Who did it: the caller of a route, a user known by id/email, or nobody (anonymous, the system). */
+export type AuditActor =
+  | Pick<Caller, 'userId' | 'email'>
+  | { userId?: string | null; email?: string | null }
+  | null;
+
+export interface AuditEntry {
+  actor: AuditActor;
+  action: AuditAction;
+  /** What it was done to: `{ type: 'user', id }`, `{ type: 'subscription', id }`. */
+  target?: { type: string; id: string | number };
+  /** Small facts worth keeping (changed fields, a reason); never secrets. */
+  details?: Record<string, unknown>;
+  /** The request it came with: client address and user agent are taken from it. */
+  request?: Pick<HttpRequest, 'headers'>;
+}
+
+/** A Prisma client or the transaction of the action being audited. */
+export type AuditWriter = Pick<Prisma.TransactionClient, 'auditRecord'>;
+
+/**
+ * Writes one record. Pass the transaction of the action it describes, so the action and its record
+ * commit together or neither does: `await prisma.$transaction(async (tx) => { …; await
+ * recordAudit(tx, { actor: caller, action: 'user.updated', target: { type: 'user', id }, request }) })`.
+ */
+export async function recordAudit(db: AuditWriter, entry: AuditEntry): Promise<void> {
+  const client = entry.request ? clientOf(entry.request) : undefined;
+  const actor = entry.actor;
+  await db.auditRecord.create({
+    data: {
+      actorId: actor?.userId ?? null,
+      actorEmail: actor?.email ?? null,
+      action: entry.action,
+      targetType: entry.target?.type ?? null,
+      targetId: entry.target ? String(entry.target.id) : null,
+      details: (entry.details ?? undefined) as Prisma.InputJsonValue | undefined,
+      clientAddress: client?.address ?? null,
+      userAgent: client?.userAgent ?? null,
+    },
+  });
+}
