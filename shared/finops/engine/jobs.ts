@@ -286,23 +286,29 @@ export class JobStore {
 
   /** Fails a job as read, unless it changed since (a host touched it, another sweeper took it). */
   async failUnchanged(job: AnalysisJob, message: string, reason: string): Promise<boolean> {
-    const r = await this.prisma.analysisJob.updateMany({
-      where: {
-        id: job.id,
-        status: job.status,
-        heartbeatAt: job.heartbeatAt,
-        messageSentAt: job.messageSentAt,
-      },
-      data: {
-        status: 'failed',
-        success: false,
-        completedAt: new Date(),
-        analysisRunId: 0,
-        subscriptionName: job.subscriptionName ?? 'Unknown',
-        message,
-        errorDetails: reason,
-      },
+    return this.prisma.$transaction(async (tx) => {
+      const r = await tx.analysisJob.updateMany({
+        where: {
+          id: job.id,
+          status: job.status,
+          heartbeatAt: job.heartbeatAt,
+          messageSentAt: job.messageSentAt,
+        },
+        data: {
+          status: 'failed',
+          success: false,
+          completedAt: new Date(),
+          analysisRunId: 0,
+          subscriptionName: job.subscriptionName ?? 'Unknown',
+          message,
+          errorDetails: reason,
+        },
+      });
+      if (r.count !== 1) return false;
+      await enqueueEvents(tx, [
+        analysisFailedEvent({ id: job.id, subscriptionId: job.subscriptionId, message }),
+      ]);
+      return true;
     });
-    return r.count === 1;
   }
 }
