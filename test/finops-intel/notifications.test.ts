@@ -213,6 +213,32 @@ describe('notification channels (administrators)', () => {
     });
   });
 
+  it('queues a failed analysis for the channels of its subscription only', async () => {
+    const prisma = host.services.prisma;
+    const mine = await prisma.notificationChannel.create({
+      data: { name: 'mine', kind: 'email', target: 'a@example.test', subscriptionId: SUB },
+    });
+    const other = await prisma.notificationChannel.create({
+      data: {
+        name: 'other',
+        kind: 'email',
+        target: 'b@example.test',
+        subscriptionId: '5e1eb5b0-1313-4a13-9d13-0000000000aa',
+      },
+    });
+    const job = await prisma.analysisJob.create({ data: { subscriptionId: SUB } });
+    await host.services.finops.engine.jobs.fail(job.id, 'Error: Cost Management refused', 'HTTP 403');
+    const rows = await prisma.notificationDelivery.findMany({
+      where: { channelId: { in: [mine.id, other.id] } },
+    });
+    expect(rows.map((r) => [r.channelId, r.eventKey, r.eventType])).toEqual([
+      [mine.id, `analysisFailed:${job.id}`, 'analysisFailed'],
+    ]);
+    expect(rows[0]!.payload).toMatchObject({
+      text: `Analysis failed: ${SUB}: Error: Cost Management refused`,
+    });
+  });
+
   it('backs off from 10 s, doubling, up to an hour', () => {
     expect([1, 2, 3, 4, 10, 20].map(backoffSeconds)).toEqual([10, 20, 40, 80, 3600, 3600]);
   });
