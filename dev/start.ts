@@ -31,7 +31,8 @@ async function main() {
   const hasCloud = settings.Cloud__TenantId && settings.Cloud__ClientId && settings.Cloud__ClientSecret;
   if (!hasCloud && config.finops.AzureSimulator__Enabled) {
     const { startAzureSimulator } = await import('./azure-sim/index.js');
-    const sim = await startAzureSimulator({});
+    // The waste catalogue shows every rule firing (and not firing) in the demo data.
+    const sim = await startAzureSimulator({ wasteCatalogue: true });
     stops.push(() => sim.close());
     settings.Cloud__TenantId = '00000000-0000-0000-0000-000000000001';
     settings.Cloud__ClientId = 'finwatch-local';

@@ -3,6 +3,7 @@
  * simulators with the same seed serve the same resources and the same costs.
  */
 import { createRng, guid, hashString, type Rng, unitFrom } from './prng.js';
+import { buildWasteCatalogue, CASE_TAG } from './waste-catalogue.js';
 
 export type WasteCase =
   | 'unattached-disk'
@@ -55,6 +56,10 @@ export interface SimSubscription {
   tenantId: string;
   currency: string;
   resources: SimResource[];
+  /** Resource Graph's `ResourceContainers` rows: the subscription's resource groups. */
+  containers: SimResource[];
+  /** Resource Graph's `AdvisorResources` rows (recommendations). */
+  advisor: SimResource[];
   /** Parallel to `resources`: the base daily cost, the cost dimensions and the waste case (if any). */
   billing: Array<{ dailyBase: number; serviceName: string; resourceType: string; waste?: WasteCase }>;
   /** Per-subscription salt for the daily cost variation. */
@@ -123,6 +128,8 @@ export interface GenerateOptions {
   resources: number;
   seed: number;
   now: Date;
+  /** Add a positive and a negative case for every waste rule (waste-catalogue.ts). */
+  wasteCatalogue?: boolean;
 }
 
 /** Builds the synthetic subscription for an id. Pure: same inputs, same output. */
@@ -158,6 +165,8 @@ export function generateSubscription(subscriptionId: string, opts: GenerateOptio
     tenantId,
     currency,
     resources: [],
+    containers: [],
+    advisor: [],
     billing: [],
     salt,
   };
@@ -182,6 +191,40 @@ export function generateSubscription(subscriptionId: string, opts: GenerateOptio
       ...(waste ? { waste } : {}),
     });
   }
+  const groupNames = new Map(groups.map((g) => [g.toLowerCase(), g]));
+  const containers: Array<{ name: string; tags: Record<string, string>; managedBy: string }> = [];
+  for (const g of new Set(sub.resources.map((r) => r.resourceGroup))) {
+    containers.push({ name: groupNames.get(g) ?? g, tags: {}, managedBy: '' });
+  }
+  if (opts.wasteCatalogue) {
+    const catalogue = buildWasteCatalogue(subscriptionId, tenantId, currency, opts.now);
+    sub.advisor = catalogue.advisor;
+    for (const e of catalogue.resources) {
+      sub.resources.push(e.resource);
+      sub.billing.push({ dailyBase: e.dailyBase, serviceName: e.serviceName, resourceType: e.resource.type });
+    }
+    for (const c of catalogue.containers) {
+      containers.push({ name: c.name, tags: { [CASE_TAG]: c.caseTag }, managedBy: c.managedBy });
+    }
+  }
+  sub.containers = containers.map((c) => ({
+    id: `/subscriptions/${subscriptionId}/resourceGroups/${c.name}`,
+    name: c.name,
+    type: 'microsoft.resources/subscriptions/resourcegroups',
+    tenantId,
+    kind: '',
+    location: 'westeurope',
+    resourceGroup: c.name.toLowerCase(),
+    subscriptionId,
+    managedBy: c.managedBy,
+    sku: null,
+    plan: null,
+    properties: { provisioningState: 'Succeeded' },
+    tags: c.tags,
+    identity: null,
+    zones: null,
+    extendedLocation: null,
+  }));
   return sub;
 }
 
@@ -234,13 +277,17 @@ function buildResource(
             ? 'PowerState/deallocated'
             : 'PowerState/running';
       const vmSize = rng.pick(['Standard_B2s', 'Standard_D2s_v5', 'Standard_D4s_v5', 'Standard_E8s_v5']);
+      const vmId = guid(rng);
+      const os = rng.chance(0.7) ? 'Linux' : 'Windows';
       props = {
         ...props,
-        vmId: guid(rng),
+        vmId,
         hardwareProfile: { vmSize },
+        // Generated Windows VMs use Hybrid Benefit: only the waste catalogue shows one without it.
+        ...(os === 'Windows' ? { licenseType: 'Windows_Server' } : {}),
         storageProfile: {
           osDisk: {
-            osType: rng.chance(0.7) ? 'Linux' : 'Windows',
+            osType: os,
             name: `vm-${suffix}_OsDisk`,
             createOption: 'FromImage',
             managedDisk: { id: `${rgPath}/providers/Microsoft.Compute/disks/vm-${suffix}_OsDisk` },

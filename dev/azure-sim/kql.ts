@@ -1,14 +1,18 @@
 /**
  * A very small KQL interpreter: just enough of Resource Graph's language for the queries finwatch
- * sends. Supported: `Resources`, `where a =~ 'x'` / `==` / `!=` / `in~ ('x','y')` joined by `and`,
- * `project a, b`, `order by a [asc|desc]` (or `sort by`), `take n` / `limit n`. Anything else is
+ * sends. Supported: the tables `Resources`, `ResourceContainers` and `AdvisorResources`,
+ * `where a =~ 'x'` / `==` / `!=` / `in~ ('x','y')` joined by `and`, `project a, b`,
+ * `union (Table | …)`, `order by a [asc|desc]` (or `sort by`), `take n` / `limit n`. Anything else is
  * rejected with an error, as the real service rejects malformed queries.
  */
 
 export class KqlError extends Error {}
 
 type Row = Record<string, unknown>;
-type Stage = (rows: Row[]) => Row[];
+type Stage = (rows: Row[], tables: Tables) => Row[];
+/** The rows of a table by its lower-case name (resources, resourcecontainers, advisorresources). */
+export type Tables = (name: string) => Row[];
+const TABLES = new Set(['resources', 'resourcecontainers', 'advisorresources']);
 
 function getPath(row: Row, path: string): unknown {
   let cur: unknown = row;
@@ -89,6 +93,11 @@ function stage(text: string): Stage {
         return x < y ? -dir : x > y ? dir : 0;
       });
   }
+  m = /^union\s+\((.+)\)$/is.exec(t);
+  if (m) {
+    const inner = compileQuery(m[1]!);
+    return (rows, tables) => [...rows, ...inner(tables)];
+  }
   m = /^(?:take|limit)\s+(\d+)$/i.exec(t);
   if (m) {
     const n = Number(m[1]);
@@ -97,12 +106,13 @@ function stage(text: string): Stage {
   throw new KqlError(`Unsupported query operator: ${t.split(/\s+/)[0] ?? ''}`);
 }
 
-/** Compiles a query into a function over the `Resources` table. */
-export function compileQuery(query: string): (resources: Row[]) => Row[] {
+/** Compiles a query into a function over the tables. */
+export function compileQuery(query: string): (tables: Tables) => Row[] {
   const [source, ...rest] = splitTopLevel(query, '|');
-  if (source?.trim().toLowerCase() !== 'resources') {
-    throw new KqlError(`Only the Resources table is supported, got: ${(source ?? '').trim()}`);
+  const table = (source ?? '').trim().toLowerCase();
+  if (!TABLES.has(table)) {
+    throw new KqlError(`Unsupported table: ${(source ?? '').trim()}`);
   }
   const stages = rest.map(stage);
-  return (resources) => stages.reduce((rows, s) => s(rows), resources);
+  return (tables) => stages.reduce((rows, s) => s(rows, tables), tables(table));
 }

@@ -64,10 +64,12 @@ export function handleGraph(body: unknown, ctx: GraphContext): GraphAnswer {
     }
     offset = parsed.o;
   }
-  const all = (subs as string[]).flatMap((id) => ctx.subscription(id).resources) as unknown as Array<
-    Record<string, unknown>
-  >;
-  const rows = run(all);
+  const scoped = (subs as string[]).map((id) => ctx.subscription(id));
+  const rows = run((table) => {
+    const pick = (s: SimSubscription) =>
+      table === 'resources' ? s.resources : table === 'resourcecontainers' ? s.containers : s.advisor;
+    return scoped.flatMap(pick) as unknown as Array<Record<string, unknown>>;
+  });
   const data = rows.slice(offset, offset + pageSize);
   const next = offset + pageSize;
   return {

@@ -12,6 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { CostQueryError, type CostTable, parseCostQuery, reorderColumns, runCostQuery } from './cost.js';
+import { CostQuota, type CostQuotaOptions, monthsSpanned } from './cost-quota.js';
 import { generateSubscription, type SimSubscription } from './data.js';
 import { FaultState, type FaultSwitches, type SimEndpoint, throttleHeaders } from './faults.js';
 import { handleGraph } from './resource-graph.js';
@@ -29,8 +30,12 @@ export interface AzureSimulatorOptions {
   /** Resource Graph's largest page (default 1,000, as the service). */
   graphMaxPageSize?: number;
   seed?: number;
+  /** Add a positive and a negative case for every waste rule to each subscription (waste-catalogue.ts). */
+  wasteCatalogue?: boolean;
   /** The simulator's clock (default: the real one). */
   now?: () => Date;
+  /** Enforce Cost Management's documented tenant QPU quota (cost-quota.ts); off by default. */
+  costQuota?: CostQuotaOptions;
   /** When set, the token endpoint accepts only these credentials. */
   credentials?: { clientId: string; clientSecret: string };
 }
@@ -43,6 +48,8 @@ export interface SimRequest {
   status: number;
   at: number;
   durationMs: number;
+  /** The ClientType request header (cost queries are counted per client type). */
+  clientType?: string;
 }
 
 export interface SimStats {
@@ -76,6 +83,7 @@ export async function startAzureSimulator(opts: AzureSimulatorOptions = {}): Pro
   const costPageSize = opts.costPageSize ?? 5000;
   const graphMaxPageSize = opts.graphMaxPageSize ?? 1000;
   const faults = new FaultState();
+  const quota = opts.costQuota ? new CostQuota(opts.costQuota) : undefined;
   const subs = new Map<string, SimSubscription>();
   const costResults = new Map<string, { subscriptionId: string; result: CostTable }>();
   let baseUrl = '';
@@ -99,7 +107,12 @@ export async function startAzureSimulator(opts: AzureSimulatorOptions = {}): Pro
     const key = id.toLowerCase();
     let sub = subs.get(key);
     if (!sub) {
-      sub = generateSubscription(id, { resources, seed, now: now() });
+      sub = generateSubscription(id, {
+        resources,
+        seed,
+        now: now(),
+        ...(opts.wasteCatalogue ? { wasteCatalogue: true } : {}),
+      });
       if (subs.size >= 16) subs.delete(subs.keys().next().value as string);
       subs.set(key, sub);
     }
@@ -119,6 +132,7 @@ export async function startAzureSimulator(opts: AzureSimulatorOptions = {}): Pro
         status: res.statusCode,
         at: started,
         durationMs: Date.now() - started,
+        ...(typeof req.headers['clienttype'] === 'string' ? { clientType: req.headers['clienttype'] } : {}),
       });
     });
     const isCost = endpoint === 'cost';
@@ -184,7 +198,8 @@ export async function startAzureSimulator(opts: AzureSimulatorOptions = {}): Pro
       const out = handleGraph(parseJson(body), { subscription, maxPageSize: graphMaxPageSize });
       return sendJson(res, out.status, out.body, out.status === 200 ? faults.graphQuotaHeaders() : {});
     }
-    return handleCost(res, url, segments[1] ?? '', body);
+    const clientType = req.headers['clienttype'];
+    return handleCost(res, url, segments[1] ?? '', body, typeof clientType === 'string' ? clientType : '');
   }
 
   function handleToken(res: ServerResponse, tenant: string, body: string) {
@@ -269,7 +284,13 @@ export async function startAzureSimulator(opts: AzureSimulatorOptions = {}): Pro
     });
   }
 
-  function handleCost(res: ServerResponse, url: URL, subscriptionId: string, body: string) {
+  function handleCost(
+    res: ServerResponse,
+    url: URL,
+    subscriptionId: string,
+    body: string,
+    clientType: string,
+  ) {
     const apiVersion = url.searchParams.get('api-version');
     if (!apiVersion)
       return sendJson(res, 400, { error: { code: 'MissingApiVersionParameter', message: 'api-version' } });
@@ -280,6 +301,29 @@ export async function startAzureSimulator(opts: AzureSimulatorOptions = {}): Pro
       return sendJson(res, 400, {
         error: { code: 'BadRequest', message: 'The request body is not valid JSON.' },
       });
+    }
+    let quotaHeaders: Record<string, string> | undefined;
+    if (quota) {
+      let qpu = 1;
+      try {
+        const q = parseCostQuery(parsedBody, now());
+        qpu = monthsSpanned(q.fromDay, q.toDay);
+      } catch {
+        // an invalid query is answered 400 below and costs 1 QPU
+      }
+      const decision = quota.charge(clientType, qpu);
+      if (!decision.ok) {
+        return sendJson(
+          res,
+          429,
+          { error: { code: '429', message: 'Too many requests. Please retry.' } },
+          {
+            ...decision.headers,
+            'x-ms-ratelimit-microsoft.costmanagement-qpu-retry-after': String(decision.retryAfterSeconds),
+          },
+        );
+      }
+      quotaHeaders = decision.headers;
     }
     let result: CostTable;
     let offset = 0;
@@ -337,6 +381,7 @@ export async function startAzureSimulator(opts: AzureSimulatorOptions = {}): Pro
           'QueriesPerHour:597,QueriesPerMin:57,QueriesPer10Sec:9',
         'x-ms-ratelimit-remaining-microsoft.costmanagement-entity-requests': '29',
         'x-ms-ratelimit-remaining-microsoft.costmanagement-tenant-requests': '199',
+        ...quotaHeaders,
       },
     );
   }

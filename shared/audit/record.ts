@@ -45,6 +45,13 @@ export interface AuditEntry {
   request?: Pick<HttpRequest, 'headers'>;
 }
 
+const MAX_TEXT = 320;
+
+/** PostgreSQL text cannot hold NUL; typed names are bounded. */
+function text(value: string | null | undefined): string | null {
+  return value ? value.replaceAll('\u0000', '').slice(0, MAX_TEXT) : null;
+}
+
 /** A Prisma client or the transaction of the action being audited. */
 export type AuditWriter = Pick<Prisma.TransactionClient, 'auditRecord'>;
 
@@ -58,11 +65,12 @@ export async function recordAudit(db: AuditWriter, entry: AuditEntry): Promise<v
   const actor = entry.actor;
   await db.auditRecord.create({
     data: {
-      actorId: actor?.userId ?? null,
-      actorEmail: actor?.email ?? null,
+      actorId: text(actor?.userId),
+      // What a refused sign-in typed is kept, but never as a reason for the record to fail.
+      actorEmail: text(actor?.email),
       action: entry.action,
       targetType: entry.target?.type ?? null,
-      targetId: entry.target ? String(entry.target.id) : null,
+      targetId: text(entry.target ? String(entry.target.id) : null),
       details: (entry.details ?? undefined) as Prisma.InputJsonValue | undefined,
       clientAddress: client?.address ?? null,
       userAgent: client?.userAgent ?? null,

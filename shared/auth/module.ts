@@ -118,7 +118,7 @@ export async function createAuthModule(core: CoreServices): Promise<AuthModule> 
     const user = id ? await users.byId(id) : null;
     if (!user) throw unauthorized('The token does not belong to a known user.');
     if (issuedBeforeChange(claims, user.credentialsChangedAt)) {
-      throw unauthorized('The token was issued before the password was changed.');
+      throw unauthorized('The token was issued before the password was changed or the sessions were ended.');
     }
     if (isBlocked(user.email)) throw forbidden('The domain of this account is blocked.');
     return toCaller(user, 'local', claims, token);

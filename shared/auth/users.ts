@@ -38,11 +38,17 @@ export function isUniqueViolation(e: unknown, field?: string): boolean {
  * Users with a short-lived lookup cache (CacheSettings__CacheProvider=Memory). Every change made
  * through this store clears the cache; other instances see a change within the TTL.
  */
+/**
+ * How long user lookups are cached (CacheSettings__CacheProvider=Memory), and so how long another
+ * instance may still accept a token revoked elsewhere.
+ */
+export const USER_CACHE_SECONDS = 5;
+
 export class UserStore {
   readonly #prisma: PrismaClient;
   readonly #cache: TtlCache<UserRow | null>;
 
-  constructor(prisma: PrismaClient, cacheEnabled: boolean, ttlMs = 5_000) {
+  constructor(prisma: PrismaClient, cacheEnabled: boolean, ttlMs = USER_CACHE_SECONDS * 1000) {
     this.#prisma = prisma;
     this.#cache = new TtlCache<UserRow | null>(ttlMs, DEFAULT_CACHE_BOUNDS, cacheEnabled);
   }

@@ -31,6 +31,14 @@ export const finopsSettingsSchema = z.object({
   Cloud__RequestTimeoutSeconds: int(100, 1, 3600),
   CostQuery__PaceScale: num(1, 0, 10),
   /**
+   * quota: cost queries wait only for the room Cost Management's QPU headers report (no 429s, no
+   * idle time); fixed: also the original's fixed pauses (15–25 s before the history, 8–12 s a page).
+   */
+  CostQuery__Pacing: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() ? v.trim().toLowerCase() : 'quota'),
+    z.enum(['quota', 'fixed'], { error: 'must be quota or fixed' }),
+  ),
+  /**
    * How often a running analysis job records a heartbeat, in seconds. A `running` job whose
    * heartbeat is older than four intervals is treated as abandoned (its host stopped): a redelivered
    * queue message restarts it, a sync job is marked failed.
@@ -59,6 +67,12 @@ export const finopsSettingsSchema = z.object({
   Notifications__PollSeconds: int(15, 1, 3600),
   /** Attempts per notification before it is marked failed (backoff 10 s doubling, at most 1 h). */
   Notifications__MaxAttempts: int(8, 1, 50),
+  /**
+   * Days a flag must have been seen before an unattached disk or a deallocated VM counts as waste;
+   * younger ones are listed with status "watch" (Advisor and the Optimization Engine also wait 30).
+   */
+  Waste__UnattachedDiskMinAgeDays: int(30, 0, 3650),
+  Waste__DeallocatedVmMinAgeDays: int(30, 0, 3650),
   /** Whether to start the Azure simulator when no Cloud credentials are set (npm start). */
   AzureSimulator__Enabled: bool(true),
 });

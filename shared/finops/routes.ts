@@ -4,14 +4,16 @@ import { importRoutes } from './routes/imports.js';
 import { intelRoutes } from './routes/intel.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { readRoutes } from './routes/read.js';
+import { wasteRoutes } from './routes/waste.js';
 
 /**
- * Every /finops/api route: the analysis side (issue #4), the read/admin API (issue #5) and cost
- * intelligence (issue #13: anomalies, forecast, imports, notification channels).
+ * Every /finops/api route: the analysis side (issue #4), the read/admin API (issue #5), waste rules
+ * and cost intelligence (issue #13: anomalies, forecast, imports, notification channels).
  */
 export const finopsRoutes: RouteDefinition[] = [
   ...analysisRoutes,
   ...readRoutes,
+  ...wasteRoutes,
   ...intelRoutes,
   ...importRoutes,
   ...notificationRoutes,

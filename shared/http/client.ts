@@ -10,9 +10,11 @@ export interface ClientInfo {
 const MAX_USER_AGENT = 512;
 
 /**
- * The client address is the last X-Forwarded-For entry: Azure's front end appends the address it
- * accepted the connection from (`ip:port`), so the entries before it are whatever the client
- * claimed and must not key a rate limit. The local host appends the socket's address the same way.
+ * The client address is the last X-Forwarded-For entry: Azure's front ends append the address they
+ * accepted the connection from (`ip:port` on App Service; Front Door documents the append in
+ * learn.microsoft.com/azure/frontdoor/front-door-http-headers-protocol), so the entries before it
+ * are whatever the client claimed and must not key a rate limit. The local host appends its
+ * socket's address the same way (test/audit/audit-trail.test.ts checks a claimed address is ignored).
  */
 export function clientAddressOf(request: Pick<HttpRequest, 'headers'>): string {
   const forwarded = request.headers.get('x-forwarded-for') ?? '';

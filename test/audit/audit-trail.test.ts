@@ -56,6 +56,15 @@ describe('audit trail through HTTP', () => {
     expect(Date.now() - Date.parse(r!.at)).toBeLessThan(60_000);
   });
 
+  it('takes the client address from the connection, not from what the client claims', async () => {
+    const user = await seedUser(host);
+    await api.post('/auth/api/Auth/login', {
+      json: { username: user.email, password: PASSWORD },
+      headers: { 'x-forwarded-for': '203.0.113.7' },
+    });
+    expect((await records('signIn.succeeded', user.id))[0]).toMatchObject({ clientAddress: '127.0.0.1' });
+  });
+
   it('records failed sign-ins with their reason, for known and unknown accounts', async () => {
     const user = await seedUser(host);
     await api.post('/auth/api/Auth/login', { json: { username: user.email, password: 'not the password' } });
@@ -249,11 +258,15 @@ describe('audit trail through HTTP', () => {
 
   it('commits the action and its record together or neither', async () => {
     const user = await seedUser(host);
-    // A record that cannot be written (actorId is not a UUID) rolls the action back with it.
+    // A record the database refuses (jsonb cannot hold NUL) rolls the action back with it.
     await expect(
       host.services.prisma.$transaction(async (tx) => {
         await tx.user.update({ where: { id: user.id }, data: { username: `renamed-${uniq()}` } });
-        await recordAudit(tx, { actor: { userId: 'not-a-uuid' }, action: 'user.updated' });
+        await recordAudit(tx, {
+          actor: { userId: user.id },
+          action: 'user.updated',
+          details: { note: 'a\u0000b' },
+        });
       }),
     ).rejects.toThrow();
     const after = await host.services.prisma.user.findUnique({ where: { id: user.id } });

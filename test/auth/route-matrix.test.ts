@@ -70,6 +70,9 @@ const rows: Row[] = [
   // The reset page: no code answers the refusal page; a JSON post is not the form.
   { method: 'GET', path: () => '/auth/api/ResetPassword', kind: 'none', ok: 400 },
   { method: 'GET', path: () => '/auth/api/Audit', kind: 'admin' },
+  // Fresh subjects: ending the sessions would retire the shared owner's token for later rows.
+  { method: 'POST', path: (s) => `/auth/api/User/${s.owner.id}/revokeSessions`, kind: 'admin', fresh: true },
+  { method: 'POST', path: () => '/auth/api/User/signOutEverywhere', kind: 'user', fresh: true },
   { method: 'POST', path: () => '/auth/api/ResetPassword', kind: 'none', json: () => ({}), ok: 415 },
   {
     method: 'POST',

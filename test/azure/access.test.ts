@@ -37,15 +37,15 @@ describe('Azure access on the real SDK clients against the simulator', () => {
       pages.push(i);
       streamed.push(...rows.map((r) => r.id));
     });
-    expect(pages).toEqual([0, 1, 2, 3, 4, 5, 6]); // 60 rows, 9 a page
+    // 60 resources and, from the same union query, their 3 resource groups: 63 rows, 9 a page.
+    expect(pages).toEqual([0, 1, 2, 3, 4, 5, 6]);
     const resources = await az.listResources(SUB);
-    expect(resources).toHaveLength(60);
+    expect(resources).toHaveLength(63);
     expect(resources.map((r) => r.id)).toEqual(streamed);
-    expect(new Set(resources.map((r) => r.id)).size).toBe(60);
-    const expected = h.sim
-      .subscription(SUB)
-      .resources.map((r) => r.id)
-      .sort();
+    expect(new Set(resources.map((r) => r.id)).size).toBe(63);
+    const sim = h.sim.subscription(SUB);
+    expect(sim.containers).toHaveLength(3);
+    const expected = [...sim.resources, ...sim.containers].map((r) => r.id).sort();
     expect(resources.map((r) => r.id).sort()).toEqual(expected);
     const vm = resources.find((r) => r.type === 'microsoft.compute/virtualmachines');
     expect(vm?.properties).toHaveProperty('extended.instanceView.powerState.code');

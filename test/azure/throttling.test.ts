@@ -158,7 +158,7 @@ describe('Resource Graph throttling', () => {
   it('waits x-ms-user-quota-resets-after on a 429 and retries', async () => {
     h.sim.faults.throttle({ endpoint: 'graph', count: 1, headers: { 'user-quota': 3 } });
     const rows = await az.listResources(SUB);
-    expect(rows).toHaveLength(60);
+    expect(rows).toHaveLength(63); // 60 resources and their 3 resource groups
     expect(h.waits).toEqual([3000]);
   });
 
@@ -171,7 +171,7 @@ describe('Resource Graph throttling', () => {
   it('retries 503 from Resource Graph and the subscription lookup', async () => {
     h.sim.faults.fail({ endpoint: 'graph', status: 503, count: 2 });
     h.sim.faults.fail({ endpoint: 'subscription', status: 504, count: 1 });
-    expect(await az.listResources(SUB)).toHaveLength(60);
+    expect(await az.listResources(SUB)).toHaveLength(63); // 60 resources and 3 resource groups
     expect(await az.getSubscriptionName(SUB)).toBe(h.sim.subscription(SUB).displayName);
     expect(h.waits).toEqual([15_000, 30_000, 15_000]);
     const graph = h.sim.stats.requests.filter((r) => r.endpoint === 'graph').map((r) => r.status);

@@ -106,7 +106,9 @@ describe('synchronous analysis against the simulator', () => {
     const recs = await prisma.aiRecommendation.findMany({ where: { analysisRunId: runId } });
     expect(recs).toHaveLength(1);
     expect(recs[0]).toMatchObject({ source: 'rules', model: 'rules' });
-    expect(recs[0]!.recommendationText).toMatch(/Snapshot and delete unattached managed disks/);
+    // Unattached disks seen for the first time are only watched (30 days), so they are no action yet.
+    expect(recs[0]!.recommendationText).toMatch(/Deallocate VMs that are stopped but still billed/);
+    expect(recs[0]!.recommendationText).not.toMatch(/Snapshot and delete unattached managed disks/);
 
     // The job of a sync run is recorded too.
     const job = await prisma.analysisJob.findFirstOrThrow({ where: { analysisRunId: runId } });

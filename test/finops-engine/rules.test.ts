@@ -78,6 +78,42 @@ describe('AI prompt and rule-based recommendations', () => {
     expect(promptData(facts(null))).not.toHaveProperty('MonthlyBudget');
     expect(buildPrompt(facts(null))).not.toMatch(/budget/i);
   });
+  it('shows Azure Advisor cost recommendations in the prompt and in the rule-based text', () => {
+    const withAdvisor: AnalysisFacts = {
+      ...facts(null),
+      advisor: [
+        {
+          resourceName: 'vm-1',
+          resourceType: 'microsoft.compute/virtualmachines',
+          problem: 'Right-size underutilized virtual machines',
+          solution: 'Resize to Standard_D2s_v5',
+          annualSavings: 600,
+          currency: 'USD',
+        },
+      ],
+    };
+    expect(promptData(withAdvisor)['AzureAdvisorCostRecommendations']).toEqual([
+      {
+        Resource: 'vm-1',
+        Type: 'microsoft.compute/virtualmachines',
+        Problem: 'Right-size underutilized virtual machines',
+        Solution: 'Resize to Standard_D2s_v5',
+        AnnualSavings: 600,
+        Currency: 'USD',
+      },
+    ]);
+    expect(promptData(facts(null))).not.toHaveProperty('AzureAdvisorCostRecommendations');
+    expect(ruleBasedRecommendation(withAdvisor).text).toMatch(
+      /## Azure Advisor\n- vm-1: Right-size underutilized virtual machines Resize to Standard_D2s_v5 \(about 600\.00 USD a year\)/,
+    );
+  });
+
+  it('leaves flags still under watch out of the rule-based actions', () => {
+    const f = facts(null);
+    f.flagged[0]!.flags[0]!.status = 'watch';
+    expect(ruleBasedRecommendation(f).text).not.toMatch(/Snapshot and delete unattached/);
+  });
+
   it('derives actions from the flags and the budget status', () => {
     const r = ruleBasedRecommendation(facts(800));
     expect(r.text).toMatch(/Over budget/);
@@ -121,7 +157,7 @@ describe('waste flags', () => {
     expect(computeFlags(disk, undefined, now)[0]!.monthToDateCost).toBeNull();
   });
 
-  it('skips service-managed disks, Free plans and Basic load balancers', () => {
+  it('skips service-managed disks and Free plans; a Basic load balancer is flagged as retired, not as empty', () => {
     const base = {
       id: 'x',
       name: 'n',
@@ -153,7 +189,7 @@ describe('waste flags', () => {
       sku: { name: 'Basic' },
       properties: { backendAddressPools: [] },
     };
-    expect(computeFlags(basic, 1, now)).toEqual([]);
+    expect(computeFlags(basic, 1, now).map((f) => f.code)).toEqual(['BasicSkuLoadBalancer']);
     const both: AzureResource = {
       ...base,
       type: 'microsoft.compute/disks',

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AzureSimulator, startAzureSimulator } from '../../dev/azure-sim/index.js';
 import { SUB_A, SUB_C, startAnalysisHost, USER, waitFor, waitForJob } from '../finops-engine/support.js';
@@ -121,5 +122,46 @@ describe('jobs whose queue message could not be sent or whose host stopped', () 
     );
     expect(failed).toMatchObject({ status: 'failed', success: false });
     expect(failed.errorDetails).toBe('Host stopped (no heartbeat for 4 s); gave up after 5 attempts.');
+  });
+});
+
+describe('silent queued jobs, some of whose messages are still in the queue', () => {
+  let sim: AzureSimulator;
+  let host: TestHost;
+  beforeAll(async () => {
+    sim = await startAzureSimulator({ resourcesPerSubscription: 5 });
+    // No worker: whatever is in the queue stays there.
+    host = await startAnalysisHost(sim, { queueWorker: false });
+  });
+  afterAll(async () => {
+    await host?.close();
+    await sim?.close();
+  });
+
+  it('re-sends only as many as the queue cannot hold, oldest first', async () => {
+    const prisma = host.services.prisma;
+    const minutesAgo = (n: number) => new Date(Date.now() - n * 60_000);
+    const ids = [randomUUID(), randomUUID(), randomUUID()];
+    // One of the three messages is still waiting in the queue; two were lost. The message goes
+    // first and the rows in one statement, so the host's own sweeps see all of it at once.
+    await host.services.queue.send({ jobId: ids[2], subscriptionId: SUB_A, monthSelection: 'current' });
+    await prisma.analysisJob.createMany({
+      data: ([30, 20, 10] as const).map((minutes, i) => ({
+        id: ids[i]!,
+        subscriptionId: SUB_A,
+        source: 'async',
+        status: 'pending',
+        createdAt: minutesAgo(minutes),
+        messageSentAt: minutesAgo(minutes),
+        messageSends: 1,
+      })),
+    });
+    await host.services.finops.engine.sweepJobs();
+    const after = await prisma.analysisJob.findMany({
+      where: { id: { in: ids } },
+      orderBy: { createdAt: 'asc' },
+    });
+    expect(after.map((j) => j.messageSends)).toEqual([2, 2, 1]);
+    expect(await host.services.queue.approximateCount()).toBe(3);
   });
 });

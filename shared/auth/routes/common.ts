@@ -68,7 +68,7 @@ export function responses(
     403: 'Not allowed (not an administrator, not the user, blocked domain or login disabled)',
     404: 'Not found',
     409: 'Conflicts with the current state',
-    429: 'Too many failed sign-ins; see Retry-After',
+    429: 'Too many attempts (failed sign-ins, reset requests); see Retry-After',
   };
   const out: NonNullable<OpenApiInfo['responses']> = { ...ok };
   for (const c of codes) out[c] = problem(text[c]!);

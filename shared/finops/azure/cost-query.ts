@@ -13,7 +13,8 @@ import type { TokenCredential } from '@azure/core-auth';
 import { createHttpHeaders, createPipelineRequest } from '@azure/core-rest-pipeline';
 import { costQueryMutex } from './mutex.js';
 import { coreClientOptions, installThrottlePolicy } from './pipeline.js';
-import type { ThrottleConfig } from './throttle-policy.js';
+import { type QpuPacer, qpuPacerPolicy } from './qpu-pacer.js';
+import { THROTTLE_POLICY_NAME, type ThrottleConfig } from './throttle-policy.js';
 
 export const COST_API_VERSION = '2023-11-01';
 /** The aggregation we ask for; the alias is also the response column's name. */
@@ -52,12 +53,19 @@ export function createCostClient(
   armEndpoint: string,
   ca: string | undefined,
   throttle: ThrottleConfig,
+  pacer?: QpuPacer,
 ): CostManagementClient {
   const client = new CostManagementClient(credential, {
     ...coreClientOptions(armEndpoint, ca),
     apiVersion: COST_API_VERSION,
   });
   installThrottlePolicy(client.pipeline, throttle);
+  // Inside the retry policy, so every attempt (a retry too) waits for quota room first.
+  if (pacer)
+    client.pipeline.addPolicy(qpuPacerPolicy(pacer), {
+      phase: 'Retry',
+      afterPolicies: [THROTTLE_POLICY_NAME],
+    });
   return client;
 }
 

@@ -3,6 +3,7 @@
  * (Cost Management Query), on the real SDK clients, with our throttling and pacing.
  */
 
+import { type AdvisorRecommendation, listAdvisorCostRecommendations } from './advisor.js';
 import {
   type CostQuery,
   type CostQueryResult,
@@ -15,11 +16,13 @@ import {
 } from './cost-query.js';
 import { createCredential } from './credential.js';
 import { createPacer, type Pacer, realSleep } from './pacing.js';
+import { QPU_PACER_POLICY, QpuPacer } from './qpu-pacer.js';
 import { requestTimeoutPolicy, requestTimeoutPolicyFactory } from './request-timeout.js';
 import { type AzureResource, createResourceGraphClient, listResources } from './resource-graph.js';
 import { createSubscriptionClient, getSubscriptionName } from './subscriptions.js';
 import { type RetryLogger, THROTTLE_POLICY_NAME, type ThrottleConfig } from './throttle-policy.js';
 
+export type { AdvisorRecommendation } from './advisor.js';
 export type { CostQuery, CostQueryResult, CostQueryType, CostRow } from './cost-query.js';
 export { CostQueryFailed, costOf, usageDateOf } from './cost-query.js';
 export { costQueryMutex } from './mutex.js';
@@ -55,6 +58,11 @@ export interface AzureAccessOptions {
   requestTimeoutMs?: number;
   /** Resource Graph page size (default and maximum 1,000). */
   graphPageSize?: number;
+  /**
+   * CostQuery__Pacing. quota: cost queries wait only for the room the quota headers report; fixed:
+   * also the original's fixed pauses around the history (default here, for callers that pass none).
+   */
+  costPacing?: 'quota' | 'fixed';
 }
 
 /** A cost period: month-to-date, or an inclusive range of days (yyyy-MM-dd). */
@@ -105,6 +113,8 @@ export interface AzureAccess {
     subscriptionId: string,
     onPage?: (rows: AzureResource[], pageIndex: number) => void | Promise<void>,
   ): Promise<AzureResource[]>;
+  /** Azure Advisor's cost recommendations (Resource Graph, AdvisorResources); optional for stand-ins. */
+  listAdvisorCostRecommendations?(subscriptionId: string): Promise<AdvisorRecommendation[]>;
   /** One cost query, every page followed, rows keyed by column name. */
   queryCost(q: CostQuery): Promise<CostQueryResult>;
   /** Cost per resource group and service over the period (default month-to-date), granularity None. */
@@ -169,7 +179,14 @@ export function createAzureAccess(opts: AzureAccessOptions): AzureAccess {
     ...(opts.random ? { random: opts.random } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
-  const costClient = createCostClient(credential, armEndpoint, opts.ca, throttle('cost management'));
+  const qpuPacer = new QpuPacer({ paceScale: opts.paceScale, sleep });
+  const costClient = createCostClient(
+    credential,
+    armEndpoint,
+    opts.ca,
+    throttle('cost management'),
+    qpuPacer,
+  );
   const graphClient = createResourceGraphClient(
     credential,
     armEndpoint,
@@ -185,19 +202,27 @@ export function createAzureAccess(opts: AzureAccessOptions): AzureAccess {
   );
   if (opts.requestTimeoutMs) {
     // After the throttle policy (same phase), so the deadline applies to each attempt, not to the
-    // whole retry sequence with its back-off waits.
-    for (const client of [costClient, subscriptionClient]) {
-      client.pipeline.addPolicy(requestTimeoutPolicy(opts.requestTimeoutMs), {
-        phase: 'Retry',
-        afterPolicies: [THROTTLE_POLICY_NAME],
-      });
-    }
+    // whole retry sequence with its back-off waits; on cost queries after the QPU pacer too, so
+    // waiting for quota room is not counted against the request's deadline.
+    costClient.pipeline.addPolicy(requestTimeoutPolicy(opts.requestTimeoutMs), {
+      phase: 'Retry',
+      afterPolicies: [THROTTLE_POLICY_NAME, QPU_PACER_POLICY],
+    });
+    subscriptionClient.pipeline.addPolicy(requestTimeoutPolicy(opts.requestTimeoutMs), {
+      phase: 'Retry',
+      afterPolicies: [THROTTLE_POLICY_NAME],
+    });
   }
-  const pace = createPacer({
+  const fixedPace = createPacer({
     paceScale: opts.paceScale,
     sleep,
     ...(opts.random ? { random: opts.random } : {}),
   });
+  // Quota pacing: the fixed pauses become no-ops; the QPU pacer holds each query until it fits.
+  const pace: Pacer =
+    opts.costPacing === 'quota'
+      ? { betweenMtdAndHistory: async () => {}, beforeHistoryPage: async () => {}, pause: fixedPace.pause }
+      : fixedPace;
 
   const queryCost = (q: CostQuery) => runCostQuery(costClient, armEndpoint, opts.costQueryType, q);
 
@@ -213,6 +238,9 @@ export function createAzureAccess(opts: AzureAccessOptions): AzureAccess {
       });
       return resources;
     },
+
+    listAdvisorCostRecommendations: (subscriptionId) =>
+      listAdvisorCostRecommendations(graphClient, subscriptionId),
 
     async monthToDateByGroupAndService(subscriptionId, period = MONTH_TO_DATE) {
       const r = await queryCost({

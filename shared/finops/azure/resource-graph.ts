@@ -11,10 +11,18 @@ import { type ThrottleConfig, throttleRequestPolicyFactory } from './throttle-po
 
 export const GRAPH_MAX_PAGE = 1000;
 
-/** The query we send (the simulator understands exactly this subset of KQL). */
+const COLUMNS = 'project id, name, type, resourceGroup, location, sku, kind, managedBy, tags, properties';
+export const RESOURCE_GROUP_TYPE = 'microsoft.resources/subscriptions/resourcegroups';
+
+/**
+ * The query we send (the simulator understands exactly this subset of KQL): the resources and, in
+ * the same request, the resource groups (from ResourceContainers, which a union may join to
+ * Resources), so the empty-group rule costs no extra request against the Resource Graph quota.
+ */
 export const RESOURCES_QUERY = [
   'Resources',
-  'project id, name, type, resourceGroup, location, sku, kind, managedBy, tags, properties',
+  COLUMNS,
+  `union (ResourceContainers | where type =~ '${RESOURCE_GROUP_TYPE}' | ${COLUMNS})`,
   'order by id asc',
 ].join('\n| ');
 

@@ -30,6 +30,17 @@ export const CostDetail = z.object({
   analysisRun: z.null(),
 });
 
+export const FlagDetail = z.object({
+  code: z.string(),
+  message: z.string(),
+  monthToDateCost: z.number().nullable(),
+  category: z.enum(['waste', 'security', 'modernize']).optional(),
+  estimatedMonthlySaving: z.number().optional(),
+  firstSeenAt: z.string().optional(),
+  ageDays: Int.optional(),
+  status: z.enum(['active', 'watch', 'dismissed', 'snoozed', 'excluded']).optional(),
+});
+
 export const ResourceAnalysis = z.object({
   id: Int,
   analysisRunId: Int,
@@ -43,6 +54,10 @@ export const ResourceAnalysis = z.object({
   flags: z.string().nullable(),
   recordedAt: OffsetFreeDate,
   analysisRun: z.null(),
+  /** finwatch additions (the original's fields above are unchanged). */
+  resourceId: z.string().optional(),
+  flagDetails: z.array(FlagDetail).optional(),
+  monthToDateCost: z.number().nullable().optional(),
 });
 
 export const HistoricalCost = z.object({
@@ -244,6 +259,88 @@ export const ResourceDistribution = z.object({
   distribution: z.array(z.object({ resourceType: z.string(), count: Int, percentage: z.number() })),
 });
 
+const WasteTotals = z.object({
+  findings: Int,
+  resources: Int,
+  monthToDateCost: z.number(),
+  estimatedMonthlySaving: z.number(),
+});
+
+/** finwatch: totals of a run's active findings (docs/waste-rules.md). */
+export const WasteSummary = z.object({
+  analysisRunId: Int,
+  subscriptionId: z.string(),
+  currency: z.string(),
+  totals: WasteTotals,
+  byRule: z.array(WasteTotals.extend({ code: z.string(), category: z.string() })),
+  byResourceGroup: z.array(WasteTotals.extend({ resourceGroup: z.string() })),
+  leftOut: z.object({
+    watch: WasteTotals,
+    dismissed: WasteTotals,
+    snoozed: WasteTotals,
+    excluded: WasteTotals,
+  }),
+});
+
+const Suppression = z.object({
+  kind: z.enum(['dismissed', 'snoozed', 'excluded']),
+  id: Int,
+  by: z.string(),
+  reason: z.string(),
+  at: z.string(),
+  until: z.string().nullable(),
+});
+
+/** finwatch: one finding of a run (a resource and a rule or Advisor recommendation). */
+export const WasteFinding = z.object({
+  resourceId: z.string(),
+  resourceName: z.string(),
+  resourceType: z.string(),
+  resourceGroup: z.string(),
+  code: z.string(),
+  message: z.string(),
+  category: z.string(),
+  monthToDateCost: z.number().nullable(),
+  estimatedMonthlySaving: z.number(),
+  firstSeenAt: z.string().nullable(),
+  ageDays: Int.nullable(),
+  status: z.enum(['active', 'watch', 'dismissed', 'snoozed', 'excluded']),
+  suppression: Suppression.nullable(),
+});
+
+export const WasteChanges = z.object({
+  subscriptionId: z.string(),
+  analysisRunId: Int,
+  runDate: z.string(),
+  previousAnalysisRunId: Int.nullable(),
+  previousRunDate: z.string().nullable(),
+  new: z.array(WasteFinding),
+  resolved: z.array(WasteFinding),
+});
+
+const Decision = z.object({
+  id: Int,
+  subscriptionId: z.string(),
+  reason: z.string(),
+  createdBy: z.string(),
+  createdAt: z.string(),
+  revokedBy: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+  inForce: z.boolean(),
+});
+export const WasteSuppressionRow = Decision.extend({
+  resourceId: z.string(),
+  code: z.string(),
+  kind: z.enum(['dismissed', 'snoozed']),
+  expiresAt: z.string().nullable(),
+});
+export const WasteExclusionRow = Decision.extend({
+  kind: z.enum(['tag', 'resourceGroup']),
+  tagName: z.string().nullable(),
+  tagValue: z.string().nullable(),
+  resourceGroup: z.string().nullable(),
+});
+
 export const OptimizationOpportunities = z.object({
   analysisRunId: Int,
   runDate: OffsetFreeDate,
@@ -255,6 +352,8 @@ export const OptimizationOpportunities = z.object({
       issues: z.array(z.object({ resourceName: z.string(), flags: z.string().nullable() })),
     }),
   ),
+  /** finwatch addition: money at stake per rule and per resource group. */
+  waste: WasteSummary.optional(),
 });
 
 /** Every error of finwatch: RFC 9457 problem+json with `message` repeating `detail`. */

@@ -158,6 +158,7 @@ export class AnalysisEngine {
       ...(f.Cloud__CaFile ? { ca: readFileSync(f.Cloud__CaFile, 'utf8') } : {}),
       costQueryType: f.Cloud__CostQueryType,
       paceScale: f.CostQuery__PaceScale,
+      costPacing: f.CostQuery__Pacing,
       requestTimeoutMs: f.Cloud__RequestTimeoutSeconds * 1000,
       logger: {
         info: (meta, msg) => log.info(meta, msg),
@@ -176,6 +177,10 @@ export class AnalysisEngine {
       log: this.core.log,
       costQueryType: f.Cloud__CostQueryType,
       intel: { sensitivity: f.Anomalies__Sensitivity, minImpact: f.Anomalies__MinImpact },
+      ageThresholds: {
+        unattachedDiskMinAgeDays: f.Waste__UnattachedDiskMinAgeDays,
+        deallocatedVmMinAgeDays: f.Waste__DeallocatedVmMinAgeDays,
+      },
       postgresUrl:
         this.core.db.kind === 'postgres'
           ? this.core.config.platform.ConnectionStrings__SqlConnectionString
@@ -424,9 +429,10 @@ export class AnalysisEngine {
       if (kept.has(key)) doomed.push(r);
       else kept.add(key);
     }
-    if (doomed.length) {
-      await this.core.prisma.analysisRun.deleteMany({ where: { id: { in: doomed.map((r) => r.id) } } });
-    }
+    // One run (and its cascade of up to hundreds of thousands of rows) per statement: many runs in one
+    // DELETE could outlast the statement timeout and then never succeed. A failure part-way leaves
+    // only whole runs deleted, and the next cleanup finishes the job.
+    for (const r of doomed) await this.core.prisma.analysisRun.deleteMany({ where: { id: r.id } });
     return {
       success: true,
       message: doomed.length

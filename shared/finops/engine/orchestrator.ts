@@ -9,10 +9,13 @@ import type { Logger } from '../../observability/logger.js';
 import type { AzureAccess, AzureResource, DailyCost } from '../azure/index.js';
 import { afterRunStored } from '../intel/after-run.js';
 import type { DetectSettings } from '../intel/detect.js';
+import { type MergedFlag, mergeAdvisor } from './advisor-merge.js';
 import { type AiSettings, requestRecommendation } from './ai.js';
 import { budgetStatus } from './budget.js';
 import { shortReason } from './errors.js';
-import { computeFlags, flagsText, type ResourceFlag } from './flags.js';
+import { type AgeThresholds, applyAge, DEFAULT_AGE_THRESHOLDS, loadFirstSeen } from './flag-age.js';
+import { computeFlags, flagsText } from './flags.js';
+import { buildInventory, RESOURCE_GROUP_TYPE } from './inventory.js';
 import { type AnalysisPeriod, analysisPeriod, type MonthSelection } from './period.js';
 import { persistRun, type RecommendationRow } from './persist.js';
 import {
@@ -33,6 +36,8 @@ export interface AnalysisDeps {
   postgresTimeouts?: DatabaseTimeouts | undefined;
   /** Undefined: no AI agent configured (rule-based recommendations). */
   ai?: Omit<AiSettings, 'signal'>;
+  /** Minimum ages of age-gated flags (Waste__* settings). */
+  ageThresholds?: AgeThresholds;
   now?: () => Date;
   /** Anomaly detection settings (defaults when unset). */
   intel?: DetectSettings;
@@ -175,6 +180,15 @@ function propertiesJson(r: AzureResource): string {
   return JSON.stringify({ ...r.properties, ...extra });
 }
 
+/** Period cost × this = monthly run-rate: the month's days over the days covered (1 for a full month). */
+export function runRateFactor(from: string, to: string): number {
+  const start = Date.parse(`${from}T00:00:00Z`);
+  const covered = (Date.parse(`${to}T00:00:00Z`) - start) / 86_400_000 + 1;
+  const d = new Date(start);
+  const monthDays = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+  return covered > 0 ? monthDays / covered : 1;
+}
+
 function top(map: Map<string, number>, n: number) {
   return [...map.entries()]
     .sort((a, b) => b[1] - a[1])
@@ -198,10 +212,14 @@ export async function runAnalysis(
 
   await progress('resources', 5);
   const resources: AzureResource[] = [];
+  const groups: AzureResource[] = [];
   await azure.listResources(subscriptionId, async (page) => {
-    for (const r of page) resources.push(r);
+    for (const r of page) (r.type === RESOURCE_GROUP_TYPE ? groups : resources).push(r);
     await progress('resources', Math.min(25, 5 + resources.length / 1000));
   });
+
+  // Advisor's cost recommendations: one more Resource Graph request (a union cannot reach AdvisorResources).
+  const advisor = (await azure.listAdvisorCostRecommendations?.(subscriptionId)) ?? [];
 
   await progress('cost: month to date', 28);
   const mtd = await azure.monthToDateByGroupAndService(subscriptionId, period.cost);
@@ -226,15 +244,33 @@ export async function runAnalysis(
   const totalMonthlyCost = mtd.total;
 
   await progress('flags', 78);
-  const flagsByIndex = new Map<number, ResourceFlag[]>();
+  const flagsByIndex = new Map<number, MergedFlag[]>();
   const flagged: FlaggedResource[] = [];
   const typeCounts = new Map<string, number>();
+  const flagContext = {
+    now,
+    inventory: buildInventory(resources),
+    runRateFactor: runRateFactor(period.from, period.to),
+    costOf: (id: string) => perResource.byResourceId.get(id),
+  };
+  const firstSeen = await loadFirstSeen(prisma, subscriptionId);
+  const thresholds = deps.ageThresholds ?? DEFAULT_AGE_THRESHOLDS;
+  // Resource groups are rows only when flagged (an empty group): they are containers, not resources.
+  for (const g of groups) if (computeFlags(g, undefined, flagContext).length) resources.push(g);
+  const snapshotSize = resources.length;
   resources.forEach((r, i) => {
-    typeCounts.set(r.type, (typeCounts.get(r.type) ?? 0) + 1);
+    const flags = computeFlags(r, perResource.byResourceId.get(r.id.toLowerCase()), flagContext);
+    if (flags.length) flagsByIndex.set(i, flags);
+  });
+  const advisorMerge = mergeAdvisor(resources, flagsByIndex, advisor, currency, flagContext.costOf);
+  log.debug({ subscriptionId, ...advisorMerge }, 'Advisor cost recommendations merged');
+  resources.forEach((r, i) => {
+    if (i < snapshotSize && r.type !== RESOURCE_GROUP_TYPE)
+      typeCounts.set(r.type, (typeCounts.get(r.type) ?? 0) + 1);
     const cost = perResource.byResourceId.get(r.id.toLowerCase());
-    const flags = computeFlags(r, cost, now);
+    const flags = flagsByIndex.get(i) ?? [];
+    applyAge(r, flags, firstSeen, now, thresholds);
     if (flags.length) {
-      flagsByIndex.set(i, flags);
       flagged.push({
         name: r.name,
         type: r.type,
@@ -273,6 +309,22 @@ export async function runAnalysis(
     topResourceGroups: top(lines.byGroup, 10),
     topServices: top(byServiceOnly, 10),
     flagged,
+    advisor: resources.flatMap((r, i) =>
+      (flagsByIndex.get(i) ?? []).flatMap((f) =>
+        f.advisor
+          ? [
+              {
+                resourceName: r.name,
+                resourceType: r.type,
+                problem: f.advisor.problem,
+                solution: f.advisor.solution,
+                annualSavings: f.advisor.annualSavings,
+                currency: f.advisor.currency,
+              },
+            ]
+          : [],
+      ),
+    ),
   };
 
   await progress('recommendations', 82);

@@ -31,6 +31,17 @@ export interface AnalysisFacts {
   topServices: Array<{ name: string; cost: number }>;
   /** Flagged resources, most expensive first. */
   flagged: FlaggedResource[];
+  /** Azure Advisor's cost recommendations of the run (absent: none read). */
+  advisor?: AdvisorItem[];
+}
+
+export interface AdvisorItem {
+  resourceName: string;
+  resourceType: string;
+  problem: string;
+  solution: string;
+  annualSavings: number | null;
+  currency: string | null;
 }
 
 export interface Recommendation {
@@ -73,6 +84,18 @@ export function promptData(f: AnalysisFacts): Record<string, unknown> {
       Flags: r.flags.map((x) => x.code),
     })),
     FlaggedResourceCount: f.flagged.length,
+    ...(f.advisor?.length
+      ? {
+          AzureAdvisorCostRecommendations: f.advisor.slice(0, MAX_PROMPT_RESOURCES).map((a) => ({
+            Resource: a.resourceName,
+            Type: a.resourceType,
+            Problem: a.problem,
+            Solution: a.solution,
+            AnnualSavings: a.annualSavings,
+            Currency: a.currency,
+          })),
+        }
+      : {}),
   };
 }
 
@@ -98,6 +121,29 @@ const ACTIONS: Record<FlagCode, string> = {
   LoadBalancerWithoutBackends: 'Delete load balancers without backend pools.',
   RegistryAdminUserEnabled: 'Disable the admin user on container registries (security).',
   RedisNonSslPort: 'Disable the non-TLS port on Redis caches (security).',
+  AppGatewayWithoutBackends: 'Delete application gateways with no backend targets.',
+  NatGatewayWithoutSubnet: 'Delete NAT gateways attached to no subnet.',
+  VnetGatewayWithoutConnections: 'Delete virtual network gateways with no connections.',
+  DdosPlanWithoutVnet: 'Delete DDoS protection plans that protect no virtual network.',
+  EmptyNetworkSecurityGroup: 'Delete network security groups associated with nothing.',
+  RouteTableWithoutSubnet: 'Delete route tables associated with no subnet.',
+  EmptyAvailabilitySet: 'Delete empty availability sets.',
+  EmptyVirtualNetwork: 'Delete virtual networks without subnets.',
+  SubnetsWithoutDevices: 'Remove subnets with no device, delegation or private endpoint.',
+  PrivateDnsZoneWithoutVnetLink: 'Delete private DNS zones linked to no virtual network.',
+  DisconnectedPrivateEndpoint: 'Delete private endpoints disconnected from their service.',
+  EmptySqlElasticPool: 'Delete SQL elastic pools that hold no database.',
+  SnapshotSourceDiskGone: 'Review snapshots whose source disk no longer exists.',
+  PremiumSnapshot: 'Move snapshots from premium to standard storage.',
+  BasicSkuPublicIp: 'Upgrade Basic SKU public IP addresses (retired 30 September 2025).',
+  BasicSkuLoadBalancer: 'Upgrade Basic SKU load balancers (retired 30 September 2025).',
+  StorageAccountV1: 'Upgrade general-purpose v1 storage accounts to v2.',
+  VmUnmanagedDisks: 'Migrate VMs from unmanaged (VHD) disks to managed disks.',
+  WindowsVmWithoutHybridBenefit: 'Apply Azure Hybrid Benefit to Windows VMs covered by your licences.',
+  SqlVmWithoutHybridBenefit: 'Apply Azure Hybrid Benefit to SQL Server VMs covered by your licences.',
+  ExpiredAppServiceCertificate: 'Renew or delete expired App Service certificates.',
+  EmptyResourceGroup: 'Delete empty resource groups.',
+  AdvisorCost: 'Act on Azure Advisor cost recommendations.',
 };
 
 /** Recommendations derived by rules from the flags and the budget status (no AI). */
@@ -105,9 +151,11 @@ export function ruleBasedRecommendation(f: AnalysisFacts): Recommendation {
   const byCode = new Map<FlagCode, { count: number; cost: number; examples: string[] }>();
   for (const r of f.flagged) {
     for (const flag of r.flags) {
+      // Young age-gated findings are not waste yet; they are only watched.
+      if (flag.status === 'watch') continue;
       const e = byCode.get(flag.code) ?? { count: 0, cost: 0, examples: [] };
       e.count++;
-      e.cost += flag.monthToDateCost ?? 0;
+      e.cost += flag.estimatedMonthlySaving ?? flag.monthToDateCost ?? 0;
       if (e.examples.length < 5) e.examples.push(`${r.name} (${r.resourceGroup})`);
       byCode.set(flag.code, e);
     }
@@ -123,7 +171,7 @@ export function ruleBasedRecommendation(f: AnalysisFacts): Recommendation {
   ];
   if (f.budget) out.push(`- ${f.budget.text}`);
   out.push(
-    `- Resources analyzed: ${f.resourceCount}; flagged: ${f.flagged.length}; month-to-date cost at stake: ${money(atStake, f.currency)}`,
+    `- Resources analyzed: ${f.resourceCount}; flagged: ${f.flagged.length}; estimated saving: ${money(atStake, f.currency)} a month`,
   );
   if (f.budget?.state === 'over') {
     out.push(
@@ -142,11 +190,20 @@ export function ruleBasedRecommendation(f: AnalysisFacts): Recommendation {
     out.push('', '## Actions');
     ranked.forEach(([code, e], i) => {
       out.push(
-        `${i + 1}. **${ACTIONS[code]}** ${e.count} resource(s)${e.cost > 0 ? `, ${money(e.cost, f.currency)} month to date` : ''}: ${e.examples.join(', ')}${e.count > e.examples.length ? ', …' : ''}`,
+        `${i + 1}. **${ACTIONS[code]}** ${e.count} resource(s)${e.cost > 0 ? `, ${money(e.cost, f.currency)} a month` : ''}: ${e.examples.join(', ')}${e.count > e.examples.length ? ', …' : ''}`,
       );
     });
   } else {
     out.push('', 'No waste rule matched any resource.');
+  }
+  if (f.advisor?.length) {
+    out.push('', '## Azure Advisor');
+    for (const a of f.advisor.slice(0, 10)) {
+      const saving = a.annualSavings
+        ? ` (about ${money(a.annualSavings, a.currency ?? f.currency)} a year)`
+        : '';
+      out.push(`- ${a.resourceName}: ${a.problem} ${a.solution}${saving}`.trimEnd());
+    }
   }
   if (f.topResourceGroups.length) {
     out.push('', '## Largest resource groups');

@@ -50,10 +50,26 @@ export type ResourceRow = Pick<
   | 'metricsJson'
   | 'flags'
   | 'recordedAt'
->;
+> &
+  Partial<Pick<ResourceAnalysis, 'resourceId' | 'flagDetails' | 'monthToDateCost'>>;
+
+/**
+ * Added beside the original's fields: the Azure resource id, the structured flags (code, message,
+ * cost, estimated saving, age, status) and the resource's cost of the period.
+ */
+function finwatchResourceFields(r: ResourceRow) {
+  return {
+    ...(r.resourceId !== undefined ? { resourceId: r.resourceId } : {}),
+    ...(r.flagDetails !== undefined ? { flagDetails: r.flagDetails ?? [] } : {}),
+    ...(r.monthToDateCost !== undefined
+      ? { monthToDateCost: r.monthToDateCost === null ? null : Number(r.monthToDateCost) }
+      : {}),
+  };
+}
 
 export function resourceOut(r: ResourceRow) {
   return {
+    ...finwatchResourceFields(r),
     id: r.id,
     analysisRunId: r.analysisRunId,
     resourceType: r.resourceType,

@@ -4,7 +4,7 @@ import { groupName, pageTotal, toCount } from './format.js';
 import { type ResourceRow, resourceOut } from './mappers.js';
 
 const COLUMNS = Prisma.sql`id, "analysisRunId", "resourceType", "resourceName", "resourceGroup", location,
-  "propertiesJson", "tagsJson", "metricsJson", flags, "recordedAt"`;
+  "propertiesJson", "tagsJson", "metricsJson", flags, "recordedAt", "resourceId", "flagDetails", "monthToDateCost"`;
 const HAS_FLAGS = Prisma.sql`(flags IS NOT NULL AND flags <> '')`;
 
 export type ResourceFilter =

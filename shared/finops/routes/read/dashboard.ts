@@ -15,6 +15,7 @@ import {
   optimizationOpportunities,
   resourceDistribution,
 } from '../../queries/dashboard.js';
+import { runSummary } from '../../waste/items.js';
 import { MAX_LIST_ROWS } from './common.js';
 
 const tags = ['Dashboard'];
@@ -107,7 +108,7 @@ export const dashboardRoutes: RouteDefinition[] = [
     async handler({ services, query }) {
       const o = await optimizationOpportunities(services.prisma, MAX_LIST_ROWS, scope(query));
       if (!o) throw notFound(NO_RUNS);
-      return ok(o);
+      return ok({ ...o, waste: await runSummary(services.prisma, o.analysisRunId) });
     },
   }),
 ];

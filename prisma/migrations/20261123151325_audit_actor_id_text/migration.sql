@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "AuditRecords" ALTER COLUMN "actorId" SET DATA TYPE TEXT;
