@@ -42,6 +42,7 @@ describe('cost imports through HTTP, with anomalies and the forecast on them', (
   let host: TestHost;
   let api: ReturnType<typeof apiClient>;
   let user: TestUser;
+  let outsider: TestUser;
   const postCsv = (sub: string, body: string | Buffer, headers: Record<string, string> = {}) =>
     fetch(`${host.url}/finops/api/CostImports?subscriptionId=${sub}`, {
       method: 'POST',
@@ -62,6 +63,11 @@ describe('cost imports through HTTP, with anomalies and the forecast on them', (
     host = await startTestHost({ queueWorker: false });
     api = apiClient(host.url);
     user = await createUser(host.services.prisma, false);
+    // Imports and acknowledgements are for the subscription's users (UserSubscriptions) and admins.
+    await host.services.prisma.userSubscription.createMany({
+      data: [SUB, CONTROL, OTHER].map((subscriptionId) => ({ userId: user.id, subscriptionId })),
+    });
+    outsider = await createUser(host.services.prisma, false);
   }, 60_000);
   afterAll(async () => {
     await host?.close();
@@ -237,6 +243,16 @@ describe('cost imports through HTTP, with anomalies and the forecast on them', (
     expect((await api.post('/finops/api/Anomalies/999999/acknowledge', { token: user.token })).status).toBe(
       404,
     );
+    const foreign = await api.post(`/finops/api/Anomalies/${first!.id}/acknowledge`, {
+      token: outsider.token,
+    });
+    expect(isProblem(foreign, 403)).toBe(true);
+    const foreignImport = await fetch(`${host.url}/finops/api/CostImports?subscriptionId=${SUB}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${outsider.token}`, 'content-type': 'text/csv' },
+      body: 'a\n',
+    });
+    expect(foreignImport.status).toBe(403);
   });
 
   it('filters anomalies by date range and pages them newest first', async () => {

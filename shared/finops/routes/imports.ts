@@ -7,6 +7,7 @@ import { blobFiles, withoutQuery } from '../imports/blob.js';
 import { ImportError } from '../imports/columns.js';
 import { ExportAccumulator, finishExport, parseCostExport, readExport } from '../imports/parse.js';
 import { type ImportSummary, storeImport } from '../imports/store.js';
+import { assertSubscriptionAccess } from '../waste/access.js';
 
 /** Azure Functions' own request size limit (100 MB): the 1 MiB of JSON routes does not apply here. */
 export const IMPORT_MAX_BODY_BYTES = 100 * 1024 * 1024;
@@ -80,7 +81,7 @@ export const importRoutes: RouteDefinition[] = [
     maxBodyBytes: IMPORT_MAX_BODY_BYTES,
     openapi: {
       summary:
-        "Imports a cost export (CSV: FOCUS 1.0 as Cost Management's FocusCost export writes it, or Azure's actual/amortized cost details) as the subscription's daily history",
+        "Imports a cost export (CSV: FOCUS 1.0 as Cost Management's FocusCost export writes it, or Azure's actual/amortized cost details) as the subscription's daily history; administrators and users the subscription is assigned to",
       description:
         'Body: text/csv (gzip accepted: Content-Encoding: gzip or a gzip body), up to 100 MB. Rows of other ' +
         'subscriptions are skipped. Stored as an analysis run marked as imported; anomaly detection runs on it and ' +
@@ -90,6 +91,7 @@ export const importRoutes: RouteDefinition[] = [
       query: z.object({ subscriptionId: z.string() }),
       responses: {
         200: { description: 'import summary', schema: ImportSummarySchema },
+        403: { description: 'the subscription is not assigned to the caller' },
         413: { description: 'body over 100 MB' },
         415: { description: 'not text/csv' },
         422: { description: 'a row or the header cannot be read (line in the problem)' },
@@ -97,6 +99,8 @@ export const importRoutes: RouteDefinition[] = [
     },
     async handler({ services, query, request, caller }): Promise<ReturnType<typeof ok>> {
       const subscriptionId = subscriptionQuery(query);
+      // Replacing a subscription's history is for its users and administrators.
+      await assertSubscriptionAccess(services.prisma, caller, subscriptionId);
       const type = (request.headers.get('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase();
       if (!CSV_TYPES.has(type)) {
         throw new HttpError(415, `Send the export as text/csv (got '${type || 'no content type'}').`);

@@ -6,6 +6,7 @@ import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { acknowledgeAnomaly, listAnomalies } from '../intel/anomaly-query.js';
 import { AcknowledgeBody, Anomaly, Forecast } from '../intel/contract.js';
 import { subscriptionForecast } from '../intel/forecast-query.js';
+import { assertSubscriptionAccess } from '../waste/access.js';
 import {
   idParam,
   idParams,
@@ -89,7 +90,8 @@ export const intelRoutes: RouteDefinition[] = [
     path: 'Anomalies/{id}/acknowledge',
     auth: 'user',
     openapi: {
-      summary: 'Acknowledges an anomaly, with an optional note (the body may be empty)',
+      summary:
+        'Acknowledges an anomaly, with an optional note (the body may be empty); administrators and users the subscription is assigned to',
       tags: ['Anomalies'],
       params: idParams,
       body: AcknowledgeBody,
@@ -102,6 +104,13 @@ export const intelRoutes: RouteDefinition[] = [
       const id = idParam(params, 'id');
       const raw = await request.text();
       const body = raw.trim() ? validate(AcknowledgeBody, parseJsonText(raw), 'request body') : {};
+      const row = await services.prisma.costAnomaly.findUnique({
+        where: { id },
+        select: { subscriptionId: true },
+      });
+      if (!row) throw notFound(`Anomaly ${id} not found.`);
+      // A decision about a subscription's cost, like dismissing a waste flag: its users and admins.
+      await assertSubscriptionAccess(services.prisma, caller, row.subscriptionId);
       const out = await acknowledgeAnomaly(services.prisma, id, caller.email || caller.userId, body.note);
       if (!out) throw notFound(`Anomaly ${id} not found.`);
       return ok(out);
