@@ -1,6 +1,6 @@
 // npm run bench [-- name ...]: runs the benchmarks one after another, each in its own process so
-// that one's memory does not colour another's. Names: platform, auth, analysis, read, agent, package, quota,
-// anomalies, import.
+// that one's memory does not colour another's. Names: platform, auth, analysis, read, agent, package,
+// quota, hostile, anomalies, import.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +14,7 @@ const BENCHES: Record<string, string[]> = {
   agent: ['agent/bench/cycle.ts'],
   package: ['bench/package.ts'],
   quota: ['bench/finops-quota.ts'],
+  hostile: ['bench/hostile-memory.ts'],
   anomalies: ['bench/anomalies.ts'],
   import: ['bench/cost-import.ts'],
 };

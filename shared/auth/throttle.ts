@@ -25,6 +25,26 @@ async function refuseAtLimit(
   });
 }
 
+/** Attempts between two sweeps of every account's expired rows, per process (the first sweeps). */
+export const PRUNE_EVERY_ATTEMPTS = 256;
+const attemptsSincePrune = new WeakMap<object, number>();
+
+/**
+ * Expired rows of accounts nobody tries again (a flood of made-up names) would stay forever:
+ * the per-account cleanup below only runs when that account is tried. Swept now and then, after
+ * the answer, so an attempt never waits for it.
+ */
+function pruneExpired(prisma: PrismaClient, now: number): void {
+  const count = attemptsSincePrune.get(prisma) ?? 0;
+  attemptsSincePrune.set(prisma, (count + 1) % PRUNE_EVERY_ATTEMPTS);
+  if (count !== 0) return;
+  prisma.loginFailure
+    .deleteMany({ where: { createdAt: { lt: new Date(now - LOGIN_WINDOW_MS) } } })
+    .catch(() => {
+      // Best effort: the next sweep tries again.
+    });
+}
+
 /**
  * Counts a password guess for an account before the password is checked, or refuses it with 429.
  *
@@ -36,6 +56,7 @@ async function refuseAtLimit(
  */
 export async function admitPasswordAttempt(prisma: PrismaClient, account: string): Promise<void> {
   const now = Date.now();
+  pruneExpired(prisma, now);
   // Already over: refused without writing, so a flood cannot grow the table.
   await refuseAtLimit(prisma, account, LOGIN_MAX_FAILURES, now);
   await prisma.$transaction([

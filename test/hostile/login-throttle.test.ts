@@ -1,9 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOGIN_MAX_FAILURES } from '../../shared/auth/throttle.js';
-import { PASSWORD, seedUser, tokenOf } from '../auth/helpers.js';
+import { LOGIN_MAX_FAILURES, LOGIN_WINDOW_MS } from '../../shared/auth/throttle.js';
+import { PASSWORD, seedUser, sleep, tokenOf } from '../auth/helpers.js';
 import { TEST_PG_URL } from '../support/databases.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient } from '../support/http.js';
+
+async function waitUntil(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await sleep(50);
+  }
+}
 
 /** 29 wrong guesses and the right password, all at once, spread over the given hosts. */
 async function parallelGuesses(urls: string[], email: string) {
@@ -34,6 +42,28 @@ describe('login throttle under concurrency (issue 11.1)', () => {
     expect(verified.length).toBeLessThanOrEqual(LOGIN_MAX_FAILURES);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(30 - LOGIN_MAX_FAILURES);
     expect(statuses.every((s) => [200, 400, 429].includes(s))).toBe(true);
+  });
+
+  it('sweeps expired attempts of accounts nobody tries again', async () => {
+    const old = new Date(Date.now() - LOGIN_WINDOW_MS - 60_000);
+    // A fresh host: its first attempt sweeps.
+    const fresh = await startTestHost({ queueWorker: false });
+    try {
+      await fresh.services.prisma.loginFailure.createMany({
+        data: Array.from({ length: 50 }, (_, i) => ({ account: `made-up-${i}@example.com`, createdAt: old })),
+      });
+      await apiClient(fresh.url).post('/auth/api/Auth/login', {
+        json: { username: 'someone-else@example.com', password: 'wrong-guess' },
+      });
+      await waitUntil(
+        async () => (await fresh.services.prisma.loginFailure.count({ where: { createdAt: old } })) === 0,
+      );
+      expect(
+        await fresh.services.prisma.loginFailure.count({ where: { account: 'someone-else@example.com' } }),
+      ).toBe(1);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('throttles wrong currentPassword guesses on User/updatePassword made with one token', async () => {
