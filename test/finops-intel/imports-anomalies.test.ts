@@ -243,6 +243,12 @@ describe('cost imports through HTTP, with anomalies and the forecast on them', (
     expect((await api.post('/finops/api/Anomalies/999999/acknowledge', { token: user.token })).status).toBe(
       404,
     );
+    const asText = await api.post(`/finops/api/Anomalies/${first!.id}/acknowledge`, {
+      token: user.token,
+      raw: 'note',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(isProblem(asText, 415)).toBe(true);
     const foreign = await api.post(`/finops/api/Anomalies/${first!.id}/acknowledge`, {
       token: outsider.token,
     });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseJsonText, validate } from '../../http/body.js';
-import { badRequest, notFound } from '../../http/problem.js';
+import { badRequest, HttpError, notFound } from '../../http/problem.js';
 import { ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { acknowledgeAnomaly, listAnomalies } from '../intel/anomaly-query.js';
@@ -102,7 +102,12 @@ export const intelRoutes: RouteDefinition[] = [
     },
     async handler({ services, params, request, caller }) {
       const id = idParam(params, 'id');
+      // The body is optional, so it is read here rather than through ctx.body (which requires one).
       const raw = await request.text();
+      const type = (request.headers.get('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase();
+      if (raw.trim() && type && type !== 'application/json' && !type.endsWith('+json')) {
+        throw new HttpError(415, `The content type ${type} is not supported; send application/json.`);
+      }
       const body = raw.trim() ? validate(AcknowledgeBody, parseJsonText(raw), 'request body') : {};
       const row = await services.prisma.costAnomaly.findUnique({
         where: { id },
