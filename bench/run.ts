@@ -1,15 +1,21 @@
 // npm run bench [-- name ...]: runs the benchmarks one after another, each in its own process so
-// that one's memory does not colour another's. Names: platform, auth, analysis, read, agent, package,
-// quota, hostile, anomalies, import.
+// that one's memory does not colour another's. Names: platform, auth, analysis, analysis-scale, read, agent,
+// package, quota, hostile, anomalies, import.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+// Each entry: a file and its arguments, run in its own process.
 const BENCHES: Record<string, string[]> = {
   platform: ['bench/platform.ts'],
   auth: ['bench/auth-login.ts'],
   analysis: ['bench/finops-analysis.ts'],
+  // How the analysis's peak RSS grows with the subscription: 2x and 4x the 10,000 resources.
+  'analysis-scale': [
+    'bench/finops-analysis.ts --resources 20000',
+    'bench/finops-analysis.ts --resources 40000',
+  ],
   read: ['bench/finops-read.ts'],
   agent: ['agent/bench/cycle.ts'],
   package: ['bench/package.ts'],
@@ -18,7 +24,10 @@ const BENCHES: Record<string, string[]> = {
   anomalies: ['bench/anomalies.ts'],
   import: ['bench/cost-import.ts'],
 };
-const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(BENCHES);
+// analysis-scale (minutes, and GBs at 4x) runs only when named.
+const wanted = process.argv.slice(2).length
+  ? process.argv.slice(2)
+  : Object.keys(BENCHES).filter((n) => n !== 'analysis-scale');
 let failed = 0;
 for (const name of wanted) {
   const files = BENCHES[name];
@@ -26,13 +35,14 @@ for (const name of wanted) {
     console.error(`unknown bench "${name}"; known: ${Object.keys(BENCHES).join(', ')}`);
     process.exit(2);
   }
-  for (const file of files) {
+  for (const entry of files) {
+    const [file = '', ...args] = entry.split(' ');
     if (!existsSync(`${root}/${file}`)) {
       console.log(`\n== ${name}: ${file} not present, skipped`);
       continue;
     }
-    console.log(`\n== ${name}: ${file}`);
-    const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', file], {
+    console.log(`\n== ${name}: ${entry}`);
+    const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', file, ...args], {
       cwd: root,
       stdio: 'inherit',
     });

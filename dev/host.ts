@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pipeline } from 'node:stream/promises';
 import azf, { type HttpResponseInit, type Timer } from '@azure/functions';
 import { type CreateServicesOptions, createServices } from '../shared/app/create-services.js';
 import { routes as defaultRoutes } from '../shared/app/routes.js';
@@ -17,6 +18,7 @@ import {
 import { HttpError, problemResponse } from '../shared/http/problem.js';
 import type { RouteDefinition } from '../shared/http/route.js';
 import { Router } from '../shared/http/router.js';
+import { isStreamBody, toReadable } from '../shared/http/stream-body.js';
 import { startNotifier } from '../shared/notify/outbox.js';
 import { type QueueWorker, type QueueWorkerOptions, startQueueWorker } from './queue-worker.js';
 
@@ -105,6 +107,22 @@ async function writeResponse(
         ? Object.entries(init.headers as Record<string, string>)
         : [...new Headers(init.headers as ConstructorParameters<typeof Headers>[0]).entries()];
     for (const [k, v] of entries) out[k.toLowerCase()] = v;
+  }
+  if (init.jsonBody === undefined && isStreamBody(init.body)) {
+    // Written as produced, with backpressure: chunked, no Content-Length.
+    const stream = toReadable(init.body);
+    if (closing) out.connection = 'close';
+    res.writeHead(init.status ?? 200, out);
+    if (head) {
+      stream.destroy();
+      res.end();
+      return;
+    }
+    // A client that goes away destroys the stream (and whatever it reads from); a source that
+    // fails mid-answer aborts the connection, the only way left to tell the client once the status
+    // line is out.
+    await pipeline(stream, res).catch(() => {});
+    return;
   }
   let body: string | Buffer | undefined;
   if (init.jsonBody !== undefined) {

@@ -10,7 +10,9 @@ import { registerFunctions } from './register.js';
 const config = loadConfig();
 let services: Promise<AppServices> | undefined;
 
-azf.app.setup({ enableHttpStream: false });
+// Streamed answers (unpaged lists) must reach the client as they are produced; without this the
+// worker buffers the whole body before handing it to the host.
+azf.app.setup({ enableHttpStream: true });
 registerFunctions(azf.app, config, routes, () => {
   services ??= createServices(config).catch((error) => {
     services = undefined;

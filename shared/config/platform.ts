@@ -23,6 +23,13 @@ export const platformSettingsSchema = z.object({
   Logging__LogLevel__Default: stringWithDefault('Information'),
   RUNTIME_SYSTEM_GLOBALIZATION_INVARIANT: bool(false),
   basePath: optionalString(),
+  /**
+   * How many heavy requests (unpaged lists streamed from the database) one user may have in flight
+   * on one instance; more answer 429 with Retry-After.
+   */
+  Http__MaxHeavyRequestsPerUser: int(2, 1, 100),
+  /** Answers at least this long are compressed when the client accepts br or gzip; 0 compresses all. */
+  Http__CompressionMinBytes: int(1024, 0, 10_485_760),
   /** Public origin (and path prefix) of the app for absolute Location headers; unset: relative. */
   PUBLIC_BASE_URL: url(),
   ...databaseSettingsShape,

@@ -4,12 +4,15 @@ import type { AppServices } from '../app/services.js';
 import type { Caller } from '../auth/caller.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { parseJsonText, validate, validationProblem } from './body.js';
+import { compressResponse } from './compression.js';
 import { type CorsPolicy, corsHeaders, parseCorsOrigins, preflightHeaders } from './cors.js';
 import { checkBodyStrings, checkRequestStrings } from './limits.js';
+import { PerKeyLimit } from './per-user-limit.js';
 import { badRequest, forbidden, HttpError, problemResponse, serviceUnavailable } from './problem.js';
 import type { RequestContext, RouteDefinition } from './route.js';
 import type { RouteMatch } from './router.js';
 import { securityHeaders, serviceOfPath } from './security-headers.js';
+import { isStreamBody, toReadable } from './stream-body.js';
 
 function withHeaders(response: HttpResponseInit, extra: Record<string, string>): HttpResponseInit {
   if (Object.keys(extra).length === 0) return response;
@@ -36,6 +39,35 @@ function corsPolicyOf(services: Pick<AppServices, 'config'>): CorsPolicy {
     policies.set(services.config.platform, policy);
   }
   return policy;
+}
+
+const heavyLimits = new WeakMap<object, PerKeyLimit>();
+
+/** The per-user limit of heavy requests of a configuration (one per host). */
+function heavyLimitOf(services: Pick<AppServices, 'config'>): PerKeyLimit {
+  let limit = heavyLimits.get(services.config.platform);
+  if (!limit) {
+    limit = new PerKeyLimit(services.config.platform.Http__MaxHeavyRequestsPerUser);
+    heavyLimits.set(services.config.platform, limit);
+  }
+  return limit;
+}
+
+/** Seconds a client refused for too many heavy requests is asked to wait. */
+export const HEAVY_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * Releases a heavy request's slot once its answer is written: at once for a body in hand, when
+ * the stream closes (ended, failed or abandoned by the client) for a streamed one.
+ */
+function releaseAfter(response: HttpResponseInit, release: () => void): HttpResponseInit {
+  if (!isStreamBody(response.body)) {
+    release();
+    return response;
+  }
+  const body = toReadable(response.body);
+  body.once('close', release);
+  return { ...response, body };
 }
 
 function pathOf(request: HttpRequest): string {
@@ -108,6 +140,7 @@ export async function dispatchRoute(
     request.headers.get('origin'),
   );
   let response: HttpResponseInit;
+  let release: (() => void) | undefined;
   try {
     // Before anything is looked up (the caller's token included): cheap, and bounds what reaches
     // the caches and the database.
@@ -138,12 +171,30 @@ export async function dispatchRoute(
         checkBodyStrings(value);
         return validate(schema, value, 'request body');
       },
+      heavy() {
+        if (release || !caller) return;
+        release = heavyLimitOf(services).tryAcquire(caller.userId);
+        if (!release) {
+          const max = services.config.platform.Http__MaxHeavyRequestsPerUser;
+          throw new HttpError(
+            429,
+            `At most ${max} large answers per user are served at once; retry when one has finished.`,
+            { headers: { 'Retry-After': String(HEAVY_RETRY_AFTER_SECONDS) } },
+          );
+        }
+      },
     };
     response = await route.handler(ctx);
+    if (release) response = releaseAfter(response, release);
   } catch (error) {
+    release?.();
     response = errorResponse(error, request, invocation, services);
   }
-  return withHeaders(response, { ...cors, ...securityHeaders(response, route.service) });
+  return compressResponse(
+    withHeaders(response, { ...cors, ...securityHeaders(response, route.service) }),
+    request.headers.get('accept-encoding'),
+    services.config.platform.Http__CompressionMinBytes,
+  );
 }
 
 function hasEmptySegment(pathname: string): boolean {

@@ -22,6 +22,12 @@ export interface RequestContext<TCaller extends Caller | undefined = Caller | un
    * Core's web defaults). Throws 400 on malformed JSON or a validation failure.
    */
   body<T>(schema: ZodType<T>): Promise<T>;
+  /**
+   * Marks the request heavy (an unpaged list streamed from the database): it then counts against
+   * the caller's limit of heavy requests in flight until its answer has been written, and a request
+   * beyond the limit is refused with 429 and Retry-After.
+   */
+  heavy(): void;
 }
 
 export interface OpenApiInfo {

@@ -12,6 +12,7 @@
 import pg from 'pg';
 import type { Prisma, PrismaClient } from '../../db/generated/client.js';
 import { type DatabaseTimeouts, pgTimeoutOptions } from '../../db/timeouts.js';
+import { writeRunTotals } from './run-totals.js';
 
 /** A large run (10,000 resources, 6 months of history) writes ~600,000 rows: allow it time. */
 export const TRANSACTION_TIMEOUT_MS = 30 * 60_000;
@@ -190,6 +191,7 @@ async function insertChildren(exec: Exec, runId: number, data: RunToPersist): Pr
   rows += await insertRows(exec, 'CostDetails', COST_COLUMNS, runId, data.costDetails);
   rows += await insertRows(exec, 'HistoricalCosts', HISTORY_COLUMNS, runId, data.historicalCosts);
   rows += await insertRows(exec, 'AiRecommendations', RECOMMENDATION_COLUMNS, runId, data.recommendations);
+  await writeRunTotals(exec, runId, data.run.subscriptionId);
   return rows;
 }
 

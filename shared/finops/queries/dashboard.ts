@@ -7,6 +7,15 @@ import { latestRun } from './runs.js';
 
 type Decimal = Prisma.Decimal;
 
+/** The run's resource and flagged counts: from its totals when written with it, else counted. */
+function resourceFigures(run: { id: number; totalsWrittenAt: Date | null }) {
+  return run.totalsWrittenAt
+    ? P.sql`(SELECT coalesce(sum(resources), 0) FROM "RunResourceTotals" WHERE "analysisRunId" = ${run.id}) AS resources,
+      (SELECT coalesce(sum(flagged), 0) FROM "RunResourceTotals" WHERE "analysisRunId" = ${run.id}) AS issues`
+    : P.sql`(SELECT count(*) FROM "ResourceAnalyses" WHERE "analysisRunId" = ${run.id}) AS resources,
+      (SELECT count(*) FROM "ResourceAnalyses" WHERE "analysisRunId" = ${run.id} AND flags IS NOT NULL AND flags <> '') AS issues`;
+}
+
 /**
  * The dashboard reads the newest run across all subscriptions, as the original did; an optional
  * `subscriptionId` scopes every dashboard route to one subscription instead (W13).
@@ -32,8 +41,7 @@ export async function dashboardSummary(prisma: PrismaClient, subscriptionId?: st
       hasRec: boolean;
     }>
   >`SELECT (SELECT count(*) FROM "AnalysisRuns" ${scope}) AS runs,
-      (SELECT count(*) FROM "ResourceAnalyses" WHERE "analysisRunId" = ${run.id}) AS resources,
-      (SELECT count(*) FROM "ResourceAnalyses" WHERE "analysisRunId" = ${run.id} AND flags IS NOT NULL AND flags <> '') AS issues,
+      ${resourceFigures(run)},
       ${top('ResourceGroup')} AS "byGroup", ${top('Service')} AS "byService",
       EXISTS (SELECT 1 FROM "AiRecommendations" WHERE "analysisRunId" = ${run.id}) AS "hasRec"`;
   // json_agg writes numeric values as JSON numbers: the exact decimal text, parsed once here.
@@ -108,11 +116,18 @@ export async function costTrends(prisma: PrismaClient, months: number, cap: numb
 export async function resourceDistribution(prisma: PrismaClient, subscriptionId?: string) {
   const run = await latestRun(prisma, subscriptionId);
   if (!run) return null;
-  const rows = await prisma.$queryRaw<Array<{ resourceType: string; count: bigint; percentage: Decimal }>>`
-    SELECT "resourceType", count(*) AS count,
-           round(count(*) * 100.0 / sum(count(*)) OVER (), 2) AS percentage
-    FROM "ResourceAnalyses" WHERE "analysisRunId" = ${run.id}
-    GROUP BY "resourceType" ORDER BY count(*) DESC, "resourceType"`;
+  type Row = { resourceType: string; count: bigint; percentage: Decimal };
+  const rows = run.totalsWrittenAt
+    ? await prisma.$queryRaw<Row[]>`
+      SELECT "resourceType", sum(resources) AS count,
+             round(sum(resources) * 100.0 / sum(sum(resources)) OVER (), 2) AS percentage
+      FROM "RunResourceTotals" WHERE "analysisRunId" = ${run.id}
+      GROUP BY "resourceType" ORDER BY sum(resources) DESC, "resourceType"`
+    : await prisma.$queryRaw<Row[]>`
+      SELECT "resourceType", count(*) AS count,
+             round(count(*) * 100.0 / sum(count(*)) OVER (), 2) AS percentage
+      FROM "ResourceAnalyses" WHERE "analysisRunId" = ${run.id}
+      GROUP BY "resourceType" ORDER BY count(*) DESC, "resourceType"`;
   const distribution = rows.map((r) => ({
     resourceType: r.resourceType,
     count: toCount(r.count),
@@ -136,9 +151,14 @@ export async function optimizationOpportunities(prisma: PrismaClient, cap: numbe
   if (!run) return null;
   const flagged = P.sql`"analysisRunId" = ${run.id} AND flags IS NOT NULL AND flags <> ''`;
   const [counts, issues] = await Promise.all([
-    prisma.$queryRaw<Array<{ resourceType: string; count: bigint }>>`
-      SELECT "resourceType", count(*) AS count FROM "ResourceAnalyses" WHERE ${flagged}
-      GROUP BY "resourceType" ORDER BY count(*) DESC, "resourceType"`,
+    run.totalsWrittenAt
+      ? prisma.$queryRaw<Array<{ resourceType: string; count: bigint }>>`
+        SELECT "resourceType", sum(flagged) AS count FROM "RunResourceTotals"
+        WHERE "analysisRunId" = ${run.id} AND flagged > 0
+        GROUP BY "resourceType" ORDER BY sum(flagged) DESC, "resourceType"`
+      : prisma.$queryRaw<Array<{ resourceType: string; count: bigint }>>`
+        SELECT "resourceType", count(*) AS count FROM "ResourceAnalyses" WHERE ${flagged}
+        GROUP BY "resourceType" ORDER BY count(*) DESC, "resourceType"`,
     prisma.$queryRaw<Array<{ resourceType: string; resourceName: string; flags: string | null }>>`
       SELECT "resourceType", "resourceName", flags FROM "ResourceAnalyses" WHERE ${flagged}
       ORDER BY "resourceType", "resourceName", id LIMIT ${cap}`,

@@ -1,6 +1,7 @@
 import type { PrismaClient } from '../../db/client.js';
 import type { HistoricalCost, Prisma } from '../../db/generated/client.js';
 import { Prisma as P } from '../../db/generated/client.js';
+import { JsonText } from '../../http/stream-body.js';
 import { groupName, offsetFree, pageTotal, toCount } from './format.js';
 import { DEFAULT_INFRA_SUPPORT_COST, historicalOut } from './mappers.js';
 import { mergedGroupTags, tagKey } from './tags.js';
@@ -54,13 +55,61 @@ async function decorate(prisma: PrismaClient, rows: HistoricalCost[]) {
   );
 }
 
+const jsonString = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
+const jsonMoney = (v: Decimal | number) => JSON.stringify(Number(String(v)));
+
+/**
+ * The JSON text of historicalOut(h, tags, infra) as stringify writes it, member for member, built
+ * directly: a streamed answer writes tens of thousands of rows, and building an object per row
+ * and serialising it through stringify's replacer doubled the CPU an answer costs. The streaming
+ * test compares this text with the paged answers' byte for byte.
+ */
+function historicalJson(h: HistoricalCost, tagsJson: string, infraJson: string): string {
+  return (
+    `{"id":${h.id},"analysisRunId":${h.analysisRunId},"subscriptionId":${JSON.stringify(h.subscriptionId)},` +
+    `"costDate":"${offsetFree(h.costDate)}","costType":${JSON.stringify(h.costType)},` +
+    `"resourceGroup":${jsonString(groupName(h.resourceGroup))},"name":${jsonString(h.name)},` +
+    `"cost":${jsonMoney(h.cost)},"currency":${JSON.stringify(h.currency)},` +
+    `"recordedAt":"${offsetFree(h.recordedAt)}","tags":${tagsJson},"analysisRun":null,` +
+    `"infraSupportCost":${infraJson}}`
+  );
+}
+
+/** A page of rows as JSON texts, with the same tags and overlay as decorate. */
+async function decorateAsJson(prisma: PrismaClient, rows: HistoricalCost[]): Promise<JsonText[]> {
+  const runIds = [...new Set(rows.map((r) => r.analysisRunId))];
+  const [tags, infra] = await Promise.all([
+    mergedGroupTags(
+      prisma,
+      runIds,
+      rows.map((r) => r.resourceGroup),
+    ),
+    infraSupportCosts(prisma, [...new Set(rows.map((r) => r.subscriptionId))]),
+  ]);
+  const tagTexts = new Map<string, string>();
+  const tagText = (h: HistoricalCost) => {
+    if (!h.resourceGroup) return 'null';
+    const key = tagKey(h.analysisRunId, h.resourceGroup);
+    let text = tagTexts.get(key);
+    if (text === undefined) {
+      const t = tags.get(key);
+      text = t && Object.keys(t).length > 0 ? JSON.stringify(t) : 'null';
+      tagTexts.set(key, text);
+    }
+    return text;
+  };
+  return rows.map(
+    (h) => new JsonText(historicalJson(h, tagText(h), jsonMoney(infraOf(infra, h.subscriptionId)))),
+  );
+}
+
 const BY_DATE: Prisma.HistoricalCostOrderByWithRelationInput[] = [{ costDate: 'asc' }, { id: 'asc' }];
 
 /** Historical rows of a run (all three cost types), costDate ascending, with tags and overlay. */
 export async function historicalByRun(prisma: PrismaClient, runId: number, skip: number, take: number) {
   const where = { analysisRunId: runId };
   const rows = await prisma.historicalCost.findMany({ where, orderBy: BY_DATE, skip, take });
-  const total = await pageTotal(rows, skip, take, () => prisma.historicalCost.count({ where }));
+  const total = await pageTotal(rows, skip, take, () => countHistoricalByRun(prisma, runId));
   return { rows: await decorate(prisma, rows), total };
 }
 
@@ -78,8 +127,143 @@ export async function historicalBySubscription(
     ...(start || end ? { costDate: { ...(start ? { gte: start } : {}), ...(end ? { lte: end } : {}) } } : {}),
   };
   const rows = await prisma.historicalCost.findMany({ where, orderBy: BY_DATE, skip, take });
-  const total = await pageTotal(rows, skip, take, () => prisma.historicalCost.count({ where }));
+  const total = await pageTotal(rows, skip, take, () =>
+    countHistoricalBySubscription(prisma, subscriptionId, start, end),
+  );
   return { rows: await decorate(prisma, rows), total };
+}
+
+/** Rows read per keyset page of a streamed answer: the most a streamed answer holds at once. */
+export const STREAM_PAGE_ROWS = 2000;
+
+const HISTORY_COLUMNS = P.sql`id, "analysisRunId", "subscriptionId", "costDate", "costType", "resourceGroup",
+  name, cost, currency, "recordedAt"`;
+
+/** A timestamp(3) literal of the stored wall-clock value (Date's UTC fields), with no zone to shift it. */
+const wallClock = (d: Date) => P.sql`${d.toISOString().slice(0, 23)}::timestamp(3)`;
+
+/**
+ * Historical rows matching `where` in costDate then id order, at most `limit` of them, read in
+ * keyset pages of STREAM_PAGE_ROWS (each page starts after the last row of the one before, served
+ * by the (…, costDate, id) indexes; no OFFSET, so every page costs the same) and decorated page by
+ * page. Rows inserted after the first page (a newer run) are left out, so the answer is the table
+ * as it stood when the request began.
+ */
+async function* keysetHistory(prisma: PrismaClient, where: Prisma.Sql, limit: number) {
+  const [top] = await prisma.$queryRaw<
+    Array<{ id: number | null }>
+  >`SELECT max(id) AS id FROM "HistoricalCosts"`;
+  const last = top?.id ?? 0;
+  let after: { costDate: Date; id: number } | undefined;
+  let left = limit;
+  while (left > 0) {
+    const take = Math.min(STREAM_PAGE_ROWS, left);
+    const from = after ? P.sql`AND ("costDate", id) > (${wallClock(after.costDate)}, ${after.id})` : P.empty;
+    const rows = await prisma.$queryRaw<HistoricalCost[]>`SELECT ${HISTORY_COLUMNS} FROM "HistoricalCosts"
+      WHERE ${where} AND id <= ${last} ${from} ORDER BY "costDate", id LIMIT ${take}`;
+    yield* await decorateAsJson(prisma, rows);
+    if (rows.length < take) return;
+    left -= rows.length;
+    const end = rows[rows.length - 1]!;
+    after = { costDate: end.costDate, id: end.id };
+  }
+}
+
+/**
+ * How many historical rows a run has: the total kept with the run when it was written, counted
+ * only for a run written without one.
+ */
+export async function countHistoricalByRun(prisma: PrismaClient, runId: number): Promise<number> {
+  return (await runHistoryTotal(prisma, runId)).total;
+}
+
+/**
+ * A run's history row count, and whether it was kept with the run: only then are all its rows
+ * known to name the run's own subscription (so one infra support cost covers them all).
+ */
+export async function runHistoryTotal(
+  prisma: PrismaClient,
+  runId: number,
+): Promise<{ total: number; kept: boolean }> {
+  const run = await prisma.analysisRun.findUnique({
+    where: { id: runId },
+    select: { historicalCostCount: true },
+  });
+  if (!run) return { total: 0, kept: false };
+  if (run.historicalCostCount !== null) return { total: run.historicalCostCount, kept: true };
+  return { total: await prisma.historicalCost.count({ where: { analysisRunId: runId } }), kept: false };
+}
+
+/**
+ * How many historical rows a subscription has, optionally within [start, end], from the totals
+ * kept with each run: a run whose history lies wholly inside the dates gives its total, one wholly
+ * outside gives 0, and only a run the dates cut is counted, over its own index range. When any
+ * run lacks totals the rows are counted the plain way, which is exact whatever the data.
+ */
+export async function countHistoricalBySubscription(
+  prisma: PrismaClient,
+  subscriptionId: string,
+  start: Date | undefined,
+  end: Date | undefined,
+): Promise<number> {
+  const plainCount = () =>
+    prisma.historicalCost.count({
+      where: {
+        subscriptionId,
+        ...(start || end
+          ? { costDate: { ...(start ? { gte: start } : {}), ...(end ? { lte: end } : {}) } }
+          : {}),
+      },
+    });
+  const [untotalled, runs] = await Promise.all([
+    prisma.analysisRun.count({ where: { historicalCostCount: null } }),
+    prisma.analysisRun.findMany({
+      where: { subscriptionId },
+      select: { id: true, historicalCostCount: true, historyFrom: true, historyTo: true },
+    }),
+  ]);
+  // Each run with totals has rows of its own subscription only, so with every run totalled the
+  // subscription's rows are exactly the rows of its runs.
+  if (untotalled > 0) return plainCount();
+  let total = 0;
+  const cut: number[] = [];
+  for (const r of runs) {
+    const n = r.historicalCostCount ?? 0;
+    if (n === 0 || !r.historyFrom || !r.historyTo) continue;
+    const outside = (start && r.historyTo < start) || (end && r.historyFrom > end);
+    const inside = (!start || r.historyFrom >= start) && (!end || r.historyTo <= end);
+    if (outside) continue;
+    if (inside) total += n;
+    else cut.push(r.id);
+  }
+  if (cut.length > 0) {
+    total += await prisma.historicalCost.count({
+      where: {
+        analysisRunId: { in: cut },
+        costDate: { ...(start ? { gte: start } : {}), ...(end ? { lte: end } : {}) },
+      },
+    });
+  }
+  return total;
+}
+
+/** A run's historical rows as historicalByRun orders them, streamed: at most `limit` rows. */
+export function streamHistoricalByRun(prisma: PrismaClient, runId: number, limit: number) {
+  return keysetHistory(prisma, P.sql`"analysisRunId" = ${runId}`, limit);
+}
+
+/** A subscription's historical rows as historicalBySubscription orders them, streamed. */
+export function streamHistoricalBySubscription(
+  prisma: PrismaClient,
+  subscriptionId: string,
+  start: Date | undefined,
+  end: Date | undefined,
+  limit: number,
+) {
+  const where = P.sql`"subscriptionId" = ${subscriptionId}
+    ${start ? P.sql`AND "costDate" >= ${wallClock(start)}` : P.empty}
+    ${end ? P.sql`AND "costDate" <= ${wallClock(end)}` : P.empty}`;
+  return keysetHistory(prisma, where, limit);
 }
 
 /** [{date, cost, currency, infraSupportCost}] from the run's Total rows, ascending. */

@@ -2,6 +2,7 @@ import type { PrismaClient } from '../../db/client.js';
 import { Prisma } from '../../db/generated/client.js';
 import { groupName, pageTotal, toCount } from './format.js';
 import { type ResourceRow, resourceOut } from './mappers.js';
+import { hasRunTotals } from './run-totals.js';
 
 const COLUMNS = Prisma.sql`id, "analysisRunId", "resourceType", "resourceName", "resourceGroup", location,
   "propertiesJson", "tagsJson", "metricsJson", flags, "recordedAt", "resourceId", "flagDetails", "monthToDateCost"`;
@@ -45,6 +46,16 @@ function condition(f: ResourceFilter, exact: boolean): Prisma.Sql {
 
 type CountedRow = ResourceRow & { total: bigint };
 
+/** The run's resource (or flagged resource) count from its totals; undefined without totals. */
+async function runResourceCount(prisma: PrismaClient, runId: number, flagged: boolean) {
+  const [r] = await prisma.$queryRaw<Array<{ has: boolean; n: bigint }>>`
+    SELECT r."totalsWrittenAt" IS NOT NULL AS has,
+      (SELECT coalesce(sum(${flagged ? Prisma.sql`flagged` : Prisma.sql`resources`}), 0) FROM "RunResourceTotals" t
+       WHERE t."analysisRunId" = r.id) AS n
+    FROM "AnalysisRuns" r WHERE r.id = ${runId}`;
+  return r?.has ? toCount(r.n) : undefined;
+}
+
 async function page(
   prisma: PrismaClient,
   runId: number,
@@ -61,11 +72,16 @@ async function page(
   const count = () =>
     prisma.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM "ResourceAnalyses"
       WHERE "analysisRunId" = ${runId} ${where}`.then((r) => toCount(r[0]?.n));
-  if (filter.kind === 'all') {
-    // The whole run: the count is an index-only scan, the page an ordered index scan.
+  const kept =
+    filter.kind === 'all' || (filter.kind === 'flags' && !filter.contains)
+      ? await runResourceCount(prisma, runId, filter.kind === 'flags')
+      : undefined;
+  if (filter.kind === 'all' || kept !== undefined) {
+    // The whole run, or its flagged resources with their count kept with the run: an ordered
+    // index scan that stops at the page, and no count over the rest.
     const rows = await prisma.$queryRaw<ResourceRow[]>`SELECT ${COLUMNS} FROM "ResourceAnalyses"
-        WHERE "analysisRunId" = ${runId} ${order} LIMIT ${take} OFFSET ${skip}`;
-    return { rows, total: await pageTotal(rows, skip, take, count) };
+        WHERE "analysisRunId" = ${runId} ${where} ${order} LIMIT ${take} OFFSET ${skip}`;
+    return { rows, total: kept ?? (await pageTotal(rows, skip, take, count)) };
   }
   // Filtered: one scan gives the page and, through the window, the number of matches.
   const rows = await prisma.$queryRaw<CountedRow[]>`SELECT ${COLUMNS}, count(*) OVER () AS total
@@ -98,12 +114,76 @@ export async function findResources(
   };
 }
 
+/** Rows read per keyset page of a streamed resource list. */
+const STREAM_PAGE_ROWS = 2000;
+
+async function countMatching(prisma: PrismaClient, runId: number, filter: ResourceFilter, exact: boolean) {
+  const kept =
+    filter.kind === 'all' || (filter.kind === 'flags' && !filter.contains)
+      ? await runResourceCount(prisma, runId, filter.kind === 'flags')
+      : undefined;
+  if (kept !== undefined) return kept;
+  const [r] = await prisma.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM "ResourceAnalyses"
+    WHERE "analysisRunId" = ${runId} ${condition(filter, exact)}`;
+  return toCount(r?.n);
+}
+
+/**
+ * The whole list findResources pages (same filter, same order, same wire shape), for an unpaged
+ * request: the total first (for X-Total-Count), then the rows read in keyset pages of
+ * STREAM_PAGE_ROWS, each starting after the last (type, name, id) of the one before, so the
+ * answer never holds more than a page. At most `limit` rows.
+ */
+export async function streamResources(
+  prisma: PrismaClient,
+  runId: number,
+  filter: ResourceFilter,
+  limit: number,
+): Promise<{ total: number; rows: AsyncIterable<unknown> }> {
+  let exact = true;
+  let total = await countMatching(prisma, runId, filter, true);
+  if (total === 0 && (filter.kind === 'type' || filter.kind === 'group')) {
+    exact = false;
+    total = await countMatching(prisma, runId, filter, false);
+  }
+  const where = condition(filter, exact);
+  const byName = filter.kind === 'type';
+  const order = byName
+    ? Prisma.sql`ORDER BY "resourceName", id`
+    : Prisma.sql`ORDER BY "resourceType", "resourceName", id`;
+  async function* rows() {
+    let after: ResourceRow | undefined;
+    let left = limit;
+    while (left > 0) {
+      const take = Math.min(STREAM_PAGE_ROWS, left);
+      const from = !after
+        ? Prisma.empty
+        : byName
+          ? Prisma.sql`AND ("resourceName", id) > (${after.resourceName}, ${after.id})`
+          : Prisma.sql`AND ("resourceType", "resourceName", id) > (${after.resourceType}, ${after.resourceName}, ${after.id})`;
+      const page = await prisma.$queryRaw<ResourceRow[]>`SELECT ${COLUMNS} FROM "ResourceAnalyses"
+        WHERE "analysisRunId" = ${runId} ${where} ${from} ${order} LIMIT ${take}`;
+      for (const row of page) yield resourceOut(row);
+      if (page.length < take) return;
+      left -= page.length;
+      after = page[page.length - 1];
+    }
+  }
+  return { total, rows: rows() };
+}
+
 /** [{resourceType, count, withFlags}], count descending (then type). */
 export async function resourceTypeSummary(prisma: PrismaClient, runId: number) {
-  const rows = await prisma.$queryRaw<Array<{ resourceType: string; count: bigint; withFlags: bigint }>>`
-    SELECT "resourceType", count(*) AS count, count(*) FILTER (WHERE ${HAS_FLAGS}) AS "withFlags"
-    FROM "ResourceAnalyses" WHERE "analysisRunId" = ${runId}
-    GROUP BY "resourceType" ORDER BY count(*) DESC, "resourceType"`;
+  type Row = { resourceType: string; count: bigint; withFlags: bigint };
+  const rows = (await hasRunTotals(prisma, runId))
+    ? await prisma.$queryRaw<Row[]>`
+      SELECT "resourceType", sum(resources) AS count, sum(flagged) AS "withFlags"
+      FROM "RunResourceTotals" WHERE "analysisRunId" = ${runId}
+      GROUP BY "resourceType" ORDER BY sum(resources) DESC, "resourceType"`
+    : await prisma.$queryRaw<Row[]>`
+      SELECT "resourceType", count(*) AS count, count(*) FILTER (WHERE ${HAS_FLAGS}) AS "withFlags"
+      FROM "ResourceAnalyses" WHERE "analysisRunId" = ${runId}
+      GROUP BY "resourceType" ORDER BY count(*) DESC, "resourceType"`;
   return rows.map((r) => ({
     resourceType: r.resourceType,
     count: toCount(r.count),
@@ -113,13 +193,17 @@ export async function resourceTypeSummary(prisma: PrismaClient, runId: number) {
 
 /** [{resourceGroup, count, types (distinct), withFlags}], count descending; groups upper-case. */
 export async function resourceGroupSummary(prisma: PrismaClient, runId: number) {
-  const rows = await prisma.$queryRaw<
-    Array<{ resourceGroup: string; count: bigint; types: bigint; withFlags: bigint }>
-  >`
-    SELECT upper("resourceGroup") AS "resourceGroup", count(*) AS count,
-           count(DISTINCT "resourceType") AS types, count(*) FILTER (WHERE ${HAS_FLAGS}) AS "withFlags"
-    FROM "ResourceAnalyses" WHERE "analysisRunId" = ${runId}
-    GROUP BY upper("resourceGroup") ORDER BY count(*) DESC, upper("resourceGroup")`;
+  type Row = { resourceGroup: string; count: bigint; types: bigint; withFlags: bigint };
+  const rows = (await hasRunTotals(prisma, runId))
+    ? await prisma.$queryRaw<Row[]>`
+      SELECT "resourceGroup", sum(resources) AS count, count(*) AS types, sum(flagged) AS "withFlags"
+      FROM "RunResourceTotals" WHERE "analysisRunId" = ${runId}
+      GROUP BY "resourceGroup" ORDER BY sum(resources) DESC, "resourceGroup"`
+    : await prisma.$queryRaw<Row[]>`
+      SELECT upper("resourceGroup") AS "resourceGroup", count(*) AS count,
+             count(DISTINCT "resourceType") AS types, count(*) FILTER (WHERE ${HAS_FLAGS}) AS "withFlags"
+      FROM "ResourceAnalyses" WHERE "analysisRunId" = ${runId}
+      GROUP BY upper("resourceGroup") ORDER BY count(*) DESC, upper("resourceGroup")`;
   return rows.map((r) => ({
     resourceGroup: groupName(r.resourceGroup),
     count: toCount(r.count),

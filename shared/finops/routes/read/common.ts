@@ -88,3 +88,11 @@ export const pagingQuery = z.object({
 export const PAGED_HEADERS_NOTE =
   'Paging headers X-Total-Count, X-Page and X-Page-Size are set (exposed through CORS).';
 export const UNPAGED_NOTE = `Without page/pageSize the whole list is answered, at most ${MAX_UNPAGED_ROWS} rows; X-Total-Count tells the true size.`;
+export const STREAMED_NOTE =
+  'The unpaged answer is streamed (chunked; br or gzip when accepted). A user may have ' +
+  'Http__MaxHeavyRequestsPerUser (2) of them in flight at once: 429 with Retry-After beyond.';
+
+/** The 429 of a heavy (unpaged, streamed) list, for the OpenAPI responses. */
+export const HEAVY_429: Record<number, { description: string }> = {
+  429: { description: 'Too many unpaged answers of this user in flight; see Retry-After' },
+};

@@ -2,20 +2,24 @@ import { z } from 'zod';
 import { badRequest } from '../../../http/problem.js';
 import { ok } from '../../../http/respond.js';
 import { defineRoute, type RequestContext, type RouteDefinition } from '../../../http/route.js';
+import { okStream } from '../../../http/stream-body.js';
 import { ResourceAnalysis, ResourceGroupSummary, ResourceTypeSummary } from '../../contract/schemas.js';
 import {
   findResources,
   type ResourceFilter,
   resourceGroupSummary,
   resourceTypeSummary,
+  streamResources,
 } from '../../queries/resources.js';
 import {
+  HEAVY_429,
   idParam,
   listHeaders,
   PAGED_HEADERS_NOTE,
   paging,
   pagingQuery,
   runIdParams,
+  STREAMED_NOTE,
   textParam,
   UNPAGED_NOTE,
 } from './common.js';
@@ -40,16 +44,27 @@ function listRoute(
     auth: 'user',
     openapi: {
       summary,
-      description: defaultPageSize ? PAGED_HEADERS_NOTE : `${UNPAGED_NOTE} ${PAGED_HEADERS_NOTE}`,
+      description: defaultPageSize
+        ? PAGED_HEADERS_NOTE
+        : `${UNPAGED_NOTE} ${STREAMED_NOTE} ${PAGED_HEADERS_NOTE}`,
       tags,
       params: runIdParams,
       query,
-      responses: { 200: { description: 'ResourceAnalysis[]', schema: list } },
+      responses: {
+        200: { description: 'ResourceAnalysis[]', schema: list },
+        ...(defaultPageSize ? {} : HEAVY_429),
+      },
     },
     async handler(ctx) {
       const runId = idParam(ctx.params, 'analysisRunId');
       const f = filter(ctx);
       const p = paging(ctx.query, defaultPageSize);
+      if (!p.explicit && defaultPageSize === undefined) {
+        // The whole list (up to MAX_UNPAGED_ROWS): streamed, never held.
+        ctx.heavy();
+        const streamed = await streamResources(ctx.services.prisma, runId, f, p.pageSize);
+        return okStream(streamed.rows, listHeaders(streamed.total, p));
+      }
       const { rows, total } = await findResources(ctx.services.prisma, runId, f, p.skip, p.pageSize);
       return ok(rows, listHeaders(total, p));
     },

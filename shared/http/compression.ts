@@ -1,0 +1,119 @@
+import { pipeline, type Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import type { HttpResponseInit } from '@azure/functions';
+import { dropHeader, headerRecord, headerValue } from './headers.js';
+import { isStreamBody, toReadable } from './stream-body.js';
+
+export type ContentCoding = 'br' | 'gzip';
+
+/**
+ * The coding to answer with, from Accept-Encoding's q-values (RFC 9110 section 12.5.3): the
+ * highest-weighted of br and gzip, br on a tie (smaller at the same speed at the quality used
+ * here); `*` stands for any coding not named; q=0 refuses. None acceptable: identity.
+ */
+export function negotiateEncoding(header: string | null | undefined): ContentCoding | undefined {
+  if (!header) return undefined;
+  const weights = new Map<string, number>();
+  for (const part of header.split(',')) {
+    const [token = '', ...params] = part.split(';');
+    const name = token.trim().toLowerCase();
+    if (!name) continue;
+    let q = 1;
+    for (const param of params) {
+      const m = /^\s*q\s*=\s*([0-9]+(?:\.[0-9]*)?)\s*$/i.exec(param);
+      if (m) q = Math.min(1, Number(m[1]));
+      else if (/^\s*q\s*=/i.test(param)) q = 0; // a malformed weight is not an acceptance
+    }
+    weights.set(name, q);
+  }
+  const weightOf = (coding: string, alias?: string) =>
+    weights.get(coding) ?? (alias ? weights.get(alias) : undefined) ?? weights.get('*') ?? 0;
+  const br = weightOf('br');
+  const gzip = weightOf('gzip', 'x-gzip');
+  if (br <= 0 && gzip <= 0) return undefined;
+  return br >= gzip ? 'br' : 'gzip';
+}
+
+/** Content types worth compressing: text, JSON, JavaScript, XML and SVG; never images or archives. */
+function compressible(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  return /^(text\/|application\/(?:[\w.+-]*\+)?(?:json|xml|javascript)|image\/svg\+xml)/i.test(
+    contentType.trim(),
+  );
+}
+
+// Brotli's default quality (11) costs tens of times gzip's CPU; 4 compresses JSON better than gzip
+// at about gzip's speed. gzip stays at zlib's default level.
+const BROTLI_OPTIONS = (sizeHint?: number): zlib.BrotliOptions => ({
+  params: {
+    [zlib.constants.BROTLI_PARAM_QUALITY]: 4,
+    [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
+    ...(sizeHint ? { [zlib.constants.BROTLI_PARAM_SIZE_HINT]: sizeHint } : {}),
+  },
+});
+const gzipAsync = promisify(zlib.gzip);
+const brotliAsync = promisify(zlib.brotliCompress);
+
+/** Compresses bytes in hand off the event loop (zlib's thread pool). */
+export async function compressBytes(bytes: Buffer, coding: ContentCoding): Promise<Buffer> {
+  return coding === 'br' ? brotliAsync(bytes, BROTLI_OPTIONS(bytes.length)) : gzipAsync(bytes);
+}
+
+/**
+ * A compressing stream behind `source`. The pipeline destroys the source when the compressed side
+ * is destroyed (a client that went away), so whatever the source holds (a database reader, a slot
+ * of the per-user limit) is released.
+ */
+export function compressStream(source: Readable, coding: ContentCoding): Readable {
+  const compressor = coding === 'br' ? zlib.createBrotliCompress(BROTLI_OPTIONS()) : zlib.createGzip();
+  pipeline(source, compressor, () => {
+    // Errors reach the consumer through the compressor, which pipeline destroys with them.
+  });
+  return compressor;
+}
+
+function bodyBytes(body: HttpResponseInit['body']): Buffer | undefined {
+  if (typeof body === 'string') return Buffer.from(body);
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  if (body instanceof ArrayBuffer) return Buffer.from(body);
+  return undefined;
+}
+
+/**
+ * The response compressed for a client that accepts br or gzip: bodies in hand of at least
+ * `minBytes`, and every streamed body (its size is not known in advance). Neither Azure Functions
+ * nor the local host compresses, so this runs in the shared dispatcher. Every compressible answer
+ * carries `Vary: Accept-Encoding`, compressed or not, so a cache never hands one client another's
+ * coding.
+ */
+export async function compressResponse(
+  response: HttpResponseInit,
+  acceptEncoding: string | null,
+  minBytes: number,
+): Promise<HttpResponseInit> {
+  const { body } = response;
+  if (body === undefined || body === null || response.jsonBody !== undefined) return response;
+  const status = response.status ?? 200;
+  if (status < 200 || status === 204 || status === 304) return response;
+  const headers = headerRecord(response.headers);
+  if (!compressible(headerValue(headers, 'content-type'))) return response;
+  if (headerValue(headers, 'content-encoding')) return response;
+  const vary = headerValue(headers, 'vary');
+  if (!vary || !/(^|,)\s*(accept-encoding|\*)\s*(,|$)/i.test(vary)) {
+    dropHeader(headers, 'vary');
+    headers.Vary = vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding';
+  }
+  const coding = negotiateEncoding(acceptEncoding);
+  if (isStreamBody(body)) {
+    if (!coding) return { ...response, headers };
+    dropHeader(headers, 'content-length');
+    headers['Content-Encoding'] = coding;
+    return { ...response, headers, body: compressStream(toReadable(body), coding) };
+  }
+  const bytes = bodyBytes(body);
+  if (!coding || !bytes || bytes.length < minBytes) return { ...response, headers };
+  dropHeader(headers, 'content-length');
+  headers['Content-Encoding'] = coding;
+  return { ...response, headers, body: await compressBytes(bytes, coding) };
+}
