@@ -1,10 +1,16 @@
 import type { app as azureApp, HttpRequest, InvocationContext } from '@azure/functions';
 import type { AppServices } from '../shared/app/services.js';
-import { jobSweepTimerTrigger, queueTrigger, weeklyTimerTrigger } from '../shared/app/triggers.js';
+import {
+  jobSweepTimerTrigger,
+  notificationTimerTrigger,
+  queueTrigger,
+  weeklyTimerTrigger,
+} from '../shared/app/triggers.js';
 import type { AppConfig } from '../shared/config/index.js';
 import { dispatchRoute, errorResponse, unmatchedResponse } from '../shared/http/dispatch.js';
 import { fullPath, type RouteDefinition, type Service } from '../shared/http/route.js';
 import { Router } from '../shared/http/router.js';
+import { deliverDue } from '../shared/notify/outbox.js';
 
 type App = Pick<typeof azureApp, 'http' | 'storageQueue' | 'timer'>;
 
@@ -81,6 +87,20 @@ export function registerFunctions(
     runOnStartup: false,
     handler: async () => {
       await (await services()).finops.engine.sweepJobs();
+    },
+  });
+  const outbox = notificationTimerTrigger(config);
+  app.timer(outbox.name, {
+    schedule: outbox.schedule,
+    runOnStartup: false,
+    handler: async () => {
+      const s = await services();
+      await deliverDue({
+        prisma: s.prisma,
+        mailer: s.auth.mailer,
+        log: s.log,
+        maxAttempts: s.config.finops.Notifications__MaxAttempts,
+      });
     },
   });
 }
