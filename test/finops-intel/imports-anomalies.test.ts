@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Anomaly, Forecast } from '../../shared/finops/intel/contract.js';
 import { createUser, type TestUser } from '../finops-api/support.js';
+import { auditRecordsOf } from '../support/audit.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient, isProblem } from '../support/http.js';
 import { costDetailsCsv, dayAfter, exportLines, focusCsv, type SeriesSpec } from './export-fixture.js';
@@ -236,6 +237,11 @@ describe('cost imports through HTTP, with anomalies and the forecast on them', (
     });
     expect(empty.status).toBe(200);
     expect(empty.body.note).toBe('planned load test');
+    const trail = await auditRecordsOf(host.services.prisma, 'anomaly.acknowledged', first!.id);
+    expect(trail.map((r) => [r.actorEmail, (r.details as { note?: string }).note])).toEqual([
+      [user.email, 'planned load test'],
+      [user.email, undefined],
+    ]);
     expect((await anomalies(`subscriptionId=${SUB}&status=open`)).map((a) => a.id)).not.toContain(first!.id);
     await postCsv(SUB, focusCsv(exportLines(SUB, FIRST, DAYS, specs(true))));
     const again = (await anomalies(`subscriptionId=${SUB}&status=acknowledged`)).map((a) => a.id);

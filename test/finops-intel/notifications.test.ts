@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backoffSeconds, deliverDue } from '../../shared/notify/outbox.js';
 import { createUser, type TestUser } from '../finops-api/support.js';
+import { auditRecordsOf } from '../support/audit.js';
 import { TEST_PG_URL } from '../support/databases.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient, isProblem } from '../support/http.js';
@@ -135,6 +136,16 @@ describe('notification channels (administrators)', () => {
       (await api.delete(`/finops/api/NotificationChannels/${created.body.id}`, { token: admin.token }))
         .status,
     ).toBe(404);
+    // Created and deleted once each in the audit trail, by the admin, with no target or secret.
+    const prisma = host.services.prisma;
+    const made = await auditRecordsOf(prisma, 'notificationChannel.created', created.body.id);
+    expect(made.map((r) => [r.actorEmail, (r.details as { kind?: string }).kind])).toEqual([
+      [admin.email, 'webhook'],
+    ]);
+    expect(JSON.stringify(made.map((r) => r.details))).not.toContain('token=abc');
+    expect(JSON.stringify(made.map((r) => r.details))).not.toContain(SECRET);
+    const gone = await auditRecordsOf(prisma, 'notificationChannel.deleted', created.body.id);
+    expect(gone.map((r) => r.actorEmail)).toEqual([admin.email]);
   });
 
   it('refuses non-administrators, a webhook without a secret and an email channel without an address', async () => {

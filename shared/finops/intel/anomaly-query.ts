@@ -50,7 +50,7 @@ export async function listAnomalies(prisma: PrismaClient, f: AnomalyFilter, skip
 
 /** Marks an anomaly acknowledged (again: keeps the first acknowledgement, replaces the note if one is given). */
 export async function acknowledgeAnomaly(
-  prisma: PrismaClient,
+  prisma: Pick<PrismaClient, 'costAnomaly'> | Prisma.TransactionClient,
   id: number,
   by: string,
   note: string | undefined,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withAudit } from '../../audit/record.js';
 import { parseJsonText, validate } from '../../http/body.js';
 import { badRequest, HttpError, notFound } from '../../http/problem.js';
 import { ok } from '../../http/respond.js';
@@ -116,7 +117,18 @@ export const intelRoutes: RouteDefinition[] = [
       if (!row) throw notFound(`Anomaly ${id} not found.`);
       // A decision about a subscription's cost, like dismissing a waste flag: its users and admins.
       await assertSubscriptionAccess(services.prisma, caller, row.subscriptionId);
-      const out = await acknowledgeAnomaly(services.prisma, id, caller.email || caller.userId, body.note);
+      const out = await withAudit(
+        services.prisma,
+        (tx) => acknowledgeAnomaly(tx, id, caller.email || caller.userId, body.note),
+        (done) =>
+          done && {
+            actor: caller,
+            action: 'anomaly.acknowledged',
+            target: { type: 'anomaly', id },
+            details: { subscriptionId: row.subscriptionId, ...(body.note ? { note: body.note } : {}) },
+            request,
+          },
+      );
       if (!out) throw notFound(`Anomaly ${id} not found.`);
       return ok(out);
     },

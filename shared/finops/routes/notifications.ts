@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withAudit } from '../../audit/record.js';
 import type { NotificationChannel } from '../../db/generated/client.js';
 import { Prisma } from '../../db/generated/client.js';
 import { badRequest, notFound } from '../../http/problem.js';
@@ -101,7 +102,7 @@ export const notificationRoutes: RouteDefinition[] = [
       body: ChannelIn,
       responses: { 201: { description: 'the channel', schema: ChannelOut } },
     },
-    async handler({ services, body, caller }) {
+    async handler({ services, body, caller, request }) {
       const b = await body(ChannelIn);
       if (b.kind === 'email') {
         if (!z.email().safeParse(b.target).success) {
@@ -128,17 +129,29 @@ export const notificationRoutes: RouteDefinition[] = [
           });
         }
       }
-      const row = await services.prisma.notificationChannel.create({
-        data: {
-          name: b.name,
-          kind: b.kind,
-          target: b.target,
-          secret: b.secret ?? null,
-          minImpact: new Prisma.Decimal(b.minImpact ?? 0),
-          subscriptionId: b.subscriptionId?.toLowerCase() ?? null,
-          createdBy: caller.email || caller.userId,
-        },
-      });
+      const row = await withAudit(
+        services.prisma,
+        (tx) =>
+          tx.notificationChannel.create({
+            data: {
+              name: b.name,
+              kind: b.kind,
+              target: b.target,
+              secret: b.secret ?? null,
+              minImpact: new Prisma.Decimal(b.minImpact ?? 0),
+              subscriptionId: b.subscriptionId?.toLowerCase() ?? null,
+              createdBy: caller.email || caller.userId,
+            },
+          }),
+        // The target and secret stay out of the trail: a webhook URL is itself a credential.
+        (created) => ({
+          actor: caller,
+          action: 'notificationChannel.created',
+          target: { type: 'notificationChannel', id: created.id },
+          details: { name: created.name, kind: created.kind, subscriptionId: created.subscriptionId },
+          request,
+        }),
+      );
       return json(201, channelOut(row));
     },
   }),
@@ -196,9 +209,21 @@ export const notificationRoutes: RouteDefinition[] = [
       params: idParams,
       responses: { 204: { description: 'deleted' }, 404: { description: 'no such channel' } },
     },
-    async handler({ services, params }) {
+    async handler({ services, params, caller, request }) {
       const id = idParam(params, 'id');
-      const r = await services.prisma.notificationChannel.deleteMany({ where: { id } });
+      const r = await withAudit(
+        services.prisma,
+        (tx) => tx.notificationChannel.deleteMany({ where: { id } }),
+        (deleted) =>
+          deleted.count
+            ? {
+                actor: caller,
+                action: 'notificationChannel.deleted',
+                target: { type: 'notificationChannel', id },
+                request,
+              }
+            : undefined,
+      );
       if (!r.count) throw notFound(`Notification channel ${id} not found.`);
       return noContent();
     },
