@@ -93,16 +93,20 @@ export function lockAzuriteFolder(location: string): () => void {
 }
 
 /**
- * Starts Azurite's queue service (the official Azure Storage emulator, from node_modules) on a
- * free loopback port, in its own process, storing under `location` (or in memory).
+ * Starts Azurite's queue service (or its blob service: cost imports read exports from blobs), the
+ * official Azure Storage emulator from node_modules, on a free loopback port, in its own process,
+ * storing under `location` (or in memory).
  */
-export async function startAzurite(options: { location?: string; port?: number } = {}): Promise<Azurite> {
+export async function startAzurite(
+  options: { location?: string; port?: number; service?: 'queue' | 'blob' } = {},
+): Promise<Azurite> {
+  const service = options.service ?? 'queue';
   const require = createRequire(import.meta.url);
   const main = path.join(
     path.dirname(require.resolve('azurite/package.json')),
     'dist',
     'src',
-    'queue',
+    service,
     'main.js',
   );
   const port = options.port ?? (await freePort());
@@ -111,9 +115,9 @@ export async function startAzurite(options: { location?: string; port?: number }
   const args = [
     guard,
     main,
-    '--queueHost',
+    `--${service}Host`,
     '127.0.0.1',
-    '--queuePort',
+    `--${service}Port`,
     String(port),
     '--skipApiVersionCheck',
     '--loose',
@@ -144,7 +148,7 @@ export async function startAzurite(options: { location?: string; port?: number }
   return {
     port,
     pid: child.pid!,
-    connectionString: `DefaultEndpointsProtocol=http;AccountName=${ACCOUNT};AccountKey=${KEY};QueueEndpoint=http://127.0.0.1:${port}/${ACCOUNT};`,
+    connectionString: `DefaultEndpointsProtocol=http;AccountName=${ACCOUNT};AccountKey=${KEY};${service === 'blob' ? 'BlobEndpoint' : 'QueueEndpoint'}=http://127.0.0.1:${port}/${ACCOUNT};`,
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();

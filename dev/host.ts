@@ -15,6 +15,7 @@ import type { RouteDefinition } from '../shared/http/route.js';
 import { Router } from '../shared/http/router.js';
 import { type RequestServer, serveRequest } from '../shared/http/serve.js';
 import { isStreamBody, toReadable } from '../shared/http/stream-body.js';
+import { startNotifier } from '../shared/notify/outbox.js';
 import { type QueueWorker, type QueueWorkerOptions, startQueueWorker } from './queue-worker.js';
 
 export interface LocalHostOptions {
@@ -29,6 +30,8 @@ export interface LocalHostOptions {
   queueWorker?: boolean | QueueWorkerOptions;
   /** Fire the weekly timer at its schedule (default true when WeeklyAnalysis__Enabled). */
   weeklyTimer?: boolean;
+  /** Send the notification outbox every Notifications__PollSeconds (default true). */
+  notifier?: boolean;
 }
 
 export interface LocalHost {
@@ -58,7 +61,7 @@ function rawProblem(status: number, detail: string): string {
 
 const EMPTY = Buffer.alloc(0);
 
-function readBody(req: http.IncomingMessage): Promise<Buffer> | Buffer {
+function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> | Buffer {
   // A request that declares no body (most GETs) is answered without waiting for its 'end' event.
   if (!req.headers['transfer-encoding'] && (req.headers['content-length'] ?? '0') === '0') {
     req.resume();
@@ -66,18 +69,18 @@ function readBody(req: http.IncomingMessage): Promise<Buffer> | Buffer {
   }
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > MAX_BODY_BYTES) {
-      reject(new BodyTooLarge());
+    if (declared > limit) {
+      reject(new BodyTooLarge(String(limit)));
       return;
     }
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
+      if (size > limit) {
         req.removeAllListeners('data');
         req.resume();
-        reject(new BodyTooLarge());
+        reject(new BodyTooLarge(String(limit)));
         return;
       }
       chunks.push(chunk);
@@ -195,7 +198,12 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
           await writeResponse(res, response, false, closing);
           return;
         }
-        const body = await readBody(req);
+        // The route's own body limit; serveRequest matches again to dispatch (matching is cheap).
+        const match = requests.router.match(method === 'HEAD' ? 'GET' : method, pathname);
+        const body = await readBody(
+          req,
+          (match.kind === 'match' ? match.route.maxBodyBytes : undefined) ?? MAX_BODY_BYTES,
+        );
         // No route parameters here: serveRequest hands the router's to the handler, as in Azure,
         // where the catch-all's request.params hold only `path`.
         const request = new azf.HttpRequest({
@@ -210,7 +218,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
         response = withSecurityHeaders(
           errorResponse(
             error instanceof BodyTooLarge
-              ? new HttpError(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`)
+              ? new HttpError(413, `The request body is larger than ${error.message} bytes.`)
               : error,
             request,
             invocation,
@@ -264,8 +272,21 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     ? startQueueWorker(services, typeof workerOptions === 'object' ? workerOptions : {})
     : undefined;
 
-  let timer: NodeJS.Timeout | undefined;
   const finops = services.config.finops;
+  const notifier =
+    (options.notifier ?? true)
+      ? startNotifier(
+          {
+            prisma: services.prisma,
+            mailer: services.auth.mailer,
+            log: services.log,
+            maxAttempts: finops.Notifications__MaxAttempts,
+          },
+          finops.Notifications__PollSeconds * 1000,
+        )
+      : undefined;
+
+  let timer: NodeJS.Timeout | undefined;
   if ((options.weeklyTimer ?? true) && finops.WeeklyAnalysis__Enabled) {
     const schedule = () => {
       const next = nextWeeklyRun(finops, new Date());
@@ -312,6 +333,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       await closed;
       clearTimeout(grace);
       await worker?.stop();
+      await notifier?.stop();
       if (ownsServices) await services.close();
     },
   };

@@ -1,9 +1,15 @@
 import type { app as azureApp, HttpRequest, InvocationContext } from '@azure/functions';
 import type { Startup } from '../shared/app/startup.js';
-import { jobSweepTimerTrigger, queueTrigger, weeklyTimerTrigger } from '../shared/app/triggers.js';
+import {
+  jobSweepTimerTrigger,
+  notificationTimerTrigger,
+  queueTrigger,
+  weeklyTimerTrigger,
+} from '../shared/app/triggers.js';
 import type { RouteDefinition, Service } from '../shared/http/route.js';
 import { Router } from '../shared/http/router.js';
 import { serveRequest } from '../shared/http/serve.js';
+import { deliverDue } from '../shared/notify/outbox.js';
 import { withInvocationScope } from '../shared/observability/invocation-scope.js';
 import type { Logger } from '../shared/observability/logger.js';
 
@@ -72,6 +78,21 @@ export function registerFunctions(app: App, startup: Startup, routes: RouteDefin
     handler: (_tick, context) =>
       withInvocationScope({ invocationId: context.invocationId }, async () => {
         await (await startup.services()).finops.engine.sweepJobs();
+      }),
+  });
+  const outbox = notificationTimerTrigger(config);
+  app.timer(outbox.name, {
+    schedule: outbox.schedule,
+    runOnStartup: false,
+    handler: (_tick, context) =>
+      withInvocationScope({ invocationId: context.invocationId }, async () => {
+        const s = await startup.services();
+        await deliverDue({
+          prisma: s.prisma,
+          mailer: s.auth.mailer,
+          log: s.log,
+          maxAttempts: s.config.finops.Notifications__MaxAttempts,
+        });
       }),
   });
 }

@@ -24,3 +24,15 @@ export function weeklyTimerTrigger(config: AppConfig) {
   if (!config.finops.WeeklyAnalysis__Enabled) return undefined;
   return { name: 'weekly-analysis', schedule: weeklyNcrontab(config.finops) };
 }
+
+/**
+ * The notification outbox timer in Azure (the local host polls instead): every
+ * Notifications__PollSeconds when that divides a minute, otherwise every minute.
+ */
+export function notificationTimerTrigger(config: AppConfig) {
+  const n = config.finops.Notifications__PollSeconds;
+  return {
+    name: 'notification-outbox',
+    schedule: n < 60 && 60 % n === 0 ? `*/${n} * * * * *` : '0 * * * * *',
+  };
+}

@@ -1,6 +1,6 @@
 import type { HttpRequest } from '@azure/functions';
 import type { Caller } from '../auth/caller.js';
-import type { Prisma } from '../db/generated/client.js';
+import type { Prisma, PrismaClient } from '../db/generated/client.js';
 import { clientOf } from '../http/client.js';
 
 /** Every action the audit trail knows; a name says what happened, dotted by subject. */
@@ -23,6 +23,13 @@ export const AUDIT_ACTIONS = [
   'subscription.deleted',
   'analysis.started',
   'analysis.cleanup',
+  'anomaly.acknowledged',
+  'notificationChannel.created',
+  'notificationChannel.deleted',
+  'waste.suppressed',
+  'waste.suppressionRevoked',
+  'waste.excluded',
+  'waste.exclusionRevoked',
 ] as const;
 
 /** Known actions, or another's (`anomaly.acknowledged`): the trail does not gate what it records. */
@@ -75,5 +82,22 @@ export async function recordAudit(db: AuditWriter, entry: AuditEntry): Promise<v
       clientAddress: client?.address ?? null,
       userAgent: client?.userAgent ?? null,
     },
+  });
+}
+
+/**
+ * Runs a write and writes its audit record in the same transaction; `entry` describes the write
+ * from its result (undefined: nothing happened, nothing to record).
+ */
+export async function withAudit<T>(
+  prisma: PrismaClient,
+  write: (tx: Prisma.TransactionClient) => Promise<T>,
+  entry: (result: T) => AuditEntry | undefined,
+): Promise<T> {
+  return prisma.$transaction(async (tx) => {
+    const result = await write(tx);
+    const e = entry(result);
+    if (e) await recordAudit(tx, e);
+    return result;
   });
 }

@@ -65,6 +65,14 @@ export const finopsSettingsSchema = z.object({
   AI__ApiKey: optionalString(),
   AI__ApiKeyHeaderName: stringWithDefault('x-api-key'),
   AI__TimeoutSeconds: int(600, 1, 3600),
+  /** Robust z-score a day must reach to be a spike or drop (docs/anomalies.md); higher: fewer. */
+  Anomalies__Sensitivity: num(4, 1, 50),
+  /** Smallest daily cost difference, in the run's currency, an anomaly must have to be stored. */
+  Anomalies__MinImpact: num(10, 0, 1_000_000_000),
+  /** How often each instance looks for notifications to send, in seconds. */
+  Notifications__PollSeconds: int(15, 1, 3600),
+  /** Attempts per notification before it is marked failed (backoff 10 s doubling, at most 1 h). */
+  Notifications__MaxAttempts: int(8, 1, 50),
   /**
    * Days a flag must have been seen before an unattached disk or a deallocated VM counts as waste;
    * younger ones are listed with status "watch" (Advisor and the Optimization Engine also wait 30).

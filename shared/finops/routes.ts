@@ -1,7 +1,20 @@
 import type { RouteDefinition } from '../http/route.js';
 import { analysisRoutes } from './routes/analysis.js';
+import { importRoutes } from './routes/imports.js';
+import { intelRoutes } from './routes/intel.js';
+import { notificationRoutes } from './routes/notifications.js';
 import { readRoutes } from './routes/read.js';
 import { wasteRoutes } from './routes/waste.js';
 
-/** Every /finops/api route: the analysis side (issue #4) and the read/admin API (issue #5). */
-export const finopsRoutes: RouteDefinition[] = [...analysisRoutes, ...readRoutes, ...wasteRoutes];
+/**
+ * Every /finops/api route: the analysis side (issue #4), the read/admin API (issue #5), waste rules
+ * and cost intelligence (issue #13: anomalies, forecast, imports, notification channels).
+ */
+export const finopsRoutes: RouteDefinition[] = [
+  ...analysisRoutes,
+  ...readRoutes,
+  ...wasteRoutes,
+  ...intelRoutes,
+  ...importRoutes,
+  ...notificationRoutes,
+];

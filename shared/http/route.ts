@@ -54,6 +54,11 @@ export interface RouteDefinition {
    * while the database or the queue cannot be reached.
    */
   withoutServices?: boolean;
+  /**
+   * Largest request body the host accepts for this route; unset: MAX_BODY_BYTES (1 MiB). Azure's
+   * own front end caps every request at 100 MB (the Functions host's request size limit).
+   */
+  maxBodyBytes?: number;
   openapi?: OpenApiInfo;
   handler(ctx: RequestContext<Caller | undefined>): Promise<HttpResponseInit>;
 }

@@ -243,101 +243,6 @@ describe('unpaged history answers are streamed (fixture runs inserted with Prism
     }
   });
 
-  it('refuses a third heavy request of one user with 429 and Retry-After, and admits again after', async () => {
-    const url = `${host.url}/finops/api/HistoricalCosts/analysis/${runId}`;
-    // Two slow clients: each reads one chunk, then stops, so both answers stay in flight.
-    let letGo!: () => void;
-    const holdUntil = new Promise<void>((r) => {
-      letGo = r;
-    });
-    let started = 0;
-    let bothStarted!: () => void;
-    const twoInFlight = new Promise<void>((r) => {
-      bothStarted = r;
-    });
-    const onFirstChunk = () => {
-      if (++started === 2) bothStarted();
-    };
-    // The held answers are far larger than loopback socket buffers (several MiB), or a paused
-    // client could still receive all of one and free its slot.
-    const bigRun = await host.services.prisma.analysisRun.create({
-      data: {
-        subscriptionId: BIG_SUB,
-        subscriptionName: 'Big',
-        runDate: new Date('2026-04-01T00:00:00Z'),
-        totalMonthlyCost: 1,
-        totalResourcesAnalyzed: 0,
-        periodFrom: new Date('2026-04-01T00:00:00Z'),
-        periodTo: new Date('2026-04-01T00:00:00Z'),
-      },
-    });
-    await host.services.prisma.$executeRawUnsafe(
-      `INSERT INTO "HistoricalCosts" ("analysisRunId","subscriptionId","costDate","costType","resourceGroup","name","cost","recordedAt")
-       SELECT $1, $2, timestamp '2026-03-31' - make_interval(days => d), 'Service', 'rg-big', 'Service ' || s, 1.25,
-              timestamp '2026-04-01'
-       FROM generate_series(1, 200) d, generate_series(1, 300) s`,
-      bigRun.id,
-      BIG_SUB,
-    );
-    const bigUrl = `${host.url}/finops/api/HistoricalCosts/subscription/${BIG_SUB}`;
-    const gz = { ...auth(user), 'accept-encoding': 'gzip' };
-    await rawGet(url, gz); // made once, then kept (see the cache test)
-    const inFlight = [0, 1].map(() => rawGet(bigUrl, auth(user), { onFirstChunk, holdUntil }));
-    await twoInFlight;
-    const third = await api.get(`/finops/api/HistoricalCosts/analysis/${runId}`, {
-      token: user.token,
-      headers: { 'accept-encoding': 'identity' },
-    });
-    // An answer already made is not heavy: the same user still gets it.
-    const kept = await rawGet(url, gz);
-    // A paged request is not heavy and is answered meanwhile, as is another user's heavy one.
-    const page = await api.get(`/finops/api/HistoricalCosts/analysis/${runId}?pageSize=10`, {
-      token: user.token,
-    });
-    const other = await createUser(host.services.prisma, false);
-    const othersHeavy = await rawGet(url, auth(other));
-    letGo();
-    const done = await Promise.all(inFlight);
-    expect(third.status).toBe(429);
-    expect(isProblem(third, 429)).toBe(true);
-    expect([kept.status, kept.rows]).toEqual([200, runRows]);
-    expect(third.headers.get('retry-after')).toBe('2');
-    expect(page.status).toBe(200);
-    expect(othersHeavy.rows).toBe(runRows);
-    expect(done.map((d) => d.rows)).toEqual([60_000, 60_000]);
-    const after = await rawGet(url, auth(user));
-    expect(after.rows).toBe(runRows);
-  });
-
-  it('answers HEAD without a body and without keeping a slot', async () => {
-    const url = `${host.url}/finops/api/HistoricalCosts/analysis/${runId}`;
-    for (let i = 0; i < 3; i++) {
-      const head = await fetch(url, {
-        method: 'HEAD',
-        headers: { ...auth(user), 'accept-encoding': 'identity' },
-      });
-      expect(head.status).toBe(200);
-      expect(head.headers.get('x-total-count')).toBe(String(runRows));
-      expect((await head.arrayBuffer()).byteLength).toBe(0);
-    }
-    const [a, b] = await Promise.all([rawGet(url, auth(user)), rawGet(url, auth(user))]);
-    expect([a.status, b.status]).toEqual([200, 200]);
-  });
-
-  it('frees the slot of a client that goes away mid-answer', async () => {
-    const url = `${host.url}/finops/api/HistoricalCosts/analysis/${runId}`;
-    await rawGet(url, auth(user), { abortAfterFirstChunk: true });
-    await rawGet(url, auth(user), { abortAfterFirstChunk: true });
-    // The server notices the closed sockets shortly after; then both slots are free again.
-    let status = 0;
-    for (let i = 0; i < 50 && status !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      const [a, b] = await Promise.all([rawGet(url, auth(user)), rawGet(url, auth(user))]);
-      status = a.status === 200 && b.status === 200 ? 200 : 429;
-    }
-    expect(status).toBe(200);
-  });
-
   it('serves 10 concurrent unpaged answers with Version answering and memory far below what they hold', async () => {
     const users = await Promise.all(Array.from({ length: 5 }, () => createUser(host.services.prisma, false)));
     const url = `${host.url}/finops/api/HistoricalCosts/analysis/${runId}`;
@@ -377,4 +282,100 @@ describe('unpaged history answers are streamed (fixture runs inserted with Prism
     expect(served).toBeGreaterThan(60 * 1024 * 1024);
     expect(growth).toBeLessThan(160 * 1024 * 1024);
   }, 120_000);
+
+  it('refuses a third heavy request of one user with 429 and Retry-After, and admits again after', async () => {
+    const url = `${host.url}/finops/api/HistoricalCosts/analysis/${runId}`;
+    // Two slow clients: each reads one chunk, then stops, so both answers stay in flight.
+    let letGo!: () => void;
+    const holdUntil = new Promise<void>((r) => {
+      letGo = r;
+    });
+    let started = 0;
+    let bothStarted!: () => void;
+    const twoInFlight = new Promise<void>((r) => {
+      bothStarted = r;
+    });
+    const onFirstChunk = () => {
+      if (++started === 2) bothStarted();
+    };
+    // The held answers (about 50 MiB each) are far larger than what loopback socket buffers can
+    // absorb (Linux autotunes them up to tcp_rmem's maximum, 32 MiB here), or a paused client
+    // could still receive all of one and free its slot.
+    const bigRun = await host.services.prisma.analysisRun.create({
+      data: {
+        subscriptionId: BIG_SUB,
+        subscriptionName: 'Big',
+        runDate: new Date('2026-04-01T00:00:00Z'),
+        totalMonthlyCost: 1,
+        totalResourcesAnalyzed: 0,
+        periodFrom: new Date('2026-04-01T00:00:00Z'),
+        periodTo: new Date('2026-04-01T00:00:00Z'),
+      },
+    });
+    await host.services.prisma.$executeRawUnsafe(
+      `INSERT INTO "HistoricalCosts" ("analysisRunId","subscriptionId","costDate","costType","resourceGroup","name","cost","recordedAt")
+       SELECT $1, $2, timestamp '2026-03-31' - make_interval(days => d), 'Service', 'rg-big',
+              'Service ' || s || repeat('.', 2400), 1.25, timestamp '2026-04-01'
+       FROM generate_series(1, 100) d, generate_series(1, 200) s`,
+      bigRun.id,
+      BIG_SUB,
+    );
+    const bigUrl = `${host.url}/finops/api/HistoricalCosts/subscription/${BIG_SUB}`;
+    const gz = { ...auth(user), 'accept-encoding': 'gzip' };
+    await rawGet(url, gz); // made once, then kept (see the cache test)
+    const inFlight = [0, 1].map(() => rawGet(bigUrl, auth(user), { onFirstChunk, holdUntil }));
+    await twoInFlight;
+    const third = await api.get(`/finops/api/HistoricalCosts/analysis/${runId}`, {
+      token: user.token,
+      headers: { 'accept-encoding': 'identity' },
+    });
+    // An answer already made is not heavy: the same user still gets it.
+    const kept = await rawGet(url, gz);
+    // A paged request is not heavy and is answered meanwhile, as is another user's heavy one.
+    const page = await api.get(`/finops/api/HistoricalCosts/analysis/${runId}?pageSize=10`, {
+      token: user.token,
+    });
+    const other = await createUser(host.services.prisma, false);
+    const othersHeavy = await rawGet(url, auth(other));
+    letGo();
+    const done = await Promise.all(inFlight);
+    expect(third.status).toBe(429);
+    expect(isProblem(third, 429)).toBe(true);
+    expect([kept.status, kept.rows]).toEqual([200, runRows]);
+    expect(third.headers.get('retry-after')).toBe('2');
+    expect(page.status).toBe(200);
+    expect(othersHeavy.rows).toBe(runRows);
+    expect(done.map((d) => d.rows)).toEqual([20_000, 20_000]);
+    const after = await rawGet(url, auth(user));
+    expect(after.rows).toBe(runRows);
+  });
+
+  it('answers HEAD without a body and without keeping a slot', async () => {
+    const url = `${host.url}/finops/api/HistoricalCosts/analysis/${runId}`;
+    for (let i = 0; i < 3; i++) {
+      const head = await fetch(url, {
+        method: 'HEAD',
+        headers: { ...auth(user), 'accept-encoding': 'identity' },
+      });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('x-total-count')).toBe(String(runRows));
+      expect((await head.arrayBuffer()).byteLength).toBe(0);
+    }
+    const [a, b] = await Promise.all([rawGet(url, auth(user)), rawGet(url, auth(user))]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+  });
+
+  it('frees the slot of a client that goes away mid-answer', async () => {
+    const url = `${host.url}/finops/api/HistoricalCosts/analysis/${runId}`;
+    await rawGet(url, auth(user), { abortAfterFirstChunk: true });
+    await rawGet(url, auth(user), { abortAfterFirstChunk: true });
+    // The server notices the closed sockets shortly after; then both slots are free again.
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      const [a, b] = await Promise.all([rawGet(url, auth(user)), rawGet(url, auth(user))]);
+      status = a.status === 200 && b.status === 200 ? 200 : 429;
+    }
+    expect(status).toBe(200);
+  });
 });

@@ -3,6 +3,7 @@ import type { ZodType } from 'zod';
 import { type AzureSimulator, startAzureSimulator } from '../../dev/azure-sim/index.js';
 import { wasteRoutes } from '../../shared/finops/routes/waste.js';
 import { createUser, ensureAuth, mintToken, type TestUser } from '../finops-api/support.js';
+import { auditRecordsOf } from '../support/audit.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient, isProblem } from '../support/http.js';
 import { type Api, SUB_A, simSettings } from './support.js';
@@ -196,6 +197,13 @@ describe('waste lifecycle through HTTP: age thresholds over runs, snoozes, dismi
     expect(revoked.body).toMatchObject({ revokedBy: member.email, inForce: false });
     expect(revoked.body.revokedAt).not.toBeNull();
     expect(rule(await summary(run), 'AppGatewayWithoutBackends')).toMatchObject({ findings: 1 });
+    // Both decisions are in the audit trail, with who made them.
+    const made = await auditRecordsOf(host.services.prisma, 'waste.suppressed', res.body.id);
+    expect(made.map((r) => [r.actorEmail, (r.details as { reason?: string }).reason])).toEqual([
+      [member.email, 'standby for DR'],
+    ]);
+    const undone = await auditRecordsOf(host.services.prisma, 'waste.suppressionRevoked', res.body.id);
+    expect(undone.map((r) => r.actorEmail)).toEqual([member.email]);
   });
 
   it('refuses bad decisions with problem+json: no reason, snooze without or with a past expiry, unknown finding', async () => {
@@ -270,6 +278,12 @@ describe('waste lifecycle through HTTP: age thresholds over runs, snoozes, dismi
     expect(excluded.map((f) => f.suppression?.by)).toEqual([admin.email, admin.email]);
     await api.delete(`${path}/${tag.body.id}`, as(admin));
     expect(rule(await summary(run), 'DdosPlanWithoutVnet')).toMatchObject({ findings: 1 });
+    const excludedBy = await auditRecordsOf(host.services.prisma, 'waste.excluded', group.body.id);
+    expect(
+      excludedBy.map((r) => [r.actorEmail, (r.details as { resourceGroup?: string }).resourceGroup]),
+    ).toEqual([[admin.email, 'RG-WASTE-EMPTY']]);
+    const revokedBy = await auditRecordsOf(host.services.prisma, 'waste.exclusionRevoked', tag.body.id);
+    expect(revokedBy.map((r) => r.actorEmail)).toEqual([admin.email]);
   });
 
   it('answers every waste route with its declared schema, and 401 without a token', async () => {

@@ -93,7 +93,7 @@ describe('deployment package (npm run package)', () => {
     }
   });
 
-  it('registers the analysis-jobs queue trigger, the weekly timer and the job sweeper', () => {
+  it('registers the analysis-jobs queue trigger, the weekly timer, the job sweeper and the notification outbox', () => {
     const queue = loaded.functions.filter((f) => trigger(f)?.type === 'queueTrigger');
     expect(queue).toHaveLength(1);
     expect(trigger(queue[0]!)).toMatchObject({
@@ -103,9 +103,18 @@ describe('deployment package (npm run package)', () => {
     const timers = new Map(
       loaded.functions.filter((f) => trigger(f)?.type === 'timerTrigger').map((f) => [f.name, trigger(f)]),
     );
-    expect([...timers.keys()].sort()).toEqual(['analysis-job-sweeper', 'weekly-analysis']);
+    expect([...timers.keys()].sort()).toEqual([
+      'analysis-job-sweeper',
+      'notification-outbox',
+      'weekly-analysis',
+    ]);
     expect(timers.get('weekly-analysis')).toMatchObject({ schedule: '0 0 2 * * 0', runOnStartup: false });
     expect(timers.get('analysis-job-sweeper')).toMatchObject({ schedule: '0 */1 * * * *' });
+    // Notifications__PollSeconds (15 by default) divides a minute: every 15 seconds.
+    expect(timers.get('notification-outbox')).toMatchObject({
+      schedule: '*/15 * * * * *',
+      runOnStartup: false,
+    });
   });
 
   it('answers through the bundled handlers: the Version of each service, 401 without a token, 404 and the docs assets', () => {

@@ -176,6 +176,7 @@ export class AnalysisEngine {
       prisma: this.core.prisma,
       log: this.core.log,
       costQueryType: f.Cloud__CostQueryType,
+      intel: { sensitivity: f.Anomalies__Sensitivity, minImpact: f.Anomalies__MinImpact },
       ageThresholds: {
         unattachedDiskMinAgeDays: f.Waste__UnattachedDiskMinAgeDays,
         deallocatedVmMinAgeDays: f.Waste__DeallocatedVmMinAgeDays,

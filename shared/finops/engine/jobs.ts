@@ -3,6 +3,7 @@
  * wire form: the original's job DTO plus phase, progress and startedAt.
  */
 import type { AnalysisJob, PrismaClient } from '../../db/generated/client.js';
+import { analysisFailedEvent, enqueueEvents } from '../../notify/events.js';
 import type { MonthSelection } from './period.js';
 
 export type JobStatus = 'pending' | 'running' | 'completed' | 'failed';
@@ -166,17 +167,21 @@ export class JobStore {
   }
 
   async fail(id: string, message: string, reason: string, subscriptionName?: string): Promise<void> {
-    await this.prisma.analysisJob.update({
-      where: { id },
-      data: {
-        status: 'failed',
-        success: false,
-        completedAt: new Date(),
-        analysisRunId: 0,
-        subscriptionName: subscriptionName ?? 'Unknown',
-        message,
-        errorDetails: reason,
-      },
+    // The failure and its notification in one transaction (issue 13): neither without the other.
+    await this.prisma.$transaction(async (tx) => {
+      const job = await tx.analysisJob.update({
+        where: { id },
+        data: {
+          status: 'failed',
+          success: false,
+          completedAt: new Date(),
+          analysisRunId: 0,
+          subscriptionName: subscriptionName ?? 'Unknown',
+          message,
+          errorDetails: reason,
+        },
+      });
+      await enqueueEvents(tx, [analysisFailedEvent({ id, subscriptionId: job.subscriptionId, message })]);
     });
   }
 
@@ -281,23 +286,29 @@ export class JobStore {
 
   /** Fails a job as read, unless it changed since (a host touched it, another sweeper took it). */
   async failUnchanged(job: AnalysisJob, message: string, reason: string): Promise<boolean> {
-    const r = await this.prisma.analysisJob.updateMany({
-      where: {
-        id: job.id,
-        status: job.status,
-        heartbeatAt: job.heartbeatAt,
-        messageSentAt: job.messageSentAt,
-      },
-      data: {
-        status: 'failed',
-        success: false,
-        completedAt: new Date(),
-        analysisRunId: 0,
-        subscriptionName: job.subscriptionName ?? 'Unknown',
-        message,
-        errorDetails: reason,
-      },
+    return this.prisma.$transaction(async (tx) => {
+      const r = await tx.analysisJob.updateMany({
+        where: {
+          id: job.id,
+          status: job.status,
+          heartbeatAt: job.heartbeatAt,
+          messageSentAt: job.messageSentAt,
+        },
+        data: {
+          status: 'failed',
+          success: false,
+          completedAt: new Date(),
+          analysisRunId: 0,
+          subscriptionName: job.subscriptionName ?? 'Unknown',
+          message,
+          errorDetails: reason,
+        },
+      });
+      if (r.count !== 1) return false;
+      await enqueueEvents(tx, [
+        analysisFailedEvent({ id: job.id, subscriptionId: job.subscriptionId, message }),
+      ]);
+      return true;
     });
-    return r.count === 1;
   }
 }

@@ -7,6 +7,8 @@ import type { PrismaClient } from '../../db/generated/client.js';
 import type { DatabaseTimeouts } from '../../db/timeouts.js';
 import type { Logger } from '../../observability/logger.js';
 import type { AzureAccess, AzureResource, DailyCost } from '../azure/index.js';
+import { afterRunStored } from '../intel/after-run.js';
+import type { DetectSettings } from '../intel/detect.js';
 import { type MergedFlag, mergeAdvisor } from './advisor-merge.js';
 import { type AiSettings, requestRecommendation } from './ai.js';
 import { budgetStatus } from './budget.js';
@@ -37,6 +39,8 @@ export interface AnalysisDeps {
   /** Minimum ages of age-gated flags (Waste__* settings). */
   ageThresholds?: AgeThresholds;
   now?: () => Date;
+  /** Anomaly detection settings (defaults when unset). */
+  intel?: DetectSettings;
 }
 
 export interface AnalysisInput {
@@ -450,6 +454,7 @@ export async function runAnalysis(
     { subscriptionId, analysisRunId: saved.runId, rows: saved.rows, writeMs: Math.round(saved.ms) },
     'analysis saved',
   );
+  await afterRunStored(deps, saved.runId);
   return {
     analysisRunId: saved.runId,
     subscriptionName,

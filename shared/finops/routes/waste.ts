@@ -4,6 +4,7 @@
  * themselves (dismiss or snooze a finding; exclude by tag or resource group).
  */
 import { z } from 'zod';
+import { withAudit } from '../../audit/record.js';
 import { badRequest, conflict, HttpError, notFound } from '../../http/problem.js';
 import { json, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
@@ -178,7 +179,7 @@ export const wasteRoutes: RouteDefinition[] = [
       params: subParams,
       body: SuppressionBody,
     },
-    async handler({ services, params, caller, body }) {
+    async handler({ services, params, caller, body, request }) {
       const sub = subscriptionParam(params);
       await assertSubscriptionAccess(services.prisma, caller, sub);
       const b = await body(SuppressionBody);
@@ -209,18 +210,36 @@ export const wasteRoutes: RouteDefinition[] = [
         throw conflict(
           `This finding is already ${existing.kind} (suppression ${existing.id}); revoke it first.`,
         );
-      const row = await services.prisma.wasteSuppression.create({
-        data: {
-          subscriptionId: sub,
-          resourceId,
-          code: b.code,
-          kind: b.action === 'snooze' ? 'snoozed' : 'dismissed',
-          reason: b.reason,
-          expiresAt,
-          createdBy: caller.email || caller.userId,
-          createdAt: now,
-        },
-      });
+      const row = await withAudit(
+        services.prisma,
+        (tx) =>
+          tx.wasteSuppression.create({
+            data: {
+              subscriptionId: sub,
+              resourceId,
+              code: b.code,
+              kind: b.action === 'snooze' ? 'snoozed' : 'dismissed',
+              reason: b.reason,
+              expiresAt,
+              createdBy: caller.email || caller.userId,
+              createdAt: now,
+            },
+          }),
+        (created) => ({
+          actor: caller,
+          action: 'waste.suppressed',
+          target: { type: 'wasteSuppression', id: created.id },
+          details: {
+            subscriptionId: sub,
+            resourceId,
+            code: b.code,
+            kind: created.kind,
+            reason: b.reason,
+            expiresAt: expiresAt?.toISOString() ?? null,
+          },
+          request,
+        }),
+      );
       return json(201, decisionOut(row, now));
     },
   }),
@@ -238,17 +257,28 @@ export const wasteRoutes: RouteDefinition[] = [
         404: { description: 'Not found', schema: Problem },
       },
     },
-    async handler({ services, params, caller }) {
+    async handler({ services, params, caller, request }) {
       const sub = subscriptionParam(params);
       await assertSubscriptionAccess(services.prisma, caller, sub);
       const id = idParam(params, 'id');
       const row = await services.prisma.wasteSuppression.findFirst({ where: { id, subscriptionId: sub } });
       if (!row) throw notFound('Suppression not found');
       if (row.revokedAt) return ok(decisionOut(row, new Date()));
-      const done = await services.prisma.wasteSuppression.update({
-        where: { id },
-        data: { revokedAt: new Date(), revokedBy: caller.email || caller.userId },
-      });
+      const done = await withAudit(
+        services.prisma,
+        (tx) =>
+          tx.wasteSuppression.update({
+            where: { id },
+            data: { revokedAt: new Date(), revokedBy: caller.email || caller.userId },
+          }),
+        () => ({
+          actor: caller,
+          action: 'waste.suppressionRevoked',
+          target: { type: 'wasteSuppression', id },
+          details: { subscriptionId: sub, resourceId: row.resourceId, code: row.code },
+          request,
+        }),
+      );
       return ok(decisionOut(done, new Date()));
     },
   }),
@@ -290,7 +320,7 @@ export const wasteRoutes: RouteDefinition[] = [
       params: subParams,
       body: ExclusionBody,
     },
-    async handler({ services, params, caller, body }) {
+    async handler({ services, params, caller, body, request }) {
       const sub = subscriptionParam(params);
       const b = await body(ExclusionBody);
       if ((b.tagName === undefined) === (b.resourceGroup === undefined)) {
@@ -298,17 +328,35 @@ export const wasteRoutes: RouteDefinition[] = [
           tagName: ['Give either tagName or resourceGroup.'],
         });
       }
-      const row = await services.prisma.wasteExclusion.create({
-        data: {
-          subscriptionId: sub,
-          kind: b.tagName !== undefined ? 'tag' : 'resourceGroup',
-          tagName: b.tagName ?? null,
-          tagValue: b.tagName !== undefined ? (b.tagValue ?? null) : null,
-          resourceGroup: b.resourceGroup ?? null,
-          reason: b.reason,
-          createdBy: caller.email || caller.userId,
-        },
-      });
+      const row = await withAudit(
+        services.prisma,
+        (tx) =>
+          tx.wasteExclusion.create({
+            data: {
+              subscriptionId: sub,
+              kind: b.tagName !== undefined ? 'tag' : 'resourceGroup',
+              tagName: b.tagName ?? null,
+              tagValue: b.tagName !== undefined ? (b.tagValue ?? null) : null,
+              resourceGroup: b.resourceGroup ?? null,
+              reason: b.reason,
+              createdBy: caller.email || caller.userId,
+            },
+          }),
+        (created) => ({
+          actor: caller,
+          action: 'waste.excluded',
+          target: { type: 'wasteExclusion', id: created.id },
+          details: {
+            subscriptionId: sub,
+            kind: created.kind,
+            tagName: created.tagName,
+            tagValue: created.tagValue,
+            resourceGroup: created.resourceGroup,
+            reason: b.reason,
+          },
+          request,
+        }),
+      );
       return json(201, decisionOut(row, new Date()));
     },
   }),
@@ -326,16 +374,27 @@ export const wasteRoutes: RouteDefinition[] = [
         404: { description: 'Not found', schema: Problem },
       },
     },
-    async handler({ services, params, caller }) {
+    async handler({ services, params, caller, request }) {
       const sub = subscriptionParam(params);
       const id = idParam(params, 'id');
       const row = await services.prisma.wasteExclusion.findFirst({ where: { id, subscriptionId: sub } });
       if (!row) throw notFound('Exclusion not found');
       if (row.revokedAt) return ok(decisionOut(row, new Date()));
-      const done = await services.prisma.wasteExclusion.update({
-        where: { id },
-        data: { revokedAt: new Date(), revokedBy: caller.email || caller.userId },
-      });
+      const done = await withAudit(
+        services.prisma,
+        (tx) =>
+          tx.wasteExclusion.update({
+            where: { id },
+            data: { revokedAt: new Date(), revokedBy: caller.email || caller.userId },
+          }),
+        () => ({
+          actor: caller,
+          action: 'waste.exclusionRevoked',
+          target: { type: 'wasteExclusion', id },
+          details: { subscriptionId: sub },
+          request,
+        }),
+      );
       return ok(decisionOut(done, new Date()));
     },
   }),

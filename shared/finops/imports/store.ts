@@ -1,0 +1,139 @@
+/**
+ * Stores a parsed cost export as an analysis run of its subscription, marked as imported (a
+ * CostImports row), then runs anomaly detection on it. The run is written all or nothing
+ * (persistRun); should the marker fail, the run is deleted again, so no half import stays.
+ */
+import type { PrismaClient } from '../../db/client.js';
+import type { Logger } from '../../observability/logger.js';
+import { costDetailLines } from '../engine/orchestrator.js';
+import { persistRun } from '../engine/persist.js';
+import { afterRunStored } from '../intel/after-run.js';
+import type { DetectSettings } from '../intel/detect.js';
+import type { CostMetric } from './columns.js';
+import type { ParsedExport } from './parse.js';
+
+export interface ImportDeps {
+  prisma: PrismaClient;
+  log: Logger;
+  postgresUrl?: string | undefined;
+  intel?: DetectSettings | undefined;
+}
+
+export interface ImportSummary {
+  analysisRunId: number;
+  importId: number;
+  subscriptionId: string;
+  format: ParsedExport['format'];
+  costType: CostMetric;
+  currency: string;
+  rows: number;
+  skippedRows: number;
+  from: string;
+  to: string;
+  rowsWritten: number;
+  newAnomalies: number;
+}
+
+const round4 = (n: number) => Math.round(n * 10000) / 10000;
+
+export async function storeImport(
+  deps: ImportDeps,
+  subscriptionId: string,
+  parsed: ParsedExport,
+  meta: { source: 'http' | 'blob'; location?: string; createdBy?: string; metric: CostMetric },
+): Promise<ImportSummary> {
+  const { prisma } = deps;
+  const recordedAt = new Date();
+  const previous = await prisma.analysisRun.findFirst({
+    where: { subscriptionId: { equals: subscriptionId, mode: 'insensitive' } },
+    orderBy: [{ runDate: 'desc' }, { id: 'desc' }],
+    select: { subscriptionName: true },
+  });
+  const monthFrom = `${parsed.to.slice(0, 7)}-01`;
+  const lines = costDetailLines(parsed.lastMonth);
+  let monthTotal = 0;
+  for (const r of parsed.lastMonth) monthTotal += r.cost;
+  const currency = parsed.currency;
+  const saved = await persistRun(
+    prisma,
+    {
+      run: {
+        subscriptionId,
+        subscriptionName: previous?.subscriptionName ?? subscriptionId,
+        runDate: recordedAt,
+        totalMonthlyCost: round4(monthTotal),
+        totalResourcesAnalyzed: 0,
+        currency,
+        costQueryType: meta.metric,
+        monthSelection: 'current',
+        periodFrom: new Date(`${monthFrom}T00:00:00.000Z`),
+        periodTo: new Date(`${parsed.to}T00:00:00.000Z`),
+        recommendationSource: 'none',
+        recommendationError: null,
+      },
+      resources: [],
+      costDetails: (function* () {
+        for (const [g, cost] of lines.byGroup)
+          yield {
+            costType: 'ResourceGroup',
+            name: g,
+            resourceGroup: g,
+            cost: round4(cost),
+            currency,
+            recordedAt,
+          };
+        for (const [key, cost] of lines.byService) {
+          const [service, g] = key.split('\u0000') as [string, string];
+          yield {
+            costType: 'Service',
+            name: service,
+            resourceGroup: g,
+            cost: round4(cost),
+            currency,
+            recordedAt,
+          };
+        }
+      })(),
+      historicalCosts: parsed.history.historicalRows(subscriptionId, currency, recordedAt),
+      recommendations: [],
+    },
+    { postgresUrl: deps.postgresUrl },
+  );
+  let importId: number;
+  try {
+    const row = await prisma.costImport.create({
+      data: {
+        analysisRunId: saved.runId,
+        subscriptionId: subscriptionId.toLowerCase(),
+        source: meta.source,
+        format: parsed.format,
+        location: meta.location ?? null,
+        rows: parsed.rows,
+        skippedRows: parsed.skippedRows,
+        fromDate: new Date(`${parsed.from}T00:00:00.000Z`),
+        toDate: new Date(`${parsed.to}T00:00:00.000Z`),
+        createdBy: meta.createdBy ?? null,
+      },
+    });
+    importId = row.id;
+  } catch (err) {
+    await prisma.analysisRun.delete({ where: { id: saved.runId } }).catch(() => undefined);
+    throw err;
+  }
+  const found = await afterRunStored(deps, saved.runId);
+  deps.log.info({ subscriptionId, analysisRunId: saved.runId, rows: parsed.rows }, 'cost export imported');
+  return {
+    analysisRunId: saved.runId,
+    importId,
+    subscriptionId,
+    format: parsed.format,
+    costType: meta.metric,
+    currency,
+    rows: parsed.rows,
+    skippedRows: parsed.skippedRows,
+    from: parsed.from,
+    to: parsed.to,
+    rowsWritten: saved.rows,
+    newAnomalies: found.length,
+  };
+}

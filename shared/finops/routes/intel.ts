@@ -1,0 +1,162 @@
+import { z } from 'zod';
+import { withAudit } from '../../audit/record.js';
+import { parseJsonText, validate } from '../../http/body.js';
+import { badRequest, HttpError, notFound } from '../../http/problem.js';
+import { ok } from '../../http/respond.js';
+import { defineRoute, type RouteDefinition } from '../../http/route.js';
+import { acknowledgeAnomaly, listAnomalies } from '../intel/anomaly-query.js';
+import { AcknowledgeBody, Anomaly, Forecast } from '../intel/contract.js';
+import { subscriptionForecast } from '../intel/forecast-query.js';
+import { assertSubscriptionAccess } from '../waste/access.js';
+import {
+  idParam,
+  idParams,
+  listHeaders,
+  PAGED_HEADERS_NOTE,
+  paging,
+  pagingQuery,
+  textParam,
+  UNPAGED_NOTE,
+} from './read/common.js';
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function guid(value: string, name: string): string {
+  if (!GUID.test(value)) {
+    throw badRequest(`The parameter '${name}' must be a subscription GUID.`, {
+      [name]: [`The value '${value}' is not a GUID.`],
+    });
+  }
+  return value;
+}
+
+function dayQuery(query: URLSearchParams, name: string): Date | undefined {
+  const raw = query.get(name)?.trim();
+  if (!raw) return undefined;
+  const d = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? new Date(`${raw}T00:00:00.000Z`) : undefined;
+  if (!d || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== raw) {
+    throw badRequest(`The query parameter '${name}' is not a valid date.`, {
+      [name]: [`The value '${raw}' is not valid; use yyyy-MM-dd.`],
+    });
+  }
+  return d;
+}
+
+export const intelRoutes: RouteDefinition[] = [
+  defineRoute({
+    name: 'finops-anomalies',
+    service: 'finops',
+    method: 'GET',
+    path: 'Anomalies',
+    auth: 'user',
+    openapi: {
+      summary: 'Cost anomalies found on the stored daily history, newest date first ([] when none)',
+      description: `Filters: subscriptionId, from and to (yyyy-MM-dd, inclusive, on the anomaly's date), status (open | acknowledged). ${UNPAGED_NOTE} ${PAGED_HEADERS_NOTE}`,
+      tags: ['Anomalies'],
+      query: pagingQuery.extend({
+        subscriptionId: z.string().optional(),
+        from: z.string().optional(),
+        to: z.string().optional(),
+        status: z.enum(['open', 'acknowledged']).optional(),
+      }),
+      responses: { 200: { description: 'Anomaly[]', schema: z.array(Anomaly) } },
+    },
+    async handler({ services, query }) {
+      const sub = query.get('subscriptionId')?.trim() || undefined;
+      const status = query.get('status')?.trim() || undefined;
+      if (status !== undefined && status !== 'open' && status !== 'acknowledged') {
+        throw badRequest("The query parameter 'status' must be open or acknowledged.", {
+          status: [`The value '${status}' is not valid.`],
+        });
+      }
+      const p = paging(query);
+      const { rows, total } = await listAnomalies(
+        services.prisma,
+        {
+          subscriptionId: sub && guid(sub, 'subscriptionId'),
+          from: dayQuery(query, 'from'),
+          to: dayQuery(query, 'to'),
+          status,
+        },
+        p.skip,
+        p.pageSize,
+      );
+      return ok(rows, listHeaders(total, p));
+    },
+  }),
+  defineRoute({
+    name: 'finops-anomaly-acknowledge',
+    service: 'finops',
+    method: 'POST',
+    path: 'Anomalies/{id}/acknowledge',
+    auth: 'user',
+    openapi: {
+      summary:
+        'Acknowledges an anomaly, with an optional note (the body may be empty); administrators and users the subscription is assigned to',
+      tags: ['Anomalies'],
+      params: idParams,
+      body: AcknowledgeBody,
+      responses: {
+        200: { description: 'the anomaly', schema: Anomaly },
+        404: { description: 'no such anomaly' },
+      },
+    },
+    async handler({ services, params, request, caller }) {
+      const id = idParam(params, 'id');
+      // The body is optional, so it is read here rather than through ctx.body (which requires one).
+      const raw = await request.text();
+      const type = (request.headers.get('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase();
+      if (raw.trim() && type && type !== 'application/json' && !type.endsWith('+json')) {
+        throw new HttpError(415, `The content type ${type} is not supported; send application/json.`);
+      }
+      const body = raw.trim() ? validate(AcknowledgeBody, parseJsonText(raw), 'request body') : {};
+      const row = await services.prisma.costAnomaly.findUnique({
+        where: { id },
+        select: { subscriptionId: true },
+      });
+      if (!row) throw notFound(`Anomaly ${id} not found.`);
+      // A decision about a subscription's cost, like dismissing a waste flag: its users and admins.
+      await assertSubscriptionAccess(services.prisma, caller, row.subscriptionId);
+      const out = await withAudit(
+        services.prisma,
+        (tx) => acknowledgeAnomaly(tx, id, caller.email || caller.userId, body.note),
+        (done) =>
+          done && {
+            actor: caller,
+            action: 'anomaly.acknowledged',
+            target: { type: 'anomaly', id },
+            details: { subscriptionId: row.subscriptionId, ...(body.note ? { note: body.note } : {}) },
+            request,
+          },
+      );
+      if (!out) throw notFound(`Anomaly ${id} not found.`);
+      return ok(out);
+    },
+  }),
+  defineRoute({
+    name: 'finops-forecast',
+    service: 'finops',
+    method: 'GET',
+    path: 'Forecast/{subscriptionId}',
+    auth: 'user',
+    openapi: {
+      summary:
+        "Month-end forecast of a subscription's cost from its newest run's daily history, with a 90 % interval and the budget status",
+      description:
+        'budgetStatus: noBudget (no budget set), overBudget (forecast or actual ≥ budget), atRisk (forecast ≥ 80 % of budget), onTrack. ' +
+        'The month is the one in progress after the last complete stored day (asOf).',
+      tags: ['Forecast'],
+      params: z.object({ subscriptionId: z.string() }),
+      responses: {
+        200: { description: 'forecast', schema: Forecast },
+        404: { description: 'no run for this subscription' },
+      },
+    },
+    async handler({ services, params }) {
+      const sub = guid(textParam(params, 'subscriptionId'), 'subscriptionId');
+      const f = await subscriptionForecast(services.prisma, sub);
+      if (!f) throw notFound(`No analysis or import of subscription ${sub} is stored.`);
+      return ok(f);
+    },
+  }),
+];

@@ -1,0 +1,67 @@
+/**
+ * Sends one event to one channel: email through the app's mailer, Slack- and Teams-compatible
+ * incoming webhooks (`{"text": ...}`, which both accept), or a generic JSON webhook whose body is
+ * signed with HMAC-SHA256 (X-Finwatch-Signature: sha256=<hex>) so the receiver can check it is us.
+ */
+import { createHmac } from 'node:crypto';
+import type { Mailer } from '../email/mailer.js';
+
+export interface ChannelTarget {
+  id: number;
+  kind: string;
+  target: string;
+  secret: string | null;
+}
+
+export interface OutgoingEvent {
+  key: string;
+  type: string;
+  subscriptionId: string;
+  title: string;
+  text: string;
+  data: unknown;
+}
+
+export const SEND_TIMEOUT_MS = 10_000;
+
+export function signature(secret: string, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+export async function sendToChannel(
+  channel: ChannelTarget,
+  event: OutgoingEvent,
+  deliveryId: number | string,
+  mailer: Pick<Mailer, 'send'>,
+): Promise<void> {
+  if (channel.kind === 'email') {
+    await mailer.send({ to: channel.target, subject: `[finwatch] ${event.title}`, text: event.text });
+    return;
+  }
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  let body: string;
+  if (channel.kind === 'webhook') {
+    body = JSON.stringify({
+      deliveryId,
+      event: event.type,
+      key: event.key,
+      subscriptionId: event.subscriptionId,
+      title: event.title,
+      text: event.text,
+      data: event.data,
+    });
+    headers['x-finwatch-event'] = event.type;
+    headers['x-finwatch-delivery'] = String(deliveryId);
+    if (channel.secret) headers['x-finwatch-signature'] = signature(channel.secret, body);
+  } else {
+    body = JSON.stringify({ text: event.text });
+  }
+  const res = await fetch(channel.target, {
+    method: 'POST',
+    headers,
+    body,
+    signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+  });
+  await res.arrayBuffer().catch(() => undefined);
+  if (!res.ok) throw new Error(`the webhook answered ${res.status}`);
+}

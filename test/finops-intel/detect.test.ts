@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_DETECT, detectAnomalies, severityOf } from '../../shared/finops/intel/detect.js';
+
+/** A seeded series: weekday seasonality (weekends at `weekend`), daily trend and ±noise. */
+function series(
+  days: number,
+  o: { level?: number; weekend?: number; trend?: number; noise?: number; seed?: number } = {},
+) {
+  let s = o.seed ?? 1;
+  const rand = () => {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    return s / 2147483648;
+  };
+  const x: number[] = [];
+  for (let d = 0; d < days; d++) {
+    const season = d % 7 >= 5 ? (o.weekend ?? 0.5) : 1;
+    const noise = 1 + (o.noise ?? 0.05) * (rand() * 2 - 1);
+    x.push(Math.round((o.level ?? 200) * (1 + (o.trend ?? 0)) ** d * season * noise * 100) / 100);
+  }
+  return x;
+}
+
+describe('anomaly detection on a daily cost series', () => {
+  it('finds nothing on a clean seasonal, trending, noisy series', () => {
+    for (let seed = 1; seed <= 5; seed++) {
+      expect(detectAnomalies(series(150, { seed, trend: 0.003, weekend: 0.3 }))).toEqual([]);
+    }
+  });
+
+  it('reports a one-day spike once, on its day, against the seasonal expectation', () => {
+    const x = series(120);
+    const clean = x[100]!;
+    x[100] = clean * 3;
+    const found = detectAnomalies(x);
+    expect(found.map((a) => [a.kind, a.index])).toEqual([['spike', 100]]);
+    expect(found[0]!.expected).toBeGreaterThan(clean * 0.9);
+    expect(found[0]!.expected).toBeLessThan(clean * 1.1);
+    expect(found[0]!.impact).toBeCloseTo(found[0]!.actual - found[0]!.expected, 3);
+  });
+
+  it('reports a spike on a weekend day, where a weekday level would hide it', () => {
+    const x = series(120, { weekend: 0.3 });
+    // Day 96 is a weekend day: 2.5× its own level is still below a weekday's cost.
+    x[96] = x[96]! * 2.5;
+    expect(x[96]!).toBeLessThan(x[94]!);
+    expect(detectAnomalies(x).map((a) => [a.kind, a.index])).toEqual([['spike', 96]]);
+  });
+
+  it('reports a two-day spike as one anomaly on its first day', () => {
+    const x = series(120);
+    x[90] = x[90]! * 3;
+    x[91] = x[91]! * 3;
+    expect(detectAnomalies(x).map((a) => [a.kind, a.index])).toEqual([['spike', 90]]);
+  });
+
+  it('reports a one-day drop', () => {
+    const x = series(120);
+    x[101] = x[101]! * 0.2;
+    expect(detectAnomalies(x).map((a) => [a.kind, a.index])).toEqual([['drop', 101]]);
+  });
+
+  it('reports a new cost once, on the first day it matters', () => {
+    const x = series(120).map((v, i) => (i < 70 ? 0 : v));
+    x[70] = 2; // a resource created late in the day: below the minimum impact
+    const found = detectAnomalies(x);
+    expect(found.map((a) => [a.kind, a.index, a.expected])).toEqual([['newCost', 71, 0]]);
+  });
+
+  it('reports a removed cost once, without daily drops after it', () => {
+    const x = series(120).map((v, i) => (i >= 80 ? 0 : v));
+    const found = detectAnomalies(x);
+    expect(found.map((a) => [a.kind, a.index])).toEqual([['removedCost', 80]]);
+    expect(found[0]!.actual).toBe(0);
+  });
+
+  it('waits for a second day before calling a day without cost a removal', () => {
+    const x = series(120);
+    x[119] = 0;
+    expect(detectAnomalies(x)).toEqual([]);
+  });
+
+  it('reports steady growth once per episode', () => {
+    const x = series(150).map((v, i) => (i >= 80 ? v * 1.02 ** (i - 80) : v));
+    const found = detectAnomalies(x);
+    expect(found.map((a) => a.kind)).toEqual(['steadyGrowth']);
+    expect(found[0]!.index).toBeGreaterThanOrEqual(80 + 14);
+    expect(found[0]!.index).toBeLessThanOrEqual(80 + 42);
+  });
+
+  it('ignores anomalies smaller than the minimum impact', () => {
+    const x = series(120, { level: 5 });
+    x[100] = x[100]! * 3; // +10 on a 5-a-day series
+    expect(detectAnomalies(x, { ...DEFAULT_DETECT, minImpact: 20 })).toEqual([]);
+    expect(detectAnomalies(x, { ...DEFAULT_DETECT, minImpact: 1 }).map((a) => a.kind)).toEqual(['spike']);
+  });
+
+  it('reports fewer anomalies at a higher sensitivity threshold', () => {
+    const x = series(120, { noise: 0.1 });
+    x[100] = x[100]! * 1.6;
+    expect(detectAnomalies(x, { ...DEFAULT_DETECT, sensitivity: 3 }).map((a) => a.index)).toEqual([100]);
+    expect(detectAnomalies(x, { ...DEFAULT_DETECT, sensitivity: 20 })).toEqual([]);
+  });
+
+  it('grades severity by impact and by the share of the expectation', () => {
+    expect(severityOf(15, 1000, 10)).toBe('low');
+    expect(severityOf(40, 1000, 10)).toBe('medium');
+    expect(severityOf(150, 1000, 10)).toBe('high');
+    expect(severityOf(15, 10, 10)).toBe('high');
+  });
+});
