@@ -29,11 +29,18 @@ describe('npm run build', () => {
     expect(existsSync(path.join(REPO_ROOT, main))).toBe(true);
   });
 
-  it('registers the HTTP functions, the queue trigger and the timer when the Functions worker loads it', () => {
+  it('registers the HTTP functions, the queue trigger and the timers when the Functions worker loads it', () => {
     expect(loaded.importError).toBeUndefined();
     expect(loaded.programmingModel?.name).toBe('@azure/functions');
     expect(loaded.functions.map((f) => f.name).sort()).toEqual(
-      ['analysis-job-sweeper', 'analysis-queue', 'auth-api', 'finops-api', 'weekly-analysis'].sort(),
+      [
+        'analysis-job-sweeper',
+        'analysis-queue',
+        'auth-api',
+        'finops-api',
+        'notification-outbox',
+        'weekly-analysis',
+      ].sort(),
     );
   });
 
