@@ -278,9 +278,10 @@ describe('unpaged history answers are streamed (fixture runs inserted with Prism
     const growth = peak - baseline;
     // Holding each answer whole (rows as objects plus their JSON, as before streaming) grew this
     // process by about 320 MB here for these 66 MB served; streamed, each answer holds one page of
-    // rows at a time (50-120 MB measured, test client and garbage included, on a loaded machine).
+    // rows at a time: 50-185 MB measured, the test client's buffers and uncollected garbage
+    // included (no --expose-gc), the high end in full-suite runs. The bound sits between the two.
     expect(served).toBeGreaterThan(60 * 1024 * 1024);
-    expect(growth).toBeLessThan(160 * 1024 * 1024);
+    expect(growth).toBeLessThan(240 * 1024 * 1024);
   }, 120_000);
 
   it('refuses a third heavy request of one user with 429 and Retry-After, and admits again after', async () => {
