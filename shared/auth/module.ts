@@ -1,6 +1,7 @@
 import type { HttpRequest } from '@azure/functions';
 import jwt from 'jsonwebtoken';
 import type { CoreServices } from '../app/services.js';
+import { recordAudit } from '../audit/record.js';
 import { createMailer, type Mailer, type MailMessage } from '../email/mailer.js';
 import { forbidden, unauthorized } from '../http/problem.js';
 import type { Caller } from './caller.js';
@@ -89,8 +90,9 @@ export async function createAuthModule(core: CoreServices): Promise<AuthModule> 
   ): Promise<UserRow> {
     const existing = await users.byEmail(email);
     if (existing) return existing;
+    let created: UserRow;
     try {
-      return await users.create({
+      created = await users.create({
         email,
         username: normalizeEmail(email),
         isAdmin: options.signedIn === true && isListedAdmin(email),
@@ -104,6 +106,19 @@ export async function createAuthModule(core: CoreServices): Promise<AuthModule> 
       log.warn({ err: e, displayName }, 'could not create a directory user');
       throw e;
     }
+    // Written after the user, not with it: the insert retries on a user-name clash, and a unique
+    // violation inside a PostgreSQL transaction would abort the transaction the record shares.
+    await recordAudit(prisma, {
+      actor: { userId: created.id, email: created.email },
+      action: 'user.created',
+      target: { type: 'user', id: created.id },
+      details: {
+        username: created.username,
+        isAdmin: created.isAdmin,
+        via: options.signedIn ? 'directory sign-in' : 'mobile key',
+      },
+    });
+    return created;
   }
 
   async function authenticateOwn(token: string): Promise<Caller> {

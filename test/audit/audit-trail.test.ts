@@ -109,6 +109,18 @@ describe('audit trail through HTTP', () => {
     });
   });
 
+  it('records a user the mobile key creates on first use', async () => {
+    const email = `mobile-${uniq()}@example.com`;
+    const res = await api.post('/auth/api/Auth/azure', { json: { email, apiKey: 'mobile-key-0123456789' } });
+    expect(res.status).toBe(200);
+    const user = await host.services.prisma.user.findUniqueOrThrow({ where: { email } });
+    expect((await records('user.created', user.id))[0]).toMatchObject({
+      actorId: user.id,
+      targetId: user.id,
+      details: { isAdmin: false, via: 'mobile key' },
+    });
+  });
+
   it('records user creation, update with the admin flag change, and deletion by an administrator', async () => {
     const email = `audit-${uniq()}@example.com`;
     const created = await api.post('/auth/api/User/create', {
