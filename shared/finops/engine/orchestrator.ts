@@ -83,6 +83,21 @@ export function costDetailLines(rows: Array<{ resourceGroup: string; serviceName
   return { byGroup, byService };
 }
 
+/** The CostDetails rows of those lines, as a run stores them (groups first, then services). */
+export function* costDetailRows(
+  lines: ReturnType<typeof costDetailLines>,
+  currency: string,
+  recordedAt: Date,
+) {
+  for (const [g, cost] of lines.byGroup) {
+    yield { costType: 'ResourceGroup', name: g, resourceGroup: g, cost: round4(cost), currency, recordedAt };
+  }
+  for (const [key, cost] of lines.byService) {
+    const [service, g] = key.split(SEP) as [string, string];
+    yield { costType: 'Service', name: service, resourceGroup: g, cost: round4(cost), currency, recordedAt };
+  }
+}
+
 /**
  * Daily history aggregated per day (Total), per day and group, per day, group and service. Compact on
  * purpose (a 10,000-resource subscription has ~600,000 day × group × service cells): groups and
@@ -422,29 +437,7 @@ export async function runAnalysis(
           };
         }
       })(),
-      costDetails: (function* () {
-        for (const [g, cost] of lines.byGroup) {
-          yield {
-            costType: 'ResourceGroup',
-            name: g,
-            resourceGroup: g,
-            cost: round4(cost),
-            currency,
-            recordedAt,
-          };
-        }
-        for (const [key, cost] of lines.byService) {
-          const [service, g] = key.split(SEP) as [string, string];
-          yield {
-            costType: 'Service',
-            name: service,
-            resourceGroup: g,
-            cost: round4(cost),
-            currency,
-            recordedAt,
-          };
-        }
-      })(),
+      costDetails: costDetailRows(lines, currency, recordedAt),
       historicalCosts: history.historicalRows(subscriptionId, currency, recordedAt),
       recommendations: [recommendation],
     },

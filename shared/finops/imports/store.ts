@@ -5,7 +5,7 @@
  */
 import type { PrismaClient } from '../../db/client.js';
 import type { Logger } from '../../observability/logger.js';
-import { costDetailLines } from '../engine/orchestrator.js';
+import { costDetailLines, costDetailRows } from '../engine/orchestrator.js';
 import { persistRun } from '../engine/persist.js';
 import { afterRunStored } from '../intel/after-run.js';
 import type { DetectSettings } from '../intel/detect.js';
@@ -72,28 +72,7 @@ export async function storeImport(
         recommendationError: null,
       },
       resources: [],
-      costDetails: (function* () {
-        for (const [g, cost] of lines.byGroup)
-          yield {
-            costType: 'ResourceGroup',
-            name: g,
-            resourceGroup: g,
-            cost: round4(cost),
-            currency,
-            recordedAt,
-          };
-        for (const [key, cost] of lines.byService) {
-          const [service, g] = key.split('\u0000') as [string, string];
-          yield {
-            costType: 'Service',
-            name: service,
-            resourceGroup: g,
-            cost: round4(cost),
-            currency,
-            recordedAt,
-          };
-        }
-      })(),
+      costDetails: costDetailRows(lines, currency, recordedAt),
       historicalCosts: parsed.history.historicalRows(subscriptionId, currency, recordedAt),
       recommendations: [],
     },
