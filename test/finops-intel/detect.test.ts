@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { medianInPlace } from '../../shared/finops/intel/baseline.js';
 import { DEFAULT_DETECT, detectAnomalies, severityOf } from '../../shared/finops/intel/detect.js';
 
 /** A seeded series: weekday seasonality (weekends at `weekend`), daily trend and ±noise. */
@@ -106,5 +107,32 @@ describe('anomaly detection on a daily cost series', () => {
     expect(severityOf(40, 1000, 10)).toBe('medium');
     expect(severityOf(150, 1000, 10)).toBe('high');
     expect(severityOf(15, 10, 10)).toBe('high');
+  });
+});
+
+describe('the median used for the trend', () => {
+  const sortedMedian = (v: number[]) => {
+    const s = [...v].sort((a, b) => a - b);
+    const m = s.length >> 1;
+    return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+  };
+
+  it('equals the median of the sorted values for odd and even lengths, ties and runs of equal values', () => {
+    let seed = 7;
+    const rnd = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const cases: number[][] = [[], [3], [2, 1], [5, 5, 5, 5], [1, 2, 2, 2, 3, 9], [-1, 4, -7, 0.5, 0.5]];
+    for (const n of [3, 10, 55, 1540, 1541]) {
+      cases.push(Array.from({ length: n }, () => rnd() * 4 - 2));
+      cases.push(Array.from({ length: n }, () => Math.round(rnd() * 3)));
+      cases.push(Array.from({ length: n }, (_, i) => i));
+      cases.push(Array.from({ length: n }, (_, i) => n - i));
+    }
+    for (const values of cases) {
+      const expected = values.length ? sortedMedian(values) : 0;
+      expect(medianInPlace(Float64Array.from(values)), `n=${values.length}`).toBe(expected);
+    }
   });
 });
