@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USER_CACHE_SECONDS } from '../../shared/auth/sessions.js';
 import type { UserRow } from '../../shared/auth/users.js';
 import { TEST_PG_URL } from '../support/databases.js';
-import { startTestHost, type TestHost } from '../support/host.js';
+import { sharingWith, startTestHost, type TestHost } from '../support/host.js';
 import { apiClient, isProblem } from '../support/http.js';
 import { PASSWORD, seedUser, sleep, tokenOf } from './helpers.js';
 
@@ -85,13 +85,7 @@ describe.runIf(TEST_PG_URL)('ending sessions on two hosts sharing one PostgreSQL
 
   beforeAll(async () => {
     a = await startTestHost({ queueWorker: false, database: 'postgres' });
-    b = await startTestHost({
-      queueWorker: false,
-      settings: {
-        ConnectionStrings__SqlConnectionString: a.settings.ConnectionStrings__SqlConnectionString!,
-      },
-      servicesOptions: { skipMigrations: true },
-    });
+    b = await startTestHost(sharingWith(a, { queueWorker: false }));
   });
   afterAll(async () => {
     await b?.close();

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type AzureSimulator, startAzureSimulator } from '../../dev/azure-sim/index.js';
 import { TEST_PG_URL } from '../support/databases.js';
-import { type TestHost, testSettings } from '../support/host.js';
+import { sharingWith, type TestHost, testSettings } from '../support/host.js';
 import { apiClient } from '../support/http.js';
 import {
   SUB_A,
@@ -27,14 +27,7 @@ describe.runIf(TEST_PG_URL)('jobs whose message or host is lost, on two hosts sh
     sim = await startAzureSimulator({ resourcesPerSubscription: 10 });
     const worker = { pollMs: 50 };
     a = await startAnalysisHost(sim, { database: 'postgres', queueWorker: worker });
-    b = await startAnalysisHost(sim, {
-      queueWorker: worker,
-      settings: {
-        ConnectionStrings__SqlConnectionString: a.settings.ConnectionStrings__SqlConnectionString!,
-        AnalysisQueue__Name: a.settings.AnalysisQueue__Name!,
-      },
-      servicesOptions: { skipMigrations: true },
-    });
+    b = await startAnalysisHost(sim, sharingWith(a, { queueWorker: worker }));
   });
   afterAll(async () => {
     await b?.close();

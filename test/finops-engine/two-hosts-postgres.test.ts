@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AzureSimulator, startAzureSimulator } from '../../dev/azure-sim/index.js';
 import { TEST_PG_URL } from '../support/databases.js';
-import type { TestHost } from '../support/host.js';
+import { sharingWith, type TestHost } from '../support/host.js';
 import { apiClient } from '../support/http.js';
 import { SUB_A, SUB_B, SUB_C, startAnalysisHost, USER, waitFor, waitForJob } from './support.js';
 
@@ -16,14 +16,7 @@ describe.runIf(TEST_PG_URL)('two hosts sharing one PostgreSQL database', () => {
     sim = await startAzureSimulator({ resourcesPerSubscription: 20 });
     const worker = { pollMs: 50 };
     a = await startAnalysisHost(sim, { database: 'postgres', queueWorker: worker });
-    b = await startAnalysisHost(sim, {
-      queueWorker: worker,
-      settings: {
-        ConnectionStrings__SqlConnectionString: a.settings.ConnectionStrings__SqlConnectionString!,
-        AnalysisQueue__Name: a.settings.AnalysisQueue__Name!,
-      },
-      servicesOptions: { skipMigrations: true },
-    });
+    b = await startAnalysisHost(sim, sharingWith(a, { queueWorker: worker }));
   });
   afterAll(async () => {
     await b?.close();

@@ -6,7 +6,7 @@ import { backoffSeconds, deliverDue } from '../../shared/notify/outbox.js';
 import { createUser, type TestUser } from '../finops-api/support.js';
 import { auditRecordsOf } from '../support/audit.js';
 import { TEST_PG_URL } from '../support/databases.js';
-import { startTestHost, type TestHost } from '../support/host.js';
+import { sharingWith, startTestHost, type TestHost } from '../support/host.js';
 import { apiClient, isProblem } from '../support/http.js';
 import { exportLines, focusCsv, type SeriesSpec } from './export-fixture.js';
 
@@ -266,14 +266,7 @@ describe.runIf(TEST_PG_URL)('notifications from two hosts on one PostgreSQL data
     receiver = await startReceiver();
     const settings = { Notifications__PollSeconds: '1' };
     a = await startTestHost({ database: 'postgres', queueWorker: false, settings });
-    b = await startTestHost({
-      queueWorker: false,
-      settings: {
-        ...settings,
-        ConnectionStrings__SqlConnectionString: a.settings.ConnectionStrings__SqlConnectionString!,
-      },
-      servicesOptions: { skipMigrations: true },
-    });
+    b = await startTestHost(sharingWith(a, { queueWorker: false, settings }));
     admin = await createUser(a.services.prisma, true);
   }, 60_000);
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOGIN_MAX_FAILURES, LOGIN_WINDOW_MS } from '../../shared/auth/throttle.js';
 import { PASSWORD, seedUser, sleep, tokenOf } from '../auth/helpers.js';
 import { TEST_PG_URL } from '../support/databases.js';
-import { startTestHost, type TestHost } from '../support/host.js';
+import { sharingWith, startTestHost, type TestHost } from '../support/host.js';
 import { apiClient } from '../support/http.js';
 
 async function waitUntil(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
@@ -101,13 +101,7 @@ describe.runIf(TEST_PG_URL)(
     let b: TestHost;
     beforeAll(async () => {
       a = await startTestHost({ queueWorker: false, database: 'postgres' });
-      b = await startTestHost({
-        queueWorker: false,
-        settings: {
-          ConnectionStrings__SqlConnectionString: a.settings.ConnectionStrings__SqlConnectionString!,
-        },
-        servicesOptions: { skipMigrations: true },
-      });
+      b = await startTestHost(sharingWith(a, { queueWorker: false }));
     });
     afterAll(async () => {
       await b?.close();

@@ -63,3 +63,19 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
     },
   };
 }
+
+/**
+ * Options of a second instance of the app beside `first`: its database and queue, and no
+ * migrations (the first host applied them), over the given options.
+ */
+export function sharingWith(first: TestHost, options: TestHostOptions = {}): TestHostOptions {
+  return {
+    ...options,
+    settings: {
+      ...options.settings,
+      ConnectionStrings__SqlConnectionString: first.settings.ConnectionStrings__SqlConnectionString!,
+      AnalysisQueue__Name: first.settings.AnalysisQueue__Name!,
+    },
+    servicesOptions: { ...options.servicesOptions, skipMigrations: true },
+  };
+}
