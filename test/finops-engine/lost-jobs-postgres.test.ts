@@ -1,20 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type AzureSimulator, startAzureSimulator } from '../../dev/azure-sim/index.js';
 import { TEST_PG_URL } from '../support/databases.js';
-import { sharingWith, type TestHost, testSettings } from '../support/host.js';
+import { sharingWith, type TestHost } from '../support/host.js';
 import { apiClient } from '../support/http.js';
-import {
-  SUB_A,
-  SUB_B,
-  SUB_C,
-  simSettings,
-  startAnalysisHost,
-  startChildHost,
-  USER,
-  waitFor,
-  waitForJob,
-} from './support.js';
+import { killChildHostMidJob, SUB_A, SUB_B, SUB_C, startAnalysisHost, waitForJob } from './support.js';
 
 // Heartbeat 1 s (simSettings), so a job is abandoned after 4 s of silence and the sweepers of both
 // hosts look every second.
@@ -119,7 +108,6 @@ describe.runIf(TEST_PG_URL)(
   () => {
     let sim: AzureSimulator;
     let survivor: TestHost;
-    let child: ChildProcess | undefined;
 
     beforeAll(async () => {
       sim = await startAzureSimulator({ resourcesPerSubscription: 10 });
@@ -127,7 +115,6 @@ describe.runIf(TEST_PG_URL)(
     });
     afterEach(() => sim.faults.reset());
     afterAll(async () => {
-      child?.kill('SIGKILL');
       await survivor?.close();
       await sim?.close();
     });
@@ -135,31 +122,10 @@ describe.runIf(TEST_PG_URL)(
     it('is detected within a few heartbeats and completes on the other host', {
       timeout: 90_000,
     }, async () => {
-      const settings = {
-        ...testSettings(simSettings(sim)),
-        ConnectionStrings__SqlConnectionString: survivor.settings.ConnectionStrings__SqlConnectionString!,
-        AnalysisQueue__Name: survivor.settings.AnalysisQueue__Name!,
-      } as Record<string, string>;
-      const started = await startChildHost(settings, { FINWATCH_CHILD_LEASE_MS: String(10 * 60_000) });
-      child = started.child;
-      sim.faults.slow(2_000, 'cost');
-      const res = await apiClient(started.url).post('/finops/api/Analysis/start-async', {
-        token: USER,
-        json: SUB_B,
+      const { jobId, killedAt } = await killChildHostMidJob(sim, survivor, {
+        FINWATCH_CHILD_LEASE_MS: String(10 * 60_000),
       });
-      expect(res.status).toBe(202);
-      const jobId = res.body.jobId as string;
       const prisma = survivor.services.prisma;
-      await waitFor(
-        'the job to query costs in the child host',
-        () => prisma.analysisJob.findUniqueOrThrow({ where: { id: jobId } }),
-        (j) => j.status === 'running' && (j.phase ?? '').startsWith('cost'),
-        30_000,
-      );
-      child.kill('SIGKILL');
-      await new Promise((r) => child!.once('exit', r));
-      const killedAt = Date.now();
-      sim.faults.reset();
 
       const { startQueueWorker } = await import('../../dev/queue-worker.js');
       const worker = startQueueWorker(survivor.services, { pollMs: 50 });

@@ -1,13 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { HttpRequest } from '@azure/functions';
+import { expect } from 'vitest';
 import type { AzureSimulator } from '../../dev/azure-sim/index.js';
 import type { AppServices } from '../../shared/app/services.js';
 import type { Caller } from '../../shared/auth/caller.js';
 import type { Settings } from '../../shared/config/index.js';
 import { unauthorized } from '../../shared/http/problem.js';
-import { startTestHost, type TestHost, type TestHostOptions } from '../support/host.js';
-import type { apiClient } from '../support/http.js';
+import { startTestHost, type TestHost, type TestHostOptions, testSettings } from '../support/host.js';
+import { apiClient } from '../support/http.js';
 
 export const SIM_CERT_FILE = fileURLToPath(new URL('../../dev/azure-sim/tls/sim-cert.pem', import.meta.url));
 export const USER = 'user-token';
@@ -110,4 +111,40 @@ export function startChildHost(
     });
     child.once('exit', (code) => reject(new Error(`child host exited (${code})`)));
   });
+}
+
+/**
+ * An async analysis started in a child host beside `survivor` (same database and queue), killed
+ * with SIGKILL while it queries costs (slowed by the simulator, whose switches are reset after).
+ */
+export async function killChildHostMidJob(
+  sim: AzureSimulator,
+  survivor: TestHost,
+  env: Record<string, string> = {},
+): Promise<{ jobId: string; killedAt: number }> {
+  const settings = {
+    ...testSettings(simSettings(sim)),
+    ConnectionStrings__SqlConnectionString: survivor.settings.ConnectionStrings__SqlConnectionString!,
+    AnalysisQueue__Name: survivor.settings.AnalysisQueue__Name!,
+  } as Record<string, string>;
+  const { child, url } = await startChildHost(settings, env);
+  try {
+    sim.faults.slow(2_000, 'cost');
+    const res = await apiClient(url).post('/finops/api/Analysis/start-async', { token: USER, json: SUB_B });
+    expect(res.status).toBe(202);
+    const jobId = res.body.jobId as string;
+    await waitFor(
+      'the job to query costs in the child host',
+      () => survivor.services.prisma.analysisJob.findUniqueOrThrow({ where: { id: jobId } }),
+      (j) => j.status === 'running' && (j.phase ?? '').startsWith('cost'),
+      30_000,
+    );
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+    return { jobId, killedAt: Date.now() };
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    sim.faults.reset();
+  }
 }
