@@ -36,7 +36,8 @@ export async function runInfraSupport(prisma: PrismaClient, runId: number) {
   return rows[0]?.infra ?? DEFAULT_INFRA_SUPPORT_COST;
 }
 
-async function decorate(prisma: PrismaClient, rows: HistoricalCost[]) {
+/** What a page of rows is decorated with: its groups' merged tags and its subscriptions' overlay. */
+async function pageExtras(prisma: PrismaClient, rows: HistoricalCost[]) {
   const runIds = [...new Set(rows.map((r) => r.analysisRunId))];
   const [tags, infra] = await Promise.all([
     mergedGroupTags(
@@ -46,6 +47,11 @@ async function decorate(prisma: PrismaClient, rows: HistoricalCost[]) {
     ),
     infraSupportCosts(prisma, [...new Set(rows.map((r) => r.subscriptionId))]),
   ]);
+  return { tags, infra };
+}
+
+async function decorate(prisma: PrismaClient, rows: HistoricalCost[]) {
+  const { tags, infra } = await pageExtras(prisma, rows);
   return rows.map((h) =>
     historicalOut(
       h,
@@ -77,15 +83,7 @@ function historicalJson(h: HistoricalCost, tagsJson: string, infraJson: string):
 
 /** A page of rows as JSON texts, with the same tags and overlay as decorate. */
 async function decorateAsJson(prisma: PrismaClient, rows: HistoricalCost[]): Promise<JsonText[]> {
-  const runIds = [...new Set(rows.map((r) => r.analysisRunId))];
-  const [tags, infra] = await Promise.all([
-    mergedGroupTags(
-      prisma,
-      runIds,
-      rows.map((r) => r.resourceGroup),
-    ),
-    infraSupportCosts(prisma, [...new Set(rows.map((r) => r.subscriptionId))]),
-  ]);
+  const { tags, infra } = await pageExtras(prisma, rows);
   const tagTexts = new Map<string, string>();
   const tagText = (h: HistoricalCost) => {
     if (!h.resourceGroup) return 'null';
