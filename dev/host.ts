@@ -198,7 +198,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
           await writeResponse(res, response, false, closing);
           return;
         }
-        // The route's own body limit; serveRequest matches again to dispatch (matching is cheap).
+        // The route's own body limit; the same match then dispatches.
         const match = requests.router.match(method === 'HEAD' ? 'GET' : method, pathname);
         const body = await readBody(
           req,
@@ -212,7 +212,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
           headers,
           body: body.length ? { bytes: body } : undefined,
         });
-        response = await serveRequest(requests, request, invocation);
+        response = await serveRequest(requests, request, invocation, match);
       } catch (error) {
         const request = new azf.HttpRequest({ method, url, headers });
         response = withSecurityHeaders(

@@ -4,7 +4,7 @@ import type { ErrorReporter } from '../observability/errors.js';
 import { withInvocationScope } from '../observability/invocation-scope.js';
 import type { Logger } from '../observability/logger.js';
 import { dispatchRoute, errorResponse, unmatchedResponse, withSecurityHeaders } from './dispatch.js';
-import type { Router } from './router.js';
+import type { RouteMatch, Router } from './router.js';
 
 /** What a host needs to answer before (or without) the full services: configuration and logging. */
 export type BootServices = Pick<AppServices, 'config' | 'log' | 'errors'>;
@@ -40,6 +40,8 @@ export function serveRequest(
   server: RequestServer,
   request: HttpRequest,
   invocation: InvocationContext,
+  /** The router's answer for this request, when the caller already matched it (the local host). */
+  matched?: RouteMatch,
 ): Promise<HttpResponseInit> {
   const sent = request.headers.get('traceparent')?.trim().toLowerCase();
   const traceparent = sent && TRACEPARENT.test(sent) ? sent : undefined;
@@ -47,7 +49,7 @@ export function serveRequest(
     const started = performance.now();
     const method = request.method.toUpperCase();
     const path = pathOf(request.url);
-    const match = server.router.match(method === 'HEAD' ? 'GET' : method, path);
+    const match = matched ?? server.router.match(method === 'HEAD' ? 'GET' : method, path);
     const routeName = match.kind === 'match' ? match.route.name : null;
     let response: HttpResponseInit;
     try {
