@@ -8,10 +8,16 @@
  * the same rows and peaked at 1.8 GB RSS; multi-row VALUES through Prisma with ~30,000 parameters a
  * statement, 4.7× and 576 MB. Prisma's cost is per parameter, so one array parameter per column.
  * Every value is cast in SQL, so the statement means the same on PostgreSQL and PGlite.
+ *
+ * An analysis's daily history is not held until the write: the writer is opened before the history
+ * is fetched and stages each cost page as it arrives (history-stage.ts); the run's transaction then
+ * sums the staged rows into HistoricalCosts in SQL.
  */
 import pg from 'pg';
 import type { Prisma, PrismaClient } from '../../db/generated/client.js';
 import { type DatabaseTimeouts, pgTimeoutOptions } from '../../db/timeouts.js';
+import type { DailyCost } from '../azure/index.js';
+import { type Exec, HistoryStage, type StagedHistoryTarget } from './history-stage.js';
 import { writeRunTotals } from './run-totals.js';
 
 /** A large run (10,000 resources, 6 months of history) writes ~600,000 rows: allow it time. */
@@ -68,13 +74,16 @@ export interface RunToPersist {
   run: RunData;
   resources: Iterable<ResourceRow>;
   costDetails: Iterable<CostDetailRow>;
-  historicalCosts: Iterable<HistoricalCostRow>;
+  /** Rows as given, or `{ staged }`: the history the writer staged page by page (RunWriter.stageHistory). */
+  historicalCosts: Iterable<HistoricalCostRow> | { staged: StagedHistoryTarget };
   recommendations: Iterable<RecommendationRow>;
 }
 
 export interface PersistStats {
   runId: number;
+  /** Rows of the run (the run row and its children). */
   rows: number;
+  /** Time spent writing: the run's transaction and, before it, staging the history. */
   ms: number;
 }
 
@@ -147,9 +156,6 @@ function param(value: unknown, cast: Cast): string | number | null {
   return value as string;
 }
 
-/** Runs one statement inside the write transaction; returns the affected row count. */
-type Exec = (sql: string, params: unknown[]) => Promise<number>;
-
 /**
  * One statement per chunk of rows: INSERT … SELECT * FROM unnest($1::integer[], $2::text[], …), one
  * array parameter per column, so the statement has a dozen parameters whatever the chunk size.
@@ -185,11 +191,19 @@ async function insertRows<T>(
   return written;
 }
 
-async function insertChildren(exec: Exec, runId: number, data: RunToPersist): Promise<number> {
+async function insertChildren(
+  exec: Exec,
+  stage: HistoryStage,
+  runId: number,
+  data: RunToPersist,
+): Promise<number> {
   let rows = 0;
   rows += await insertRows(exec, 'ResourceAnalyses', RESOURCE_COLUMNS, runId, data.resources);
   rows += await insertRows(exec, 'CostDetails', COST_COLUMNS, runId, data.costDetails);
-  rows += await insertRows(exec, 'HistoricalCosts', HISTORY_COLUMNS, runId, data.historicalCosts);
+  rows +=
+    'staged' in data.historicalCosts
+      ? await stage.writeRun(exec, runId, data.historicalCosts.staged)
+      : await insertRows(exec, 'HistoricalCosts', HISTORY_COLUMNS, runId, data.historicalCosts);
   rows += await insertRows(exec, 'AiRecommendations', RECOMMENDATION_COLUMNS, runId, data.recommendations);
   await writeRunTotals(exec, runId, data.run.subscriptionId);
   return rows;
@@ -242,57 +256,122 @@ export interface PersistOptions {
   /**
    * PostgreSQL: write through one dedicated pg connection (BEGIN … COMMIT) instead of a Prisma
    * interactive transaction. Prisma's raw-query path allocates heavily per call (a 10,000-resource run
-   * peaked near 700 MB RSS through it); the driver alone keeps the run under 512 MB. PGlite (no URL)
-   * uses the Prisma transaction: it is in-process and single-connection anyway.
+   * peaked near 700 MB RSS through it). PGlite (no URL) uses the Prisma client: it is in-process and
+   * has a single session, which the staged history's temporary table needs.
    */
   postgresUrl?: string | undefined;
-  /** The write gets the long statement budget: it is one transaction of the whole run. */
+  /** The writer's connection gets the long statement budget: it writes the whole run. */
   postgresTimeouts?: DatabaseTimeouts | undefined;
 }
 
+/** One database session: statements outside a transaction, and one transaction. */
+interface Session {
+  exec: Exec;
+  transaction<T>(fn: (exec: Exec, queryId: QueryId) => Promise<T>): Promise<T>;
+  end(): Promise<void>;
+}
+/** Runs a statement that returns one row with an `id`. */
+type QueryId = (sql: string, params: unknown[]) => Promise<number>;
+
+async function postgresSession(url: string, timeouts: DatabaseTimeouts | undefined): Promise<Session> {
+  const client = new pg.Client({
+    connectionString: url,
+    application_name: 'finwatch-analysis-writer',
+    ...(timeouts ? pgTimeoutOptions(timeouts, 'long') : {}),
+  });
+  await client.connect();
+  const exec: Exec = async (sql, params) => (await client.query(sql, params)).rowCount ?? 0;
+  return {
+    exec,
+    async transaction(fn) {
+      await client.query('BEGIN');
+      try {
+        const result = await fn(
+          exec,
+          async (sql, params) => (await client.query<{ id: number }>(sql, params)).rows[0]!.id,
+        );
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    },
+    end: () => client.end().catch(() => undefined),
+  };
+}
+
+function prismaSession(prisma: PrismaClient): Session {
+  return {
+    exec: (sql, params) => prisma.$executeRawUnsafe(sql, ...params),
+    transaction: (fn) =>
+      prisma.$transaction(
+        (tx) =>
+          fn(
+            (sql, params) => tx.$executeRawUnsafe(sql, ...params),
+            async (sql, params) =>
+              Number((await tx.$queryRawUnsafe<Array<{ id: number }>>(sql, ...params))[0]!.id),
+          ),
+        { timeout: TRANSACTION_TIMEOUT_MS, maxWait: 60_000 },
+      ),
+    end: async () => {},
+  };
+}
+
+/**
+ * Writes one run. Open it before the history is fetched, stage each cost page as it arrives
+ * (`stageHistory`), then `persist` the run with `historicalCosts: { staged }`; `close` always.
+ */
+export interface RunWriter {
+  stageHistory(page: readonly DailyCost[]): Promise<void>;
+  /** Cost rows staged so far. */
+  readonly stagedRows: number;
+  persist(data: RunToPersist): Promise<PersistStats>;
+  close(): Promise<void>;
+}
+
+export async function openRunWriter(prisma: PrismaClient, opts: PersistOptions = {}): Promise<RunWriter> {
+  const session = opts.postgresUrl
+    ? await postgresSession(opts.postgresUrl, opts.postgresTimeouts)
+    : prismaSession(prisma);
+  const stage = new HistoryStage(session.exec);
+  return {
+    stageHistory: (page) => stage.add(page),
+    get stagedRows() {
+      return stage.rows;
+    },
+    async persist(data) {
+      const started = performance.now();
+      let rows = 0;
+      const runId = await session.transaction(async (exec, queryId) => {
+        const id = await queryId(RUN_INSERT, runParams(data.run));
+        rows = 1 + (await insertChildren(exec, stage, id, data));
+        return id;
+      });
+      return { runId, rows, ms: stage.ms + performance.now() - started };
+    },
+    async close() {
+      try {
+        await stage.drop();
+      } catch {
+        // The session may be gone (that drops the table too); nothing is left to clean.
+      } finally {
+        await session.end();
+      }
+    },
+  };
+}
+
+/** Writes a run whose rows are all given (no staged history). */
 export async function persistRun(
   prisma: PrismaClient,
   data: RunToPersist,
   opts: PersistOptions = {},
 ): Promise<PersistStats> {
-  const started = performance.now();
-  let rows = 0;
-  let runId: number;
-  if (opts.postgresUrl) {
-    const client = new pg.Client({
-      connectionString: opts.postgresUrl,
-      application_name: 'finwatch-analysis-writer',
-      ...(opts.postgresTimeouts ? pgTimeoutOptions(opts.postgresTimeouts, 'long') : {}),
-    });
-    await client.connect();
-    try {
-      await client.query('BEGIN');
-      const run = await client.query<{ id: number }>(RUN_INSERT, runParams(data.run));
-      runId = run.rows[0]!.id;
-      rows =
-        1 +
-        (await insertChildren(
-          async (sql, params) => (await client.query(sql, params)).rowCount ?? 0,
-          runId,
-          data,
-        ));
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  } else {
-    runId = await prisma.$transaction(
-      async (tx) => {
-        const run = await tx.$queryRawUnsafe<Array<{ id: number }>>(RUN_INSERT, ...runParams(data.run));
-        const id = Number(run[0]!.id);
-        rows = 1 + (await insertChildren((sql, params) => tx.$executeRawUnsafe(sql, ...params), id, data));
-        return id;
-      },
-      { timeout: TRANSACTION_TIMEOUT_MS, maxWait: 60_000 },
-    );
+  const writer = await openRunWriter(prisma, opts);
+  try {
+    return await writer.persist(data);
+  } finally {
+    await writer.close();
   }
-  return { runId, rows, ms: performance.now() - started };
 }

@@ -21,30 +21,29 @@ export interface NewAnomaly {
 }
 
 /**
- * The history of a run as the series builder reads it: Total and ResourceGroup rows as stored, and
- * Service rows summed per day and service in the database (a large subscription stores one per
- * day, group and service: hundreds of thousands, which need not cross into the process).
+ * The history of a run as the series builder reads it: one row per day and scope, summed in the
+ * database and read as doubles (float8), never as Decimal objects. A large subscription stores a
+ * Service row per day, group and service, and a ResourceGroup row per day and group: hundreds of
+ * thousands of rows, of which only a few thousand daily sums cross into the process. A sum is the
+ * exact numeric sum converted once, which is what the stored row itself reads as when it is the
+ * only one of its day and scope (an analysis stores one Total per day and one row per group).
+ * Ordered, so the series (and the anomalies found) come in the same order on every read.
  */
 export async function runHistory(prisma: PrismaClient, analysisRunId: number): Promise<HistoryRow[]> {
-  const rows = await prisma.historicalCost.findMany({
-    where: { analysisRunId, costType: { in: ['Total', 'ResourceGroup'] } },
-    select: { costDate: true, costType: true, resourceGroup: true, name: true, cost: true },
-  });
-  const services = await prisma.historicalCost.groupBy({
-    by: ['costDate', 'name'],
-    where: { analysisRunId, costType: 'Service' },
-    _sum: { cost: true },
-  });
-  return [
-    ...rows.map((r) => ({ ...r, cost: Number(r.cost) })),
-    ...services.map((r) => ({
-      costDate: r.costDate,
-      costType: 'Service',
-      resourceGroup: null,
-      name: r.name,
-      cost: Number(r._sum.cost ?? 0),
-    })),
-  ];
+  return prisma.$queryRawUnsafe<HistoryRow[]>(
+    `SELECT "costDate", "costType",
+            CASE WHEN "costType" = 'ResourceGroup' THEN "resourceGroup" END AS "resourceGroup",
+            CASE WHEN "costType" = 'Service' THEN "name" END AS "name",
+            sum("cost")::float8 AS "cost"
+     FROM "HistoricalCosts"
+     WHERE "analysisRunId" = $1::integer
+       AND ("costType" = 'Total'
+            OR ("costType" = 'ResourceGroup' AND "resourceGroup" IS NOT NULL)
+            OR ("costType" = 'Service' AND "name" IS NOT NULL))
+     GROUP BY 1, 2, 3, 4
+     ORDER BY CASE "costType" WHEN 'Total' THEN 0 WHEN 'ResourceGroup' THEN 1 ELSE 2 END, 3, 4, 1`,
+    analysisRunId,
+  );
 }
 
 /**
