@@ -247,7 +247,11 @@ try {
   const peakKb = process.resourceUsage().maxRSS;
   await db.close();
 
+  const baselineStarted = performance.now();
   const baseline = await bulkInsertBaseline(database.url, result.analysisRunId);
+  process.stderr.write(
+    `  (baseline, reads included: ${((performance.now() - baselineStarted) / 1000).toFixed(1)} s)\n`,
+  );
   const ratio = result.writeMs / baseline.ms;
   const peakMb = peakKb / 1024;
   const aimed = RESOURCES === 10_000;
@@ -270,6 +274,10 @@ try {
   if (ratio >= AIM_RATIO || (aimed && peakMb >= AIM_RSS_MB)) exitCode = 1;
 } finally {
   sim.stop();
+  const dropStarted = performance.now();
   await database.drop();
+  process.stderr.write(
+    `  (database dropped in ${((performance.now() - dropStarted) / 1000).toFixed(1)} s)\n`,
+  );
 }
 process.exit(exitCode);
