@@ -33,6 +33,8 @@ export class HistoryStage {
   rows = 0;
   /** Time spent in staging statements. */
   ms = 0;
+  /** Arrival order of the staged rows: the sums add in it (see writeRun). */
+  private seq = 0;
 
   constructor(private readonly exec: Exec) {}
 
@@ -41,18 +43,20 @@ export class HistoryStage {
     const started = performance.now();
     if (!this.created) {
       await this.exec(
-        `CREATE TEMPORARY TABLE ${this.table} (d date NOT NULL, g text NOT NULL, s text NOT NULL, c double precision NOT NULL)`,
+        `CREATE TEMPORARY TABLE ${this.table} (n integer NOT NULL, d date NOT NULL, g text NOT NULL, s text NOT NULL, c double precision NOT NULL)`,
         [],
       );
       this.created = true;
     }
     for (let at = 0; at < page.length; at += STAGE_CHUNK_ROWS) {
+      const n: number[] = [];
       const d: string[] = [];
       const g: string[] = [];
       const s: string[] = [];
       const c: string[] = [];
       for (const r of page.slice(at, at + STAGE_CHUNK_ROWS)) {
         if (!r.date) continue;
+        n.push(this.seq++);
         d.push(r.date);
         // JavaScript's upper case, not SQL's upper(): the same groups as every other place that folds them.
         g.push((r.resourceGroup ?? '').toUpperCase());
@@ -62,8 +66,8 @@ export class HistoryStage {
       }
       if (d.length === 0) continue;
       this.rows += await this.exec(
-        `INSERT INTO ${this.table} (d, g, s, c) SELECT * FROM unnest($1::date[], $2::text[], $3::text[], $4::double precision[])`,
-        [d, g, s, c],
+        `INSERT INTO ${this.table} (n, d, g, s, c) SELECT * FROM unnest($1::integer[], $2::date[], $3::text[], $4::text[], $5::double precision[])`,
+        [n, d, g, s, c],
       );
     }
     this.ms += performance.now() - started;
@@ -72,17 +76,20 @@ export class HistoryStage {
   /**
    * Writes the run's HistoricalCosts from the staged rows (inside the run's transaction): per day a
    * Total, per day and group a ResourceGroup row, per day, group and service a Service row, in that
-   * order and by day. Costs are summed as doubles and rounded half up to 4 decimals, as
-   * Math.round(x * 10000) / 10000 does; floor(x + 0.5) is that rounding, not round(), whose
-   * double-precision form rounds ties to even. Returns the rows written.
+   * order and by day. Costs are summed as doubles in the order the rows arrived (a cell's rows by
+   * arrival, a day's or group's cells by their first row), so every sum is the same double as adding
+   * in the process would give; a different order changes the last bits and, at a half, the 4th
+   * decimal. Then rounded half up to 4 decimals, as Math.round(x * 10000) / 10000 does: floor(x + 0.5)
+   * is that rounding, not round(), whose double-precision form rounds ties to even. Returns the rows
+   * written.
    */
   async writeRun(exec: Exec, analysisRunId: number, target: StagedHistoryTarget): Promise<number> {
     if (!this.created) return 0;
     return exec(
-      `WITH cells AS (SELECT d, g, s, sum(c) AS c FROM ${this.table} GROUP BY d, g, s),
+      `WITH cells AS (SELECT d, g, s, sum(c ORDER BY n) AS c, min(n) AS f FROM ${this.table} GROUP BY d, g, s),
        summed AS (
-         SELECT 0 AS k, d, NULL::text AS g, NULL::text AS s, sum(c) AS c FROM cells GROUP BY d
-         UNION ALL SELECT 1, d, g, NULL::text, sum(c) FROM cells GROUP BY d, g
+         SELECT 0 AS k, d, NULL::text AS g, NULL::text AS s, sum(c ORDER BY f) AS c FROM cells GROUP BY d
+         UNION ALL SELECT 1, d, g, NULL::text, sum(c ORDER BY f) FROM cells GROUP BY d, g
          UNION ALL SELECT 2, d, g, s, c FROM cells)
        INSERT INTO "HistoricalCosts"
          ("analysisRunId", "subscriptionId", "costDate", "costType", "resourceGroup", "name", "cost", "currency", "recordedAt")
