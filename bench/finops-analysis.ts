@@ -158,20 +158,19 @@ async function bulkInsertBaseline(url: string, runId: number): Promise<{ ms: num
   await c.query('BEGIN');
   for (const [table, cols] of Object.entries(TABLES)) {
     const quoted = cols.map((col) => `"${col}"`);
-    let lastId = 0;
+    // One cursor per table (read in the same transaction, untimed): paging by `id > last` re-sorted
+    // the run's rows for every page, which took minutes at 650,000 rows.
+    await c.query(
+      `DECLARE rows_cursor NO SCROLL CURSOR FOR SELECT ${quoted.map((q) => `${q}::text`).join(', ')} FROM "${table}" WHERE "analysisRunId"=${Number(runId)} ORDER BY id`,
+    );
     for (;;) {
-      const page = await c.query({
-        text: `SELECT id, ${quoted.map((q) => `${q}::text`).join(', ')} FROM "${table}" WHERE "analysisRunId"=$1 AND id>$2 ORDER BY id LIMIT 1000`,
-        values: [runId, lastId],
-        rowMode: 'array',
-      });
+      const page = await c.query({ text: 'FETCH 1000 FROM rows_cursor', rowMode: 'array' });
       if (page.rows.length === 0) break;
-      lastId = (page.rows[page.rows.length - 1] as unknown[])[0] as number;
       const values: unknown[] = [];
       const tuples: string[] = [];
       for (const r of page.rows as unknown[][]) {
         const base = values.length;
-        values.push(baselineRun, ...r.slice(1));
+        values.push(baselineRun, ...r);
         tuples.push(`(${Array.from({ length: cols.length + 1 }, (_, i) => `$${base + i + 1}`).join(',')})`);
       }
       const t = performance.now();
@@ -182,6 +181,7 @@ async function bulkInsertBaseline(url: string, runId: number): Promise<{ ms: num
       ms += performance.now() - t;
       rows += page.rows.length;
     }
+    await c.query('CLOSE rows_cursor');
   }
   const t = performance.now();
   await c.query('COMMIT');
@@ -214,6 +214,7 @@ try {
   let last = performance.now();
   let lastPhase = 'start';
   let phasePeak = 0;
+  let samples = 0;
   const rssBefore = process.memoryUsage().rss;
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
@@ -221,13 +222,20 @@ try {
   const sampler = setInterval(() => {
     const m = process.memoryUsage();
     phasePeak = Math.max(phasePeak, m.rss);
-    if (process.env.BENCH_MEM)
+    if (process.env.BENCH_MEM && ++samples % 10 === 0)
       process.stderr.write(
         `  [${lastPhase}] rss ${Math.round(m.rss / 1e6)} heapTotal ${Math.round(m.heapTotal / 1e6)} heap ${Math.round(m.heapUsed / 1e6)} ext ${Math.round(m.external / 1e6)}\n`,
       );
   }, 100);
   const endPhase = (next: string) => {
     const now = performance.now();
+    // BENCH_MEM=2: the live heap at each phase's end (a full GC first: this changes the peak).
+    if (process.env.BENCH_MEM === '2') {
+      (globalThis as { gc?: () => void }).gc?.();
+      process.stderr.write(
+        `${lastPhase} ends: live heap ${Math.round(process.memoryUsage().heapUsed / 1e6)} MB\n`,
+      );
+    }
     phases.push({ name: lastPhase, ms: now - last, peakRss: Math.max(phasePeak, process.memoryUsage().rss) });
     last = now;
     lastPhase = next;
