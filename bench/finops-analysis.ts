@@ -222,7 +222,7 @@ try {
   const sampler = setInterval(() => {
     const m = process.memoryUsage();
     phasePeak = Math.max(phasePeak, m.rss);
-    if (process.env.BENCH_MEM && ++samples % 10 === 0)
+    if (process.env.BENCH_MEM && (++samples % 10 === 0 || process.env.BENCH_MEM === '3'))
       process.stderr.write(
         `  [${lastPhase}] rss ${Math.round(m.rss / 1e6)} heapTotal ${Math.round(m.heapTotal / 1e6)} heap ${Math.round(m.heapUsed / 1e6)} ext ${Math.round(m.external / 1e6)}\n`,
       );
