@@ -273,6 +273,7 @@ try {
     `  phases               ${phases.map((p) => `${p.name} ${(p.ms / 1000).toFixed(1)}s`).join(', ')}`,
     `  peak RSS by phase    ${phases.map((p) => `${p.name} ${Math.round(p.peakRss / 2 ** 20)}`).join(', ')} (MB)`,
     `  rows written         ${result.rowsWritten} in ${(result.writeMs / 1000).toFixed(2)} s (${Math.round(result.rowsWritten / (result.writeMs / 1000))} rows/s)`,
+    `                       of which ${(result.stagingMs / 1000).toFixed(2)} s staging the history's cost rows as the pages came, ${((result.writeMs - result.stagingMs) / 1000).toFixed(2)} s the run's transaction`,
     `  bulk INSERT baseline ${baseline.rows} rows in ${(baseline.ms / 1000).toFixed(2)} s (${Math.round(baseline.rows / (baseline.ms / 1000))} rows/s)`,
     `  write ratio          ${ratio.toFixed(2)} (aim < ${AIM_RATIO})`,
     `  peak RSS             ${mb(peakKb)}, ${Math.round(rssBefore / 2 ** 20)} MB before the analysis began${aimed ? ` (aim < ${AIM_RSS_MB} MB` : ' (the aim is for 10,000 resources'}; simulator in its own process)`,

@@ -58,7 +58,10 @@ export interface AnalysisResult {
   totalMonthlyCost: number;
   resourcesAnalyzed: number;
   rowsWritten: number;
+  /** Time spent writing the run, staging its history included. */
   writeMs: number;
+  /** Of which staging the history as its pages arrived. */
+  stagingMs: number;
   recommendationSource: 'ai' | 'rules';
   recommendationError: string | null;
   period: AnalysisPeriod;
@@ -506,6 +509,7 @@ async function analyseAndSave(
     resourcesAnalyzed: resources.length,
     rowsWritten: saved.rows,
     writeMs: saved.ms,
+    stagingMs: saved.stagingMs,
     recommendationSource,
     recommendationError,
     period,

@@ -85,6 +85,8 @@ export interface PersistStats {
   rows: number;
   /** Time spent writing: the run's transaction and, before it, staging the history. */
   ms: number;
+  /** Of which staging the history. */
+  stagingMs: number;
 }
 
 type Cast = 'text' | 'jsonb' | 'numeric' | 'double precision' | 'timestamp(3)';
@@ -348,7 +350,7 @@ export async function openRunWriter(prisma: PrismaClient, opts: PersistOptions =
         rows = 1 + (await insertChildren(exec, stage, id, data));
         return id;
       });
-      return { runId, rows, ms: stage.ms + performance.now() - started };
+      return { runId, rows, ms: stage.ms + performance.now() - started, stagingMs: stage.ms };
     },
     async close() {
       try {
