@@ -24,6 +24,11 @@ import { writeRunTotals } from './run-totals.js';
 export const TRANSACTION_TIMEOUT_MS = 30 * 60_000;
 /** Rows per INSERT statement. */
 export const CHUNK_ROWS = 5_000;
+/**
+ * Resource rows carry their properties as JSON (about a kilobyte each): 500 a statement keeps one
+ * statement's arrays and their serialized text to a few megabytes instead of tens.
+ */
+export const RESOURCE_CHUNK_ROWS = 500;
 
 type RunData = Omit<Prisma.AnalysisRunUncheckedCreateInput, 'id'>;
 
@@ -168,6 +173,7 @@ async function insertRows<T>(
   columns: Columns<T>,
   analysisRunId: number,
   rows: Iterable<T>,
+  chunkRows = CHUNK_ROWS,
 ): Promise<number> {
   const sql =
     `INSERT INTO "${table}" ("analysisRunId", ${columns.map(([c]) => `"${c}"`).join(', ')}) ` +
@@ -187,7 +193,7 @@ async function insertRows<T>(
       const [name, cast] = columns[i]!;
       arrays[i]!.push(param(r[name], cast));
     }
-    if (++count >= CHUNK_ROWS) await flush();
+    if (++count >= chunkRows) await flush();
   }
   await flush();
   return written;
@@ -200,7 +206,14 @@ async function insertChildren(
   data: RunToPersist,
 ): Promise<number> {
   let rows = 0;
-  rows += await insertRows(exec, 'ResourceAnalyses', RESOURCE_COLUMNS, runId, data.resources);
+  rows += await insertRows(
+    exec,
+    'ResourceAnalyses',
+    RESOURCE_COLUMNS,
+    runId,
+    data.resources,
+    RESOURCE_CHUNK_ROWS,
+  );
   rows += await insertRows(exec, 'CostDetails', COST_COLUMNS, runId, data.costDetails);
   rows +=
     'staged' in data.historicalCosts
