@@ -5,13 +5,26 @@
  *   node --import tsx bench/finops-analysis.ts [--resources 10000]
  *
  * PostgreSQL: FINWATCH_TEST_PG_URL, else postgresql://postgres@127.0.0.1:5432/test; the bench creates
- * and drops its own database there. The simulator runs in a child process so that the peak RSS is the
- * analysis's own. Prints the wall time, rows written per second, peak RSS, and the ratio of the time
- * the engine spent writing rows to a plain multi-row INSERT of the same rows (same tables, same run).
- * Aims: ratio < 2, peak RSS < 512 MB (exit code 1 when missed). BENCH_MEM=1 prints memory per phase.
+ * and drops its own database there and migrates it in a child process. The simulator runs in a child
+ * process too, and the database client is warmed before the clock starts, so the peak RSS is that of
+ * a host running the analysis. Prints the wall and CPU time, peak RSS (per phase, and above the RSS
+ * before the analysis), rows written per second, and the ratio of the time the engine spent writing
+ * (staging the history included) to a plain multi-row INSERT of the same rows (same tables, same run).
+ * Aim (issue #16): "Analysis of 10,000 resources: peak RSS < 300 MB, write ratio to a bulk insert
+ * stays < 1" (exit code 1 when missed). BENCH_MEM=1|3 prints memory every 1 s|100 ms; BENCH_MEM=2
+ * the live heap at each phase's end. `npm run bench -- analysis-scale` runs it at 2x and 4x.
  *
- * Measured here (2 cores, shared and busy machine, PostgreSQL 16 on loopback): 650,045 rows in 15.5 s
- * (41,900 rows/s), baseline 20.4 s, write ratio 0.76, wall 21.4 s, peak RSS 490 MB.
+ * Measured here (2 cores shared with five other sessions, PostgreSQL 16 on loopback), 10,000
+ * resources, 653,137 rows, same bench on both sides:
+ * - before (history aggregated in the process, then written): peak RSS 527 MB, 227 MB before the
+ *   analysis (+300 MB), CPU 10.5 s, write ratio 0.78 (load 5.6).
+ * - after (history staged page by page, summed in SQL; detection reads daily sums): peak RSS 322 MB,
+ *   223 MB before (+99 MB), CPU 6.0 s, write ratio 0.71 (load 6.6); across six runs at loads 6-12,
+ *   peak 311-350 MB and write ratio 0.71-0.97 (staging ~2.5 s of a ~14-20 s write).
+ * The RSS before the analysis is the process at rest with a warm client: tsx, the Azure SDKs and
+ * Prisma's query compiler and pool (the first query alone adds ~70-95 MB). The peak above it is V8's
+ * heap growing ahead of its collections: the live heap stays ~40-55 MB through the run (BENCH_MEM=2).
+ * Growth (analysis-scale): see GROWTH below.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -29,6 +42,8 @@ const arg = (name: string, d: number) => {
 };
 const RESOURCES = arg('resources', 10_000);
 const AIM_RSS_MB = 300;
+/** Measured with `npm run bench -- analysis-scale` and this run at 10,000 (see the header). */
+const GROWTH = 'growth: TBD';
 const AIM_RATIO = 1;
 const SUBSCRIPTION = '6b1f3c2a-7d4e-4f5a-9b8c-0d1e2f3a4b5c';
 const BASE_URL = process.env.FINWATCH_TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
@@ -281,7 +296,7 @@ try {
     `  bulk INSERT baseline ${baseline.rows} rows in ${(baseline.ms / 1000).toFixed(2)} s (${Math.round(baseline.rows / (baseline.ms / 1000))} rows/s)`,
     `  write ratio          ${ratio.toFixed(2)} (aim < ${AIM_RATIO})`,
     `  peak RSS             ${mb(peakKb)}, ${Math.round(rssBefore / 2 ** 20)} MB before the analysis began, database client warm${aimed ? ` (aim < ${AIM_RSS_MB} MB` : ' (the aim is for 10,000 resources'}; simulator in its own process)`,
-    `  growth               ${RESOURCES} resources: peak RSS ${mb(peakKb)} (npm run bench -- analysis-scale for 2x and 4x)`,
+    `  analysis's own       ${Math.round(peakMb - rssBefore / 2 ** 20)} MB above the RSS before it, at ${RESOURCES} resources (${GROWTH})`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   if (ratio >= AIM_RATIO || (aimed && peakMb >= AIM_RSS_MB)) exitCode = 1;
