@@ -3,6 +3,9 @@
  * agent): one cycle of the real agent in in-cluster mode, then a bare loop posting the same number of
  * payloads of each kind to the same sink through the same HTTP client. Prints one JSON line.
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import { Agent } from '../src/agent.js';
 import { loadConfig } from '../src/config.js';
 import { type Counts, IngestClient, PAYLOAD_KINDS, type PayloadKind } from '../src/ingest.js';
@@ -114,9 +117,53 @@ await bareLoop(
   config.postConcurrency,
 );
 
+/** BENCH_CPU_PROFILE=<prefix>: V8 CPU profiles of the steady cycle and of the bare loop, for `--cpu-prof`-style reading. */
+const profilePrefix = env['BENCH_CPU_PROFILE'];
+const profiler = profilePrefix ? new Session() : undefined;
+async function profiled<T>(name: string, run: () => Promise<T>): Promise<T> {
+  if (!profiler) return run();
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.setSamplingInterval', { interval: 200 });
+  await profiler.post('Profiler.start');
+  await profiler.post('HeapProfiler.startSampling', {
+    samplingInterval: 16384,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  } as never);
+  try {
+    return await run();
+  } finally {
+    const { profile } = await profiler.post('Profiler.stop');
+    writeFileSync(`${profilePrefix}-${name}.cpuprofile`, JSON.stringify(profile));
+    const heap = await profiler.post('HeapProfiler.stopSampling');
+    writeFileSync(`${profilePrefix}-${name}.heapprofile`, JSON.stringify(heap.profile));
+    profiler.disconnect();
+  }
+}
+
 const cpu = (since: NodeJS.CpuUsage): number => {
   const used = process.cpuUsage(since);
   return Math.round((used.user + used.system) / 1000);
+};
+
+/** Garbage-collection pauses on the main thread, so the bench can say how much of a run's CPU they are. */
+const gcTotal = { ms: 0, count: 0 };
+const addGc = (entries: PerformanceEntry[]): void => {
+  for (const entry of entries) {
+    gcTotal.ms += entry.duration;
+    gcTotal.count++;
+  }
+};
+const gcObserver = new PerformanceObserver((list) => addGc(list.getEntries()));
+gcObserver.observe({ entryTypes: ['gc'] });
+const gcMark = (): { ms: number; count: number } => {
+  addGc(gcObserver.takeRecords());
+  return { ...gcTotal };
+};
+const gcSince = (at: { ms: number; count: number }): { ms: number; count: number } => {
+  const now = gcMark();
+  return { ms: Math.round(now.ms - at.ms), count: now.count - at.count };
 };
 
 /**
@@ -134,10 +181,12 @@ await first.close();
 
 const agent = await newAgent();
 cpuAt = process.cpuUsage();
+let gcAt = gcMark();
 started = performance.now();
-const summary = await agent.runOnce();
+const summary = await profiled('cycle', () => agent.runOnce());
 const cycleMs = performance.now() - started;
 const cycleCpuMs = cpu(cpuAt);
+const cycleGc = gcSince(gcAt);
 const peakRssMb = process.resourceUsage().maxRSS / 1024;
 const heapMb = process.memoryUsage().heapUsed / 1048576;
 // Optional soak: more cycles against the same cluster, to see whether memory stays flat.
@@ -152,8 +201,12 @@ if (JSON.stringify(firstSummary.posted) !== JSON.stringify(summary.posted)) {
   throw new Error('the first and the steady cycle posted different counts');
 }
 cpuAt = process.cpuUsage();
-const bareMs = await bareLoop(config.metricsApiUrl, summary.posted, config.postConcurrency);
+gcAt = gcMark();
+const bareMs = await profiled('bare', () =>
+  bareLoop(config.metricsApiUrl, summary.posted, config.postConcurrency),
+);
 const bareCpuMs = cpu(cpuAt);
+const bareGc = gcSince(gcAt);
 console.log(
   JSON.stringify({
     summary,
@@ -166,5 +219,7 @@ console.log(
     rssAfterCycleMb,
     firstCycleMs,
     firstCycleCpuMs,
+    cycleGc,
+    bareGc,
   }),
 );

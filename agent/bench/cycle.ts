@@ -69,7 +69,7 @@ try {
       LOG_LEVEL: 'Warning',
       // Knobs for experiments; unset means the agent's defaults, as in deploy/deployment.yaml.
       ...Object.fromEntries(
-        ['POST_CONCURRENCY', 'LOG_CONCURRENCY', 'BENCH_CYCLES']
+        ['POST_CONCURRENCY', 'LOG_CONCURRENCY', 'BENCH_CYCLES', 'BENCH_CPU_PROFILE']
           .filter((name) => process.env[name] !== undefined)
           .map((name) => [name, process.env[name]]),
       ),
