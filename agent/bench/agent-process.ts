@@ -166,60 +166,79 @@ const gcSince = (at: { ms: number; count: number }): { ms: number; count: number
   return { ms: Math.round(now.ms - at.ms), count: now.count - at.count };
 };
 
+interface Measured {
+  ms: number;
+  cpuMs: number;
+  /** The kernel's share of cpuMs: system calls, loopback TCP and TLS socket I/O. */
+  systemMs: number;
+  gc: { ms: number; count: number };
+}
+
+async function measure<T>(run: () => Promise<T>): Promise<{ result: T; measured: Measured }> {
+  const cpuAt = process.cpuUsage();
+  const gcAt = gcMark();
+  const started = performance.now();
+  const result = await run();
+  const ms = performance.now() - started;
+  const systemMs = Math.round(process.cpuUsage(cpuAt).system / 1000);
+  return { result, measured: { ms, cpuMs: cpu(cpuAt), systemMs, gc: gcSince(gcAt) } };
+}
+
 /**
  * The first cycle after start runs on cold code (the JIT has not compiled the list, log and payload paths
- * yet); every later cycle of a running agent is warm. Both are measured: the first with one agent, then the
- * steady one with a second agent, whose empty event memory makes it post the same 5,000 events again.
+ * yet); every later cycle of a running agent is warm. The first is measured once; then BENCH_ROUNDS rounds
+ * (default 3) each run a steady cycle with a fresh agent, whose empty event memory makes it post the same
+ * 5,000 events again, followed by the bare loop. Pairing each cycle with the loop right after it keeps a
+ * change in the machine's load from landing on one side of a ratio only. Each agent is closed and dropped
+ * before the next starts, as a running agent holds one.
  */
-const first = await newAgent();
-let cpuAt = process.cpuUsage();
-let started = performance.now();
-const firstSummary = await first.runOnce();
-const firstCycleMs = performance.now() - started;
-const firstCycleCpuMs = cpu(cpuAt);
-await first.close();
-
-const agent = await newAgent();
-cpuAt = process.cpuUsage();
-let gcAt = gcMark();
-started = performance.now();
-const summary = await profiled('cycle', () => agent.runOnce());
-const cycleMs = performance.now() - started;
-const cycleCpuMs = cpu(cpuAt);
-const cycleGc = gcSince(gcAt);
-const peakRssMb = process.resourceUsage().maxRSS / 1024;
-const heapMb = process.memoryUsage().heapUsed / 1048576;
-// Optional soak: more cycles against the same cluster, to see whether memory stays flat.
-const extraCycles = Math.max(0, Number(env['BENCH_CYCLES'] ?? '1') - 1);
-const rssAfterCycleMb: number[] = [Math.round(process.memoryUsage().rss / 1048576)];
-for (let i = 0; i < extraCycles; i++) {
-  await agent.runOnce();
-  rssAfterCycleMb.push(Math.round(process.memoryUsage().rss / 1048576));
-}
+let agent: Agent | undefined = await newAgent();
+const first = await measure(() => (agent as Agent).runOnce());
 await agent.close();
-if (JSON.stringify(firstSummary.posted) !== JSON.stringify(summary.posted)) {
-  throw new Error('the first and the steady cycle posted different counts');
+agent = undefined;
+
+const rounds = Math.max(1, Number(env['BENCH_ROUNDS'] ?? '3'));
+// Optional soak in the first round: more cycles against the same cluster, to see whether memory stays flat.
+const extraCycles = Math.max(0, Number(env['BENCH_CYCLES'] ?? '1') - 1);
+const measuredRounds: Array<{ cycle: Measured; bare: Measured }> = [];
+let steadySummary = first.result;
+let heapMb = 0;
+const rssAfterCycleMb: number[] = [];
+for (let round = 0; round < rounds; round++) {
+  agent = await newAgent();
+  const steady = agent;
+  const cycle = await measure(() =>
+    round === 0 ? profiled('cycle', () => steady.runOnce()) : steady.runOnce(),
+  );
+  if (JSON.stringify(first.result.posted) !== JSON.stringify(cycle.result.posted)) {
+    throw new Error('the first and a steady cycle posted different counts');
+  }
+  if (round === 0) {
+    steadySummary = cycle.result;
+    heapMb = process.memoryUsage().heapUsed / 1048576;
+    rssAfterCycleMb.push(Math.round(process.memoryUsage().rss / 1048576));
+    for (let i = 0; i < extraCycles; i++) {
+      await steady.runOnce();
+      rssAfterCycleMb.push(Math.round(process.memoryUsage().rss / 1048576));
+    }
+  }
+  await agent.close();
+  agent = undefined;
+  const posted = cycle.result.posted;
+  const bare = await measure(() =>
+    round === 0
+      ? profiled('bare', () => bareLoop(config.metricsApiUrl, posted, config.postConcurrency))
+      : bareLoop(config.metricsApiUrl, posted, config.postConcurrency),
+  );
+  measuredRounds.push({ cycle: cycle.measured, bare: bare.measured });
 }
-cpuAt = process.cpuUsage();
-gcAt = gcMark();
-const bareMs = await profiled('bare', () =>
-  bareLoop(config.metricsApiUrl, summary.posted, config.postConcurrency),
-);
-const bareCpuMs = cpu(cpuAt);
-const bareGc = gcSince(gcAt);
 console.log(
   JSON.stringify({
-    summary,
-    cycleMs,
-    bareMs,
-    peakRssMb,
+    summary: steadySummary,
+    first: first.measured,
+    rounds: measuredRounds,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
     heapMb,
-    cycleCpuMs,
-    bareCpuMs,
     rssAfterCycleMb,
-    firstCycleMs,
-    firstCycleCpuMs,
-    cycleGc,
-    bareGc,
   }),
 );

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { createSecureContext } from 'node:tls';
 import { type Dispatcher, Pool } from 'undici';
 import type { ListResponse, ObjectMeta } from './kube-types.js';
 import type { Logger } from './logger.js';
@@ -131,6 +132,17 @@ export async function resolveKube(
 }
 
 /**
+ * TLS options for every connection of the pool, with the CA and client certificate parsed once into one
+ * secure context: given as `ca`/`cert`/`key`, Node parses them again for each new connection.
+ */
+function connectTls({ ca, cert, key, ...rest }: Tls): Omit<Tls, 'ca' | 'cert' | 'key'> & {
+  secureContext?: ReturnType<typeof createSecureContext>;
+} {
+  if (!ca && !cert && !key) return rest;
+  return { ...rest, secureContext: createSecureContext({ ca, cert, key }) };
+}
+
+/**
  * Thin JSON client over undici: keep-alive pool, paging and byte-bounded log reads. The library's
  * generated API client re-creates its agent per call and deserialises every field into models; the agent
  * needs neither, and it needs control over `continue` and over how many log bytes it reads.
@@ -149,7 +161,7 @@ export class KubeClient {
       keepAliveTimeout: 30_000,
       headersTimeout: 30_000,
       bodyTimeout: 60_000,
-      connect: { ...target.tls, timeout: 10_000 },
+      connect: { ...connectTls(target.tls), timeout: 10_000 },
     });
   }
 
@@ -213,22 +225,29 @@ export class KubeClient {
       let token: string | undefined;
       try {
         do {
-          const page = await this.getJson<ListResponse<T>>(path, {
+          let page: ListResponse<T> | undefined = await this.getJson<ListResponse<T>>(path, {
             ...query,
             // The API server rejects a resourceVersion beside a continue token: the token carries its own.
             ...(token ? { resourceVersion: undefined } : {}),
             limit: PAGE_SIZE,
             continue: token,
           });
-          const items = (page.items ?? []).filter((item) => {
+          const next = page.metadata?.continue || undefined;
+          let items: T[] | undefined = (page.items ?? []).filter((item) => {
             // metrics.k8s.io objects carry no uid; namespace/name is unique within one list.
             const id = item.metadata?.uid ?? `${item.metadata?.namespace ?? ''}/${item.metadata?.name ?? ''}`;
             if (seen.has(id)) return false;
             seen.add(id);
             return true;
           });
-          if (items.length > 0) await onPage(items);
-          token = page.metadata?.continue || undefined;
+          page = undefined;
+          if (items.length > 0) {
+            // Not held here while onPage awaits: a callback that encodes the page first lets it die young.
+            const handled = onPage(items);
+            items = undefined;
+            await handled;
+          }
+          token = next;
           // On shutdown the remaining pages are not fetched; callers see `signal.aborted` and skip cleanup.
         } while (token && !signal?.aborted);
         return;
