@@ -9,6 +9,7 @@ import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import { Agent } from '../src/agent.js';
 import { loadConfig } from '../src/config.js';
 import { type Counts, IngestClient, PAYLOAD_KINDS, type PayloadKind } from '../src/ingest.js';
+import { KubeClient, resolveKube } from '../src/kube.js';
 import { createLogger } from '../src/logger.js';
 
 const samples: Record<PayloadKind, object> = {
@@ -232,8 +233,59 @@ for (let round = 0; round < rounds; round++) {
   );
   measuredRounds.push({ cycle: cycle.measured, bare: bare.measured });
 }
+/**
+ * What one log read and one post cost alone, on the agent's own clients: the cycle makes 6,000 of the former
+ * on top of the bare loop's posts, so a read's cost against the loop's bounds the ratio from below.
+ * The least CPU per operation over three batches (see cpuRatioOfMinimums in cycle.ts).
+ */
+async function perOperationCpuUs(): Promise<{ logRead: number; logPost: number }> {
+  const batch = 2000;
+  const kube = new KubeClient(await resolveKube(env, env['BENCH_SERVICE_ACCOUNT_DIR']));
+  await kube.refreshCredentials();
+  const ingest = new IngestClient(
+    config.metricsApiUrl,
+    { concurrency: config.postConcurrency, timeoutMs: 10_000 },
+    createLogger('warn'),
+  );
+  const reads = async (): Promise<void> => {
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (let i = next++; i < batch; i = next++) {
+        await kube.readLog(
+          `team-${i % 10}`,
+          `app-${i}-7d9f8c6b5-x${i}`,
+          'c0',
+          config.logTailLines,
+          config.logMaxBytes,
+        );
+      }
+    };
+    await Promise.all(Array.from({ length: config.logConcurrency }, worker));
+  };
+  const posts = async (): Promise<void> => {
+    for (let i = 0; i < batch; i++) await ingest.send('log', samples.log);
+    await ingest.flush();
+  };
+  const least = { logRead: Number.POSITIVE_INFINITY, logPost: Number.POSITIVE_INFINITY };
+  for (let round = 0; round < 3; round++) {
+    for (const [name, run] of [
+      ['logRead', reads],
+      ['logPost', posts],
+    ] as const) {
+      const cpuAt = process.cpuUsage();
+      await run();
+      least[name] = Math.min(least[name], (cpu(cpuAt) * 1000) / batch);
+    }
+  }
+  await kube.close();
+  await ingest.close();
+  return { logRead: Math.round(least.logRead), logPost: Math.round(least.logPost) };
+}
+const perOperation = await perOperationCpuUs();
+
 console.log(
   JSON.stringify({
+    perOperationCpuUs: perOperation,
     summary: steadySummary,
     first: first.measured,
     rounds: measuredRounds,

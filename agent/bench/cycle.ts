@@ -96,6 +96,7 @@ try {
     peakRssMb: number;
     heapMb: number;
     rssAfterCycleMb: number[];
+    perOperationCpuUs: { logRead: number; logPost: number };
   };
   const posts = PAYLOAD_KINDS.reduce((n, k) => n + (result.summary.posted[k] ?? 0), 0);
   const failed = PAYLOAD_KINDS.reduce((n, k) => n + (result.summary.failed[k] ?? 0), 0);
@@ -148,6 +149,15 @@ try {
         // (preemption, cold caches), so the minimums come closest to what the work itself costs.
         cpuRatioOfMinimums: +(
           Math.min(...rounds.map((r) => r.cycle.cpuMs)) / Math.min(...rounds.map((r) => r.bare.cpuMs))
+        ).toFixed(2),
+        // One log read and one log post alone, on the agent's clients (least of three batches of 2,000). The
+        // cycle's log reads on their own put this floor under cpuRatioOfMinimums, before lists and payloads.
+        perOperationCpuUs: result.perOperationCpuUs,
+        cpuRatioFloorFromLogReads: +(
+          1 +
+          ((result.summary.posted['log'] ?? 0) * result.perOperationCpuUs.logRead) /
+            1000 /
+            Math.min(...rounds.map((r) => r.bare.cpuMs))
         ).toFixed(2),
         systemCpuSeconds: {
           cycle: median(rounds.map((r) => r.cycle.systemMs)) / 1000,
