@@ -91,8 +91,9 @@ export class IngestClient {
   }
 
   /**
-   * Queues one payload. Resolves once a concurrency slot is taken, not when the post ends, so a collector
-   * is paced by the ingest API without holding more than `concurrency` payloads in memory.
+   * Queues one payload: an object to serialise, or a body already encoded by `encodeBody`. Resolves once a
+   * concurrency slot is taken, not when the post ends, so a collector is paced by the ingest API and holds
+   * at most one page of encoded bodies besides the `concurrency` posts in flight.
    */
   async send(kind: PayloadKind, body: object | Buffer, onDelivered?: () => void): Promise<void> {
     if (this.stopped) return;
