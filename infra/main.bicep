@@ -299,6 +299,15 @@ param aiApiKey string = ''
 @description('AI__ApiKeyHeaderName: header that carries the AI key.')
 param aiApiKeyHeaderName string = 'x-api-key'
 
+@description('CostExports__ContainerUrl: https URL of the container Cost Management exports write to, without a SAS (grant the app identity Storage Blob Data Reader on it). Empty = no scheduled import.')
+param costExportsContainerUrl string = ''
+
+@description('CostExports__Schedule: NCRONTAB (six fields, UTC) of the look for new export runs.')
+param costExportsSchedule string = '0 30 */6 * * *'
+
+@description('CostExports__Subscriptions: exportName=subscriptionGuid pairs, comma-separated, for exports of one subscription. Empty = every subscription the rows name.')
+param costExportsSubscriptions string = ''
+
 // ---------------------------------------------------------------------------------------------
 // Names
 // ---------------------------------------------------------------------------------------------
@@ -778,6 +787,9 @@ var baseAppSettings = {
   AI__ApiUrl: aiApiUrl
   AI__ApiKey: empty(aiApiKey) ? '' : '@Microsoft.KeyVault(SecretUri=${kvSecretBaseUri}/AI--ApiKey/)'
   AI__ApiKeyHeaderName: aiApiKeyHeaderName
+  CostExports__ContainerUrl: costExportsContainerUrl
+  CostExports__Schedule: costExportsSchedule
+  CostExports__Subscriptions: costExportsSubscriptions
 }
 
 // This resource owns the complete app settings list: settings added by hand in the portal are

@@ -172,9 +172,15 @@ export async function readExport(
       for await (const chunk of maybeGunzip(body as AsyncIterable<Buffer>)) {
         if (parser.destroyed) return;
         if (!parser.write(chunk)) {
-          await new Promise((r) => {
-            parser.once('drain', r);
-            parser.once('close', r);
+          // Whichever comes first; the other listener goes too (one pair per wait would pile up).
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              parser.off('drain', done);
+              parser.off('close', done);
+              resolve();
+            };
+            parser.once('drain', done);
+            parser.once('close', done);
           });
         }
       }
