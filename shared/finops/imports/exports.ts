@@ -181,16 +181,25 @@ export async function scanExportContainer(
   return result;
 }
 
-/** The blob names of a run's files: the manifest's list (names relative to the container), or the folder's CSVs. */
-function partNames(manifest: Manifest, folder: string, containerName: string): string[] | undefined {
-  const names = (manifest.blobs ?? [])
-    .map((b) => b.blobName.replace(/^\/+/, ''))
-    .map((n) =>
-      n.startsWith(`${containerName}/`) && !n.startsWith(folder) ? n.slice(containerName.length + 1) : n,
-    )
-    .map((n) => (n.includes('/') ? n : `${folder}${n}`))
-    .filter((n) => CSV_NAME.test(n));
-  return names.length ? names : undefined;
+/**
+ * The files of a run with their sizes: the manifest's list (names relative to the container; a name
+ * that starts with the container's own is cut), or undefined when it lists no CSV.
+ */
+function parts(
+  manifest: Manifest,
+  folder: string,
+  containerName: string,
+): Array<{ name: string; size: number }> | undefined {
+  const list = (manifest.blobs ?? [])
+    .map((b) => {
+      let name = b.blobName.replace(/^\/+/, '');
+      if (name.startsWith(`${containerName}/`) && !name.startsWith(folder))
+        name = name.slice(containerName.length + 1);
+      if (!name.includes('/')) name = `${folder}${name}`;
+      return { name, size: b.byteCount ?? 0 };
+    })
+    .filter((p) => CSV_NAME.test(p.name));
+  return list.length ? list : undefined;
 }
 
 /** The job of one export run: its files read once, one run stored per subscription. */
@@ -208,14 +217,15 @@ export async function runExportJob(
   const container = containerClient(url);
   const manifest = await readManifest(container, name);
   const folder = name.slice(0, name.lastIndexOf('/') + 1);
-  let names = partNames(manifest, folder, container.containerName);
-  if (!names) {
-    names = [];
-    for await (const b of container.listBlobsFlat({ prefix: folder }))
-      if (CSV_NAME.test(b.name)) names.push(b.name);
-    names.sort();
+  let files = parts(manifest, folder, container.containerName);
+  if (!files) {
+    files = [];
+    for await (const b of container.listBlobsFlat({ prefix: folder })) {
+      if (CSV_NAME.test(b.name)) files.push({ name: b.name, size: b.properties.contentLength ?? 0 });
+    }
+    files.sort((x, y) => x.name.localeCompare(y.name));
   }
-  if (!names.length) throw new ImportError(422, `The export run ${folder} has no CSV file.`);
+  if (!files.length) throw new ImportError(422, `The export run ${folder} has no CSV file.`);
   const type = manifest.exportConfig.type ?? '';
   // A cost details export says which cost it holds; a FOCUS export holds both (the setting picks).
   const metric: CostMetric =
@@ -224,13 +234,13 @@ export async function runExportJob(
     manifest.exportConfig.exportName.toLowerCase(),
   );
   const set = new ExportSet(metric, only);
-  const sizes = new Map(
-    (manifest.blobs ?? []).map((b) => [b.blobName.replace(/^\/+/, ''), b.byteCount ?? 0]),
-  );
-  const total = names.reduce((t, n) => t + (sizes.get(n) ?? 0), 0);
+  const total = files.reduce((t, f) => t + f.size, 0);
   let read = 0;
   await progress('reading', 0);
-  for (const f of namedBlobFiles(container, names)) {
+  for (const f of namedBlobFiles(
+    container,
+    files.map((p) => p.name),
+  )) {
     const stream = (await f.open()) as AsyncIterable<Buffer>;
     await readExport(
       set,
