@@ -76,7 +76,7 @@ export class ImportJobs {
     const id = randomUUID();
     await spool.writeBody(id, body);
     await spool.writeRequest(id, { kind: 'body', subscriptionId, ...request });
-    return this.createAndSend(id, subscriptionId);
+    return this.createOrUnspool(spool, id, subscriptionId);
   }
 
   /** The job of a blob import: its URL (a SAS, if any, stays in the spool) and prefix. */
@@ -84,7 +84,21 @@ export class ImportJobs {
     const spool = this.spoolOrThrow();
     const id = randomUUID();
     await spool.writeRequest(id, request);
-    return this.createAndSend(id, request.subscriptionId);
+    return this.createOrUnspool(spool, id, request.subscriptionId);
+  }
+
+  /** No row, no job: what was spooled for it goes again (the caller gets a 503 and may retry). */
+  private async createOrUnspool(
+    spool: ImportSpool,
+    id: string,
+    subscriptionId: string,
+  ): Promise<AnalysisJob> {
+    try {
+      return await this.createAndSend(id, subscriptionId);
+    } catch (err) {
+      await spool.remove(id).catch(() => undefined);
+      throw err;
+    }
   }
 
   /** Creates the pending row of a job whose input is already in place, and sends its message. */
