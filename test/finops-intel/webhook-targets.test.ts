@@ -56,10 +56,15 @@ describe('which webhook addresses count as public', () => {
   });
 });
 
-/** A receiver on loopback: what a refused webhook would have reached. */
+/** A receiver on loopback: what a refused webhook would have reached. /moved redirects to /hook. */
 async function startReceiver() {
   const received: string[] = [];
   const server = http.createServer((req, res) => {
+    if (req.url === '/moved') {
+      req.resume();
+      res.writeHead(307, { location: '/hook' }).end();
+      return;
+    }
     let raw = '';
     req.on('data', (c) => {
       raw += c;
@@ -211,6 +216,36 @@ describe('webhook targets when private targets are not allowed', () => {
     expect(await deliverDue({ ...deps, allowPrivateTargets: true })).toBe(1);
     expect(receiver.received).toHaveLength(1);
     receiver.received.length = 0;
+  });
+
+  it('does not follow a redirect: a 3xx answer is a failed delivery', async () => {
+    const prisma = host.services.prisma;
+    const channel = await prisma.notificationChannel.create({
+      data: {
+        name: 'moved',
+        kind: 'webhook',
+        target: `http://127.0.0.1:${receiver.port}/moved`,
+        secret: SECRET,
+      },
+    });
+    const payload = { key: 'k', type: 'anomaly', subscriptionId: '', title: 't', text: 't', data: {} };
+    const row = await prisma.notificationDelivery.create({
+      data: { channelId: channel.id, eventKey: 'moved', eventType: 'anomaly', payload },
+    });
+    const deps = {
+      prisma,
+      mailer: host.services.auth.mailer,
+      log: host.services.log,
+      maxAttempts: 8,
+      // Even where private targets are allowed: a redirect could point anywhere.
+      allowPrivateTargets: true,
+    };
+    expect(await deliverDue(deps)).toBe(0);
+    expect(await prisma.notificationDelivery.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({
+      status: 'pending',
+      lastError: 'the webhook answered 307',
+    });
+    expect(receiver.received).toEqual([]);
   });
 
   it('does not deliver to a stored channel whose target is a private address literal', async () => {
