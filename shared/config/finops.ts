@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ncrontabError } from '../app/ncrontab.js';
 import {
   bool,
   GUID,
@@ -102,7 +103,10 @@ export const finopsSettingsSchema = z.object({
   /** When the export container is looked at for new export runs (NCRONTAB, six fields, UTC). */
   CostExports__Schedule: z.preprocess(
     (v) => (typeof v === 'string' && v.trim() ? v.trim() : '0 30 */6 * * *'),
-    z.string().regex(/^\S+( \S+){5}$/, 'must be an NCRONTAB expression of six fields'),
+    z.string().superRefine((v, ctx) => {
+      const problem = ncrontabError(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
   ),
   /**
    * exportName=subscriptionGuid pairs: an export listed here is imported for that subscription only

@@ -20,6 +20,7 @@ const SUB_A = '5e1eb5b0-1313-4a13-9d13-0000000000a1';
 const SUB_B = '5e1eb5b0-1313-4a13-9d13-0000000000b2';
 const SUB_C = '5e1eb5b0-1313-4a13-9d13-0000000000c3';
 const SUB_D = '5e1eb5b0-1313-4a13-9d13-0000000000d4';
+const SUB_E = '5e1eb5b0-1313-4a13-9d13-0000000000e5';
 const ACCOUNT = 'devstoreaccount1';
 const KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 
@@ -223,5 +224,34 @@ describe('scheduled import of Cost Management export runs from the export contai
       import: { subscriptionId: SUB_C, rows: 20, skippedRows: 20 },
     });
     expect(await host.services.prisma.costImport.count({ where: { subscriptionId: SUB_D } })).toBe(0);
+  });
+
+  it('is fired by the local host at its NCRONTAB schedule, as the Functions host fires it', async () => {
+    // Its own database: what it decides is counted there.
+    const every = await startTestHost({
+      settings: {
+        AzureWebJobsStorage: host.settings.AzureWebJobsStorage!,
+        CostExports__ContainerUrl: host.settings.CostExports__ContainerUrl!,
+        CostExports__Schedule: '*/1 * * * * *',
+      },
+      exportTimer: true,
+      notifier: false,
+    });
+    try {
+      await writeRun(container, {
+        exportName: 'hourly-focus',
+        submittedTime: '2026-10-21T07:00:00.0000000',
+        days: 5,
+        subs: [SUB_E],
+      });
+      let decided = 0;
+      for (let i = 0; i < 100 && decided === 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        decided = await every.services.prisma.costExportRun.count({ where: { exportName: 'hourly-focus' } });
+      }
+      expect(decided).toBe(1);
+    } finally {
+      await every.close();
+    }
   });
 });
