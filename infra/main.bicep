@@ -406,6 +406,44 @@ resource deploymentContainer 'Microsoft.Storage/storageAccounts/blobServices/con
   }
 }
 
+// Large cost imports wait in this container until their job runs; the job deletes them. A host
+// that dies between the upload and the job row leaves an orphan: the lifecycle rule removes what is
+// older than any job could be (imports retry for well under a day).
+resource importSpoolContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = {
+  parent: blobService
+  name: 'cost-import-spool'
+  properties: {
+    publicAccess: 'None'
+  }
+}
+
+resource storageLifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05-01' = {
+  parent: storage
+  name: 'default'
+  properties: {
+    policy: {
+      rules: [
+        {
+          name: 'expire-import-spool'
+          enabled: true
+          type: 'Lifecycle'
+          definition: {
+            filters: {
+              blobTypes: [ 'blockBlob' ]
+              prefixMatch: [ 'cost-import-spool/' ]
+            }
+            actions: {
+              baseBlob: {
+                delete: { daysAfterModificationGreaterThan: 3 }
+              }
+            }
+          }
+        }
+      ]
+    }
+  }
+}
+
 resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2023-05-01' = {
   parent: storage
   name: 'default'
