@@ -5,6 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SPOOL_CONTAINER } from '../../shared/finops/imports/spool.js';
 import {
   checkedInSpecSettings,
   declaredKeyVaultSecrets,
@@ -130,6 +131,21 @@ describe('infra hosts the app as the functions expect', () => {
     ].map((m) => /^\s*name:\s*(\w+)/m.exec(m[1]!)?.[1]);
     expect(queues.sort()).toEqual(['analysisPoisonQueueName', 'analysisQueueName']);
     expect(appSettings.get('AnalysisQueue__Name')).toBe('analysisQueueName');
+  });
+
+  it('declares the import spool container the app writes to, and expires orphans in it', () => {
+    const containers = [
+      ...code.matchAll(
+        /'Microsoft\.Storage\/storageAccounts\/blobServices\/containers@[^']+'\s*=\s*\{([\s\S]*?)\n\}/g,
+      ),
+    ].map((m) => /^\s*name:\s*'([^']+)'/m.exec(m[1]!)?.[1]);
+    expect(containers).toContain(SPOOL_CONTAINER);
+    const policy =
+      /'Microsoft\.Storage\/storageAccounts\/managementPolicies@[^']+'\s*=\s*\{([\s\S]*?)\n\}/.exec(
+        code,
+      )?.[1];
+    expect(policy).toContain(`prefixMatch: [ '${SPOOL_CONTAINER}/' ]`);
+    expect(policy).toMatch(/delete: \{ daysAfterModificationGreaterThan: \d+ \}/);
   });
 
   it('grants the app identity the storage and Key Vault roles it needs', () => {
