@@ -123,7 +123,7 @@ export async function findResources(
 }
 
 /** Rows read per keyset page of a streamed resource list. */
-const STREAM_PAGE_ROWS = 2000;
+export const RESOURCE_STREAM_PAGE_ROWS = 2000;
 
 async function countMatching(prisma: PrismaClient, runId: number, filter: ResourceFilter, exact: boolean) {
   const kept =
@@ -139,7 +139,7 @@ async function countMatching(prisma: PrismaClient, runId: number, filter: Resour
 /**
  * The whole list findResources pages (same filter, same order, same wire shape), for an unpaged
  * request: the total first (for X-Total-Count), then the rows read in keyset pages of
- * STREAM_PAGE_ROWS, each starting after the last (type, name, id) of the one before, so the
+ * RESOURCE_STREAM_PAGE_ROWS, each starting after the last (type, name, id) of the one before, so the
  * answer never holds more than a page. At most `limit` rows.
  */
 export async function streamResources(
@@ -163,7 +163,7 @@ export async function streamResources(
     let after: ResourceRow | undefined;
     let left = limit;
     while (left > 0) {
-      const take = Math.min(STREAM_PAGE_ROWS, left);
+      const take = Math.min(RESOURCE_STREAM_PAGE_ROWS, left);
       const from = !after
         ? Prisma.empty
         : byName

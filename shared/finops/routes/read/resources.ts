@@ -6,6 +6,7 @@ import { okStream } from '../../../http/stream-body.js';
 import { ResourceAnalysis, ResourceGroupSummary, ResourceTypeSummary } from '../../contract/schemas.js';
 import {
   findResources,
+  RESOURCE_STREAM_PAGE_ROWS,
   type ResourceFilter,
   resourceGroupSummary,
   resourceTypeSummary,
@@ -60,9 +61,11 @@ function listRoute(
       const f = filter(ctx);
       const p = paging(ctx.query, defaultPageSize);
       if (!p.explicit && defaultPageSize === undefined) {
-        // The whole list (up to MAX_UNPAGED_ROWS): streamed, never held.
-        ctx.heavy();
+        // The whole list (up to MAX_UNPAGED_ROWS): streamed, never held. Only a list longer than
+        // one read is heavy: a search that finds ten resources costs what a paged request costs,
+        // and the web client does not retry a 429.
         const streamed = await streamResources(ctx.services.prisma, runId, f, p.pageSize);
+        if (streamed.total > RESOURCE_STREAM_PAGE_ROWS) ctx.heavy();
         return okStream(streamed.rows, listHeaders(streamed.total, p));
       }
       const { rows, total } = await findResources(ctx.services.prisma, runId, f, p.skip, p.pageSize);
