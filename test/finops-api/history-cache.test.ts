@@ -1,0 +1,136 @@
+// Compressed unpaged subscription histories are kept per host, named by the runs they are made of
+// (issue 16): a repeated answer comes whole from memory, and a new run, a deleted run or a new
+// infra support cost gives a new answer.
+import http from 'node:http';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestHost, type TestHost } from '../support/host.js';
+import { apiClient } from '../support/http.js';
+import { createUser, ensureAuth, insertFixtureRun, type TestUser } from './support.js';
+
+const SUB = '77777777-cccc-4ccc-8ccc-00000000c16e';
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  /** Bytes on the wire. */
+  wire: number;
+  /** The decoded JSON text. */
+  text: string;
+}
+
+describe('unpaged subscription histories are cached by their runs', () => {
+  let host: TestHost;
+  let api: ReturnType<typeof apiClient>;
+  let user: TestUser;
+  const url = () => `${host.url}/finops/api/HistoricalCosts/subscription/${SUB}`;
+
+  /** A gzip GET on node:http: fetch would decode the content coding and hide the wire size. */
+  function gzGet(query = ''): Promise<Answer> {
+    return new Promise((resolve, reject) => {
+      const headers = { authorization: `Bearer ${user.token}`, 'accept-encoding': 'gzip' };
+      http
+        .get(`${url()}${query}`, { headers }, (res) => {
+          const parts: Buffer[] = [];
+          res.on('data', (c: Buffer) => parts.push(c));
+          res.on('end', () => {
+            const bytes = Buffer.concat(parts);
+            expect(res.headers['content-encoding']).toBe('gzip');
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              wire: bytes.length,
+              text: zlib.gunzipSync(bytes).toString(),
+            });
+          });
+          res.on('error', reject);
+        })
+        .on('error', reject);
+    });
+  }
+
+  /** A fixture run with the history totals the engine keeps with every run it writes. */
+  async function addRun(runDate: string) {
+    const p = host.services.prisma;
+    const run = await insertFixtureRun(p, {
+      subscriptionId: SUB,
+      subscriptionName: 'Cached',
+      runDate: new Date(runDate),
+      days: 30,
+    });
+    await p.$executeRaw`UPDATE "AnalysisRuns" r SET "historicalCostCount" = h.n, "historyFrom" = h.f, "historyTo" = h.t
+      FROM (SELECT count(*)::int AS n, min("costDate") AS f, max("costDate") AS t FROM "HistoricalCosts"
+            WHERE "analysisRunId" = ${run.id}) h WHERE r.id = ${run.id}`;
+    return run.id;
+  }
+
+  beforeAll(async () => {
+    host = await startTestHost({ queueWorker: false });
+    api = apiClient(host.url);
+    user = await createUser(host.services.prisma, false);
+    await ensureAuth(host, user);
+    await addRun('2026-03-01T00:00:00Z');
+    await addRun('2026-04-01T00:00:00Z');
+  }, 120_000);
+  afterAll(async () => {
+    await host?.close();
+  });
+
+  it('answers a repeated compressed history whole from memory, the same rows as the identity answer', async () => {
+    const plain = await api.get(`/finops/api/HistoricalCosts/subscription/${SUB}`, { token: user.token });
+    const first = await gzGet();
+    // Runs never change once written, so the kept answer is served: an edit no route makes is
+    // not seen by the second answer.
+    await host.services.prisma.$executeRaw`UPDATE "HistoricalCosts" SET cost = cost + 1000
+      WHERE "subscriptionId" = ${SUB}`;
+    const second = await gzGet();
+    expect(second.headers['content-length']).toBe(String(second.wire));
+    expect(second.headers['x-total-count']).toBe(plain.headers.get('x-total-count'));
+    expect(second.text).toBe(first.text);
+    expect(JSON.parse(second.text)).toEqual(plain.body);
+    await host.services.prisma.$executeRaw`UPDATE "HistoricalCosts" SET cost = cost - 1000
+      WHERE "subscriptionId" = ${SUB}`;
+  });
+
+  it('keeps answers within dates apart from the whole history', async () => {
+    const q = '?startDate=2026-03-10&endDate=2026-03-20';
+    const whole = await gzGet();
+    const first = await gzGet(q);
+    await host.services.prisma.$executeRaw`UPDATE "HistoricalCosts" SET cost = cost + 1000
+      WHERE "subscriptionId" = ${SUB}`;
+    const second = await gzGet(q);
+    await host.services.prisma.$executeRaw`UPDATE "HistoricalCosts" SET cost = cost - 1000
+      WHERE "subscriptionId" = ${SUB}`;
+    const paged = await api.get(`/finops/api/HistoricalCosts/subscription/${SUB}${q}&pageSize=5000`, {
+      token: user.token,
+    });
+    expect(JSON.parse(second.text)).toEqual(paged.body);
+    expect(first.text).toBe(second.text);
+    expect(second.text).not.toBe(whole.text);
+  });
+
+  it('answers anew when a run is added or deleted, or the infra support cost changes', async () => {
+    const before = JSON.parse((await gzGet()).text) as Array<{
+      analysisRunId: number;
+      infraSupportCost: number;
+    }>;
+    const added = await addRun('2026-05-01T00:00:00Z');
+    const withNew = JSON.parse((await gzGet()).text) as typeof before;
+    expect(withNew.filter((r) => r.analysisRunId === added).length).toBeGreaterThan(0);
+    expect(withNew.length).toBeGreaterThan(before.length);
+
+    await host.services.prisma.subscription.create({
+      data: { subscriptionId: SUB, infraSupportCost: 612.25 },
+    });
+    const overlaid = JSON.parse((await gzGet()).text) as typeof before;
+    expect(overlaid).toHaveLength(withNew.length);
+    expect(new Set(overlaid.map((r) => r.infraSupportCost))).toEqual(new Set([612.25]));
+
+    await host.services.prisma.analysisRun.delete({ where: { id: added } });
+    const after = await gzGet();
+    const rows = JSON.parse(after.text) as typeof before;
+    expect(rows.some((r) => r.analysisRunId === added)).toBe(false);
+    expect(rows).toHaveLength(before.length);
+    expect(after.headers['x-total-count']).toBe(String(before.length));
+  });
+});
