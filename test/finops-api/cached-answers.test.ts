@@ -1,6 +1,6 @@
-// Compressed unpaged subscription histories are kept per host, named by the runs they are made of
-// (issue 16): a repeated answer comes whole from memory, and a new run, a deleted run or a new
-// infra support cost gives a new answer.
+// Answers made of immutable runs are kept per host (issue 16): compressed unpaged subscription
+// histories, named by the runs they are made of, and run details. A repeated answer comes from
+// memory; a new run, a deleted run or a new infra support cost gives a new answer.
 import http from 'node:http';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -132,5 +132,51 @@ describe('unpaged subscription histories are cached by their runs', () => {
     expect(rows.some((r) => r.analysisRunId === added)).toBe(false);
     expect(rows).toHaveLength(before.length);
     expect(after.headers['x-total-count']).toBe(String(before.length));
+  });
+});
+
+describe('run details are kept per run', () => {
+  let host: TestHost;
+  let api: ReturnType<typeof apiClient>;
+  let user: TestUser;
+  const SUB2 = '77777777-cccc-4ccc-8ccc-00000000d7a1';
+
+  beforeAll(async () => {
+    host = await startTestHost({ queueWorker: false });
+    api = apiClient(host.url);
+    user = await createUser(host.services.prisma, false);
+    await ensureAuth(host, user);
+  }, 120_000);
+  afterAll(async () => {
+    await host?.close();
+  });
+
+  it('answers a run and the latest run from memory until the run is deleted or a newer one exists', async () => {
+    const p = host.services.prisma;
+    const run = await insertFixtureRun(p, {
+      subscriptionId: SUB2,
+      subscriptionName: 'Kept',
+      runDate: new Date('2026-03-01T00:00:00Z'),
+    });
+    const first = await api.get(`/finops/api/AnalysisRuns/${run.id}`, { token: user.token });
+    expect(first.status).toBe(200);
+    expect(first.body.resources).toHaveLength(24);
+    // An edit no route makes (runs never change once written) is not seen: the kept answer is sent.
+    await p.resourceAnalysis.updateMany({ where: { analysisRunId: run.id }, data: { location: 'edited' } });
+    const second = await api.get(`/finops/api/AnalysisRuns/${run.id}`, { token: user.token });
+    const latest = await api.get('/finops/api/AnalysisRuns/latest', { token: user.token });
+    expect(second.text).toBe(first.text);
+    expect(latest.text).toBe(first.text);
+
+    const newer = await insertFixtureRun(p, {
+      subscriptionId: SUB2,
+      subscriptionName: 'Kept',
+      runDate: new Date('2026-04-01T00:00:00Z'),
+    });
+    expect((await api.get('/finops/api/AnalysisRuns/latest', { token: user.token })).body.id).toBe(newer.id);
+
+    await p.analysisRun.delete({ where: { id: run.id } });
+    const gone = await api.get(`/finops/api/AnalysisRuns/${run.id}`, { token: user.token });
+    expect(gone.status).toBe(404);
   });
 });
