@@ -345,7 +345,13 @@ export async function historicalByGroup(
   };
 }
 
-/** [{date, service, resourceGroup, cost, currency}] of Service rows, by date then service name. */
+/**
+ * [{date, service, resourceGroup, cost, currency}] of Service rows, by date then service name. The
+ * name matches exactly first, then case-insensitively when nothing matches exactly (as the type
+ * filter of the resources): an exact name is known to the statistics, so the page is an ordered
+ * read of the run's (costType, costDate) index that stops at the page, where lower(name) read
+ * and sorted every Service row of the run (44k for 40 groups × 6 services × 183 days).
+ */
 export async function historicalByService(
   prisma: PrismaClient,
   runId: number,
@@ -353,32 +359,36 @@ export async function historicalByService(
   skip: number,
   take: number,
 ) {
-  const filter = service ? P.sql`AND lower(name) = lower(${service})` : P.empty;
-  const rows = await prisma.$queryRaw<
-    Array<{
-      costDate: Date;
-      name: string | null;
-      resourceGroup: string | null;
-      cost: Decimal;
-      currency: string;
-    }>
-  >`
+  const page = async (filter: Prisma.Sql) => {
+    const rows = await prisma.$queryRaw<
+      Array<{
+        costDate: Date;
+        name: string | null;
+        resourceGroup: string | null;
+        cost: Decimal;
+        currency: string;
+      }>
+    >`
       SELECT "costDate", name, "resourceGroup", cost, currency FROM "HistoricalCosts"
       WHERE "analysisRunId" = ${runId} AND "costType" = 'Service' ${filter}
       ORDER BY "costDate", name, upper("resourceGroup"), id LIMIT ${take} OFFSET ${skip}`;
-  const total = await pageTotal(rows, skip, take, () =>
-    prisma.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM "HistoricalCosts"
-      WHERE "analysisRunId" = ${runId} AND "costType" = 'Service' ${filter}`.then((c) => toCount(c[0]?.n)),
-  );
+    const total = await pageTotal(rows, skip, take, () =>
+      prisma.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM "HistoricalCosts"
+        WHERE "analysisRunId" = ${runId} AND "costType" = 'Service' ${filter}`.then((c) => toCount(c[0]?.n)),
+    );
+    return { rows, total };
+  };
+  let r = await page(service ? P.sql`AND name = ${service}` : P.empty);
+  if (service && r.total === 0) r = await page(P.sql`AND lower(name) = lower(${service})`);
   return {
-    rows: rows.map((r) => ({
-      date: offsetFree(r.costDate),
-      service: r.name,
-      resourceGroup: groupName(r.resourceGroup),
-      cost: r.cost,
-      currency: r.currency,
+    rows: r.rows.map((row) => ({
+      date: offsetFree(row.costDate),
+      service: row.name,
+      resourceGroup: groupName(row.resourceGroup),
+      cost: row.cost,
+      currency: row.currency,
     })),
-    total,
+    total: r.total,
   };
 }
 
