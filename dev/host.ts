@@ -16,6 +16,7 @@ import { Router } from '../shared/http/router.js';
 import { type RequestServer, serveRequest } from '../shared/http/serve.js';
 import { isStreamBody, toReadable } from '../shared/http/stream-body.js';
 import { startNotifier } from '../shared/notify/outbox.js';
+import { allowPrivateTargets } from '../shared/notify/target-guard.js';
 import { type QueueWorker, type QueueWorkerOptions, startQueueWorker } from './queue-worker.js';
 
 export interface LocalHostOptions {
@@ -281,6 +282,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
             mailer: services.auth.mailer,
             log: services.log,
             maxAttempts: finops.Notifications__MaxAttempts,
+            allowPrivateTargets: allowPrivateTargets(services.config),
           },
           finops.Notifications__PollSeconds * 1000,
         )

@@ -10,6 +10,7 @@ import type { RouteDefinition, Service } from '../shared/http/route.js';
 import { Router } from '../shared/http/router.js';
 import { serveRequest } from '../shared/http/serve.js';
 import { deliverDue } from '../shared/notify/outbox.js';
+import { allowPrivateTargets } from '../shared/notify/target-guard.js';
 import { withInvocationScope } from '../shared/observability/invocation-scope.js';
 import type { Logger } from '../shared/observability/logger.js';
 
@@ -92,6 +93,7 @@ export function registerFunctions(app: App, startup: Startup, routes: RouteDefin
           mailer: s.auth.mailer,
           log: s.log,
           maxAttempts: s.config.finops.Notifications__MaxAttempts,
+          allowPrivateTargets: allowPrivateTargets(s.config),
         });
       }),
   });

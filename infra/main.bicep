@@ -268,6 +268,13 @@ param cloudCostQueryType string = 'ActualCost'
 @description('CostQuery__PaceScale: multiplier of the pauses between cost queries (1 = the spec\'s 15-25 s).')
 param costQueryPaceScale string = '1'
 
+@description('Notifications__AllowPrivateTargets: true lets webhook channels point at loopback, private, link-local, CGNAT, unspecified and multicast addresses (SSRF); keep false unless receivers live inside your network.')
+@allowed([
+  'true'
+  'false'
+])
+param notificationsAllowPrivateTargets string = 'false'
+
 @description('WeeklyAnalysis__Enabled: true runs the weekly timer.')
 param weeklyAnalysisEnabled string = 'true'
 
@@ -783,6 +790,7 @@ var baseAppSettings = {
   Cloud__SubscriptionIds: cloudSubscriptionIds
   Cloud__CostQueryType: cloudCostQueryType
   CostQuery__PaceScale: costQueryPaceScale
+  Notifications__AllowPrivateTargets: notificationsAllowPrivateTargets
   WeeklyAnalysis__Enabled: weeklyAnalysisEnabled
   WeeklyAnalysis__DayOfWeekUtc: weeklyAnalysisDayOfWeekUtc
   WeeklyAnalysis__HourUtc: weeklyAnalysisHourUtc

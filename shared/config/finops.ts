@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { bool, GUID, int, list, num, optionalString, stringWithDefault, url } from './fields.js';
+import {
+  bool,
+  GUID,
+  int,
+  list,
+  num,
+  optionalBool,
+  optionalString,
+  stringWithDefault,
+  url,
+} from './fields.js';
 
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
 
@@ -73,6 +83,11 @@ export const finopsSettingsSchema = z.object({
   Notifications__PollSeconds: int(15, 1, 3600),
   /** Attempts per notification before it is marked failed (backoff 10 s doubling, at most 1 h). */
   Notifications__MaxAttempts: int(8, 1, 50),
+  /**
+   * Whether webhook channels may point at loopback, private, link-local, CGNAT, unspecified or
+   * multicast addresses. Unset: only in Development (docs/anomalies.md, Notifications).
+   */
+  Notifications__AllowPrivateTargets: optionalBool(),
   /**
    * Days a flag must have been seen before an unattached disk or a deallocated VM counts as waste;
    * younger ones are listed with status "watch" (Advisor and the Optimization Engine also wait 30).
