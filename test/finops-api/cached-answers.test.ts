@@ -179,4 +179,26 @@ describe('run details are kept per run', () => {
     const gone = await api.get(`/finops/api/AnalysisRuns/${run.id}`, { token: user.token });
     expect(gone.status).toBe(404);
   });
+
+  it("keeps the newest run's optimization opportunities, and follows a newer run", async () => {
+    const p = host.services.prisma;
+    const url = `/finops/api/Dashboard/optimization-opportunities?subscriptionId=${SUB2}`;
+    const first = await api.get(url, { token: user.token });
+    expect(first.status).toBe(200);
+    expect(first.body.totalOpportunities).toBeGreaterThan(0);
+    await p.resourceAnalysis.updateMany({
+      where: { analysisRunId: first.body.analysisRunId },
+      data: { flags: 'edited' },
+    });
+    const second = await api.get(url, { token: user.token });
+    expect(second.body.byResourceType).toEqual(first.body.byResourceType);
+    const newer = await insertFixtureRun(p, {
+      subscriptionId: SUB2,
+      subscriptionName: 'Kept',
+      runDate: new Date('2026-05-01T00:00:00Z'),
+    });
+    const third = await api.get(url, { token: user.token });
+    expect(third.body.analysisRunId).toBe(newer.id);
+    expect(third.body.byResourceType).toEqual(first.body.byResourceType);
+  });
 });
