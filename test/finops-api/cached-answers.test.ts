@@ -4,6 +4,7 @@
 import http from 'node:http';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeRunTotals } from '../../shared/finops/engine/run-totals.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient } from '../support/http.js';
 import { createUser, ensureAuth, insertFixtureRun, type TestUser } from './support.js';
@@ -178,6 +179,52 @@ describe('run details are kept per run', () => {
     await p.analysisRun.delete({ where: { id: run.id } });
     const gone = await api.get(`/finops/api/AnalysisRuns/${run.id}`, { token: user.token });
     expect(gone.status).toBe(404);
+  });
+
+  it('keeps unpaged resource lists of one read for runs written with their totals only', async () => {
+    const p = host.services.prisma;
+    const kept = await insertFixtureRun(p, {
+      subscriptionId: SUB2,
+      subscriptionName: 'Kept',
+      runDate: new Date('2026-02-01T00:00:00Z'),
+    });
+    await writeRunTotals((sql, params) => p.$executeRawUnsafe(sql, ...params), kept.id, SUB2);
+    const bare = await insertFixtureRun(p, {
+      subscriptionId: SUB2,
+      subscriptionName: 'Kept',
+      runDate: new Date('2026-02-02T00:00:00Z'),
+    });
+    const lists = [
+      '/type/microsoft.compute%2Fdisks',
+      '/resourcegroup/rg-web',
+      '/flags',
+      '/search?searchTerm=res-0',
+    ];
+    const read = async (runId: number) => {
+      const out: string[] = [];
+      for (const l of lists) {
+        const res = await api.get(`/finops/api/Resources/analysis/${runId}${l}`, { token: user.token });
+        expect(res.status).toBe(200);
+        expect(Number(res.headers.get('x-total-count'))).toBe(res.body.length);
+        out.push(res.text);
+      }
+      return out;
+    };
+    const [keptBefore, bareBefore] = [await read(kept.id), await read(bare.id)];
+    // An edit no route makes: the kept run's lists are answered from memory, the other's anew.
+    await p.resourceAnalysis.updateMany({
+      where: { analysisRunId: { in: [kept.id, bare.id] } },
+      data: { location: 'edited' },
+    });
+    expect(await read(kept.id)).toEqual(keptBefore);
+    const bareAfter = await read(bare.id);
+    for (const [i, text] of bareAfter.entries()) {
+      expect(text).not.toBe(bareBefore[i]);
+      expect(text).toContain('"location":"edited"');
+    }
+    await p.analysisRun.delete({ where: { id: kept.id } });
+    const gone = await api.get(`/finops/api/Resources/analysis/${kept.id}/flags`, { token: user.token });
+    expect([gone.status, gone.body, gone.headers.get('x-total-count')]).toEqual([200, [], '0']);
   });
 
   it("keeps the newest run's optimization opportunities, and follows a newer run", async () => {
