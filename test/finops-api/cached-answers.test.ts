@@ -227,6 +227,30 @@ describe('run details are kept per run', () => {
     expect([gone.status, gone.body, gone.headers.get('x-total-count')]).toEqual([200, [], '0']);
   });
 
+  it('builds a kept list longer than one read whole, and answers it from memory after', async () => {
+    const p = host.services.prisma;
+    const run = await insertFixtureRun(p, {
+      subscriptionId: SUB2,
+      subscriptionName: 'Kept',
+      runDate: new Date('2026-01-15T00:00:00Z'),
+      resources: 0,
+    });
+    await p.$executeRawUnsafe(
+      `INSERT INTO "ResourceAnalyses" ("analysisRunId","resourceType","resourceName","resourceGroup","flags","recordedAt")
+       SELECT $1, 'microsoft.compute/disks', 'disk-' || lpad(g::text, 4, '0'), 'RG-MANY', 'Unattached disk', now()
+       FROM generate_series(1, 2500) g`,
+      run.id,
+    );
+    await writeRunTotals((sql, params) => p.$executeRawUnsafe(sql, ...params), run.id, SUB2);
+    const url = `/finops/api/Resources/analysis/${run.id}/flags`;
+    const first = await api.get(url, { token: user.token });
+    await p.resourceAnalysis.updateMany({ where: { analysisRunId: run.id }, data: { location: 'edited' } });
+    const second = await api.get(url, { token: user.token });
+    expect(first.body).toHaveLength(2500);
+    expect(first.headers.get('x-total-count')).toBe('2500');
+    expect(second.text).toBe(first.text);
+  });
+
   it("keeps the newest run's optimization opportunities, and follows a newer run", async () => {
     const p = host.services.prisma;
     const url = `/finops/api/Dashboard/optimization-opportunities?subscriptionId=${SUB2}`;
