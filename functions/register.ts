@@ -6,6 +6,7 @@ import {
   queueTrigger,
   weeklyTimerTrigger,
 } from '../shared/app/triggers.js';
+import { exportImportTimerTrigger } from '../shared/finops/imports/exports.js';
 import type { RouteDefinition, Service } from '../shared/http/route.js';
 import { Router } from '../shared/http/router.js';
 import { serveRequest } from '../shared/http/serve.js';
@@ -70,6 +71,17 @@ export function registerFunctions(app: App, startup: Startup, routes: RouteDefin
         withInvocationScope({ invocationId: context.invocationId }, async () =>
           (await startup.services()).finops.handleWeeklyTimer(tick, context),
         ),
+    });
+  }
+  const exportsTimer = exportImportTimerTrigger(config);
+  if (exportsTimer) {
+    app.timer(exportsTimer.name, {
+      schedule: exportsTimer.schedule,
+      runOnStartup: false,
+      handler: (tick, context) =>
+        withInvocationScope({ invocationId: context.invocationId }, async () => {
+          await (await startup.services()).finops.handleExportTimer(tick, context);
+        }),
     });
   }
   const sweeper = jobSweepTimerTrigger();

@@ -306,6 +306,15 @@ param aiApiKey string = ''
 @description('AI__ApiKeyHeaderName: header that carries the AI key.')
 param aiApiKeyHeaderName string = 'x-api-key'
 
+@description('CostExports__ContainerUrl: https URL of the container Cost Management exports write to, without a SAS (grant the app identity Storage Blob Data Reader on it). Empty = no scheduled import.')
+param costExportsContainerUrl string = ''
+
+@description('CostExports__Schedule: NCRONTAB (six fields, UTC) of the look for new export runs.')
+param costExportsSchedule string = '0 30 */6 * * *'
+
+@description('CostExports__Subscriptions: exportName=subscriptionGuid pairs, comma-separated, for exports of one subscription. Empty = every subscription the rows name.')
+param costExportsSubscriptions string = ''
+
 // ---------------------------------------------------------------------------------------------
 // Names
 // ---------------------------------------------------------------------------------------------
@@ -394,6 +403,44 @@ resource deploymentContainer 'Microsoft.Storage/storageAccounts/blobServices/con
   name: deploymentContainerName
   properties: {
     publicAccess: 'None'
+  }
+}
+
+// Large cost imports wait in this container until their job runs; the job deletes them. A host
+// that dies between the upload and the job row leaves an orphan: the lifecycle rule removes what is
+// older than any job could be (imports retry for well under a day).
+resource importSpoolContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = {
+  parent: blobService
+  name: 'cost-import-spool'
+  properties: {
+    publicAccess: 'None'
+  }
+}
+
+resource storageLifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05-01' = {
+  parent: storage
+  name: 'default'
+  properties: {
+    policy: {
+      rules: [
+        {
+          name: 'expire-import-spool'
+          enabled: true
+          type: 'Lifecycle'
+          definition: {
+            filters: {
+              blobTypes: [ 'blockBlob' ]
+              prefixMatch: [ 'cost-import-spool/' ]
+            }
+            actions: {
+              baseBlob: {
+                delete: { daysAfterModificationGreaterThan: 3 }
+              }
+            }
+          }
+        }
+      ]
+    }
   }
 }
 
@@ -798,6 +845,9 @@ var baseAppSettings = {
   AI__ApiUrl: aiApiUrl
   AI__ApiKey: empty(aiApiKey) ? '' : '@Microsoft.KeyVault(SecretUri=${kvSecretBaseUri}/AI--ApiKey/)'
   AI__ApiKeyHeaderName: aiApiKeyHeaderName
+  CostExports__ContainerUrl: costExportsContainerUrl
+  CostExports__Schedule: costExportsSchedule
+  CostExports__Subscriptions: costExportsSubscriptions
 }
 
 // This resource owns the complete app settings list: settings added by hand in the portal are

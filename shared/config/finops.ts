@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ncrontabError } from '../app/ncrontab.js';
 import {
   bool,
   GUID,
@@ -94,6 +95,34 @@ export const finopsSettingsSchema = z.object({
    */
   Waste__UnattachedDiskMinAgeDays: int(30, 0, 3650),
   Waste__DeallocatedVmMinAgeDays: int(30, 0, 3650),
+  /**
+   * The storage container Cost Management's scheduled exports write to (https URL; a SAS in it is
+   * used as given, otherwise the app's managed identity reads). Unset: no scheduled import.
+   */
+  CostExports__ContainerUrl: url(),
+  /** When the export container is looked at for new export runs (NCRONTAB, six fields, UTC). */
+  CostExports__Schedule: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() ? v.trim() : '0 30 */6 * * *'),
+    z.string().superRefine((v, ctx) => {
+      const problem = ncrontabError(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  ),
+  /**
+   * exportName=subscriptionGuid pairs: an export listed here is imported for that subscription only
+   * (its rows that name no subscription are that one's); an export not listed is imported for every
+   * subscription its rows name.
+   */
+  CostExports__Subscriptions: list().pipe(
+    z.array(
+      z
+        .string()
+        .regex(
+          /^[^=]+=[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+          'every entry must be exportName=subscriptionGuid',
+        ),
+    ),
+  ) as unknown as z.ZodType<string[]>,
   /** Whether to start the Azure simulator when no Cloud credentials are set (npm start). */
   AzureSimulator__Enabled: bool(true),
 });
