@@ -507,6 +507,18 @@ resource postgresDatabase 'Microsoft.DBforPostgreSQL/flexibleServers/databases@2
   }
 }
 
+// Azure refuses CREATE EXTENSION for an extension missing from azure.extensions. The migrations
+// create pg_trgm for the substring search's trigram indexes (docs/decisions.md); without it they
+// skip the indexes and the search reads every resource of the run.
+resource postgresExtensions 'Microsoft.DBforPostgreSQL/flexibleServers/configurations@2024-08-01' = {
+  parent: postgres
+  name: 'azure.extensions'
+  properties: {
+    value: 'PG_TRGM'
+    source: 'user-defined'
+  }
+}
+
 // 0.0.0.0-0.0.0.0 is Azure's convention for "allow public access from any Azure service", which
 // is how a Flex Consumption app without VNet integration reaches the server. It also admits other
 // tenants' Azure resources: the password and TLS are the remaining guards. For a tighter setup,
@@ -862,6 +874,8 @@ resource appSettings 'Microsoft.Web/sites/config@2024-04-01' = {
     secretSwaggerUiPassword
     postgresDatabase
     postgresAllowAzure
+    // The app migrates on its first request: the extension must be allowed by then.
+    postgresExtensions
     analysisQueue
     analysisPoisonQueue
   ]

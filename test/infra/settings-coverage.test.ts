@@ -133,6 +133,19 @@ describe('infra hosts the app as the functions expect', () => {
     expect(appSettings.get('AnalysisQueue__Name')).toBe('analysisQueueName');
   });
 
+  it('allow-lists pg_trgm on the PostgreSQL server before the app starts', () => {
+    const config =
+      /resource (\w+) 'Microsoft\.DBforPostgreSQL\/flexibleServers\/configurations@[^']+'\s*=\s*\{([\s\S]*?)\n\}/.exec(
+        code,
+      );
+    expect(config?.[2]).toMatch(/^\s*parent:\s*postgres$/m);
+    expect(config?.[2]).toMatch(/^\s*name:\s*'azure\.extensions'$/m);
+    const value = /^\s*value:\s*'([^']*)'$/m.exec(config?.[2] ?? '')?.[1] ?? '';
+    expect(value.split(',').map((v) => v.trim().toUpperCase())).toContain('PG_TRGM');
+    const appSettingsDeps = /resource appSettings [\s\S]*?dependsOn:\s*\[([\s\S]*?)\]/.exec(code)?.[1] ?? '';
+    expect(appSettingsDeps.split(/\s+/)).toContain(config?.[1]);
+  });
+
   it('declares the import spool container the app writes to, and expires orphans in it', () => {
     const containers = [
       ...code.matchAll(
