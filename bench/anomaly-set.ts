@@ -17,6 +17,8 @@ export interface LabelledSeries {
   /** Days on which nothing was injected and no injected event is still under way (false alarms). */
   cleanDays: boolean[];
   seasonal: boolean;
+  /** The clean shape the series was drawn from (to explain a false report). */
+  shape: SeriesShape;
 }
 
 export function rng(seed: number) {
@@ -43,6 +45,11 @@ export interface SeriesShape {
   noise: number;
   /** Weekend factor (1 = no seasonality). */
   weekend: number;
+  /**
+   * How a day's noise applies: `additive` (the default), a factor 1 + noise × N(0, 1), symmetric in
+   * cost, as a sum of many charges is; `lognormal`, exp(noise × N(0, 1)), symmetric in log cost.
+   */
+  noiseModel?: 'additive' | 'lognormal';
 }
 
 export function cleanSeries(shape: SeriesShape, r: () => number): number[] {
@@ -51,7 +58,9 @@ export function cleanSeries(shape: SeriesShape, r: () => number): number[] {
   for (let d = 0; d < shape.days; d++) {
     const wd = (d + offset) % 7;
     const season = wd >= 5 ? shape.weekend : 1;
-    const v = shape.level * (1 + shape.trend) ** d * season * (1 + shape.noise * gauss(r));
+    const g = gauss(r);
+    const factor = shape.noiseModel === 'lognormal' ? Math.exp(shape.noise * g) : 1 + shape.noise * g;
+    const v = shape.level * (1 + shape.trend) ** d * season * factor;
     x.push(Math.max(0, Math.round(v * 10000) / 10000));
   }
   return x;
@@ -67,7 +76,12 @@ const KINDS: Array<AnomalyKind | 'none'> = [
 ];
 
 /** n series per kind (and n clean ones), `days` days each. */
-export function labelledSet(n: number, days = 120, seed = 13): LabelledSeries[] {
+export function labelledSet(
+  n: number,
+  days = 120,
+  seed = 13,
+  noiseModel: SeriesShape['noiseModel'] = 'additive',
+): LabelledSeries[] {
   const r = rng(seed);
   const out: LabelledSeries[] = [];
   for (const kind of KINDS) {
@@ -79,6 +93,7 @@ export function labelledSet(n: number, days = 120, seed = 13): LabelledSeries[] 
         trend: (r() - 0.5) * 0.004,
         noise: 0.03 + r() * 0.07,
         weekend: seasonal ? 0.4 + r() * 0.3 : 1,
+        noiseModel,
       };
       const x = cleanSeries(shape, r);
       const clean = x.map(() => true);
@@ -109,7 +124,7 @@ export function labelledSet(n: number, days = 120, seed = 13): LabelledSeries[] 
         labels.push({ kind, day });
         for (let d = day; d < days; d++) clean[d] = false;
       }
-      out.push({ x, labels, cleanDays: clean, seasonal });
+      out.push({ x, labels, cleanDays: clean, seasonal, shape });
     }
   }
   return out;

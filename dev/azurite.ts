@@ -97,9 +97,17 @@ export function lockAzuriteFolder(location: string): () => void {
  * official Azure Storage emulator from node_modules, on a free loopback port, in its own process,
  * storing under `location` (or in memory).
  */
-export async function startAzurite(
-  options: { location?: string; port?: number; service?: 'queue' | 'blob' } = {},
-): Promise<Azurite> {
+export interface AzuriteOptions {
+  location?: string;
+  port?: number;
+  service?: 'queue' | 'blob';
+  /** Serve HTTPS with this certificate and key (PEM files); Azurite's OAuth needs it. */
+  tls?: { cert: string; key: string };
+  /** Accept bearer tokens as well as shared keys and SAS (Azurite's basic check: issuer, audience, lifetime; no signature). */
+  oauth?: boolean;
+}
+
+export async function startAzurite(options: AzuriteOptions = {}): Promise<Azurite> {
   const service = options.service ?? 'queue';
   const require = createRequire(import.meta.url);
   const main = path.join(
@@ -124,6 +132,8 @@ export async function startAzurite(
     '--silent',
     '--disableTelemetry',
   ];
+  if (options.tls) args.push('--cert', options.tls.cert, '--key', options.tls.key);
+  if (options.oauth) args.push('--oauth', 'basic');
   let unlock = () => {};
   if (options.location) {
     mkdirSync(options.location, { recursive: true });
@@ -145,10 +155,11 @@ export async function startAzurite(
     throw new Error(`${(e as Error).message}${stderr ? `: ${stderr}` : ''}`);
   }
   child.once('exit', unlock);
+  const scheme = options.tls ? 'https' : 'http';
   return {
     port,
     pid: child.pid!,
-    connectionString: `DefaultEndpointsProtocol=http;AccountName=${ACCOUNT};AccountKey=${KEY};${service === 'blob' ? 'BlobEndpoint' : 'QueueEndpoint'}=http://127.0.0.1:${port}/${ACCOUNT};`,
+    connectionString: `DefaultEndpointsProtocol=${scheme};AccountName=${ACCOUNT};AccountKey=${KEY};${service === 'blob' ? 'BlobEndpoint' : 'QueueEndpoint'}=${scheme}://127.0.0.1:${port}/${ACCOUNT};`,
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -156,4 +167,34 @@ export async function startAzurite(
         child.kill('SIGTERM');
       }),
   };
+}
+
+/**
+ * The app's storage locally: Azurite's queue and blob services (the analysis queue; the cost import
+ * spool) behind one connection string, each in its own process under `location` (or in memory).
+ */
+export async function startAzuriteStorage(options: { location?: string } = {}): Promise<Azurite> {
+  const queue = await startAzurite(options.location ? { location: options.location } : {});
+  let blob: Azurite;
+  try {
+    blob = await startAzurite({
+      service: 'blob',
+      ...(options.location ? { location: path.join(options.location, 'blob') } : {}),
+    });
+  } catch (e) {
+    await queue.stop();
+    throw e;
+  }
+  return {
+    ...queue,
+    connectionString: withBlobEndpoint(queue.connectionString, blob.port),
+    stop: async () => {
+      await Promise.all([queue.stop(), blob.stop()]);
+    },
+  };
+}
+
+/** A queue-only Azurite connection string with a blob endpoint on `blobPort` added. */
+export function withBlobEndpoint(connectionString: string, blobPort: number): string {
+  return `${connectionString}BlobEndpoint=http://127.0.0.1:${blobPort}/${ACCOUNT};`;
 }

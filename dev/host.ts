@@ -4,10 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import azf, { type HttpResponseInit, type Timer } from '@azure/functions';
 import { type CreateServicesOptions, createServices } from '../shared/app/create-services.js';
+import { nextOccurrence } from '../shared/app/ncrontab.js';
 import { routes as defaultRoutes } from '../shared/app/routes.js';
 import type { AppServices } from '../shared/app/services.js';
-import { nextWeeklyRun } from '../shared/app/weekly-schedule.js';
+import { weeklyTimerTrigger } from '../shared/app/triggers.js';
 import type { AppConfig } from '../shared/config/index.js';
+import { exportImportTimerTrigger } from '../shared/finops/imports/exports.js';
 import { MAX_BODY_BYTES } from '../shared/http/body.js';
 import { errorResponse, withSecurityHeaders } from '../shared/http/dispatch.js';
 import { HttpError, problemResponse } from '../shared/http/problem.js';
@@ -16,6 +18,7 @@ import { Router } from '../shared/http/router.js';
 import { type RequestServer, serveRequest } from '../shared/http/serve.js';
 import { isStreamBody, toReadable } from '../shared/http/stream-body.js';
 import { startNotifier } from '../shared/notify/outbox.js';
+import { allowPrivateTargets } from '../shared/notify/target-guard.js';
 import { type QueueWorker, type QueueWorkerOptions, startQueueWorker } from './queue-worker.js';
 
 export interface LocalHostOptions {
@@ -30,6 +33,8 @@ export interface LocalHostOptions {
   queueWorker?: boolean | QueueWorkerOptions;
   /** Fire the weekly timer at its schedule (default true when WeeklyAnalysis__Enabled). */
   weeklyTimer?: boolean;
+  /** Fire the export import timer at CostExports__Schedule (default true when a container is set). */
+  exportTimer?: boolean;
   /** Send the notification outbox every Notifications__PollSeconds (default true). */
   notifier?: boolean;
 }
@@ -281,36 +286,52 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
             mailer: services.auth.mailer,
             log: services.log,
             maxAttempts: finops.Notifications__MaxAttempts,
+            allowPrivateTargets: allowPrivateTargets(services.config),
           },
           finops.Notifications__PollSeconds * 1000,
         )
       : undefined;
 
-  let timer: NodeJS.Timeout | undefined;
-  if ((options.weeklyTimer ?? true) && finops.WeeklyAnalysis__Enabled) {
+  // The timers Azure would fire, at the times its NCRONTAB schedules name.
+  const timers: Array<{
+    name: string;
+    schedule: string;
+    run: (tick: Timer, ctx: azf.InvocationContext) => Promise<unknown>;
+  }> = [];
+  const weekly = weeklyTimerTrigger(services.config);
+  if (weekly && (options.weeklyTimer ?? true)) {
+    timers.push({ ...weekly, run: (tick, ctx) => services.finops.handleWeeklyTimer(tick, ctx) });
+  }
+  const exportsTimer = exportImportTimerTrigger(services.config);
+  if (exportsTimer && (options.exportTimer ?? true)) {
+    timers.push({ ...exportsTimer, run: (tick, ctx) => services.finops.handleExportTimer(tick, ctx) });
+  }
+  const pending = new Map<string, NodeJS.Timeout>();
+  for (const t of timers) {
     const schedule = () => {
-      const next = nextWeeklyRun(finops, new Date());
-      // setTimeout holds at most ~24.8 days; a week fits.
-      timer = setTimeout(() => {
-        const ctx = new azf.InvocationContext({
-          functionName: 'weekly-analysis',
-          invocationId: randomUUID(),
-        });
+      const next = nextOccurrence(t.schedule, new Date());
+      // setTimeout holds at most ~24.8 days; wake up early and re-plan when the next run is further.
+      const wait = Math.min(next.getTime() - Date.now(), 20 * 86_400_000);
+      const handle = setTimeout(() => {
+        if (Date.now() < next.getTime()) return schedule();
+        const ctx = new azf.InvocationContext({ functionName: t.name, invocationId: randomUUID() });
         const tick: Timer = {
           isPastDue: false,
           schedule: { adjustForDST: false },
           scheduleStatus: {
             last: next.toISOString(),
-            next: nextWeeklyRun(finops, next).toISOString(),
+            next: nextOccurrence(t.schedule, next).toISOString(),
             lastUpdated: new Date().toISOString(),
           },
         };
-        services.finops
-          .handleWeeklyTimer(tick, ctx)
-          .catch((e) => services.log.error({ err: e }, 'weekly analysis timer failed'))
-          .finally(schedule);
-      }, next.getTime() - Date.now());
-      timer.unref();
+        t.run(tick, ctx)
+          .catch((e) => services.log.error({ err: e, timer: t.name }, 'timer function failed'))
+          .finally(() => {
+            if (pending.has(t.name)) schedule();
+          });
+      }, wait);
+      handle.unref();
+      pending.set(t.name, handle);
     };
     schedule();
   }
@@ -321,7 +342,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     services,
     worker,
     async close() {
-      if (timer) clearTimeout(timer);
+      for (const handle of pending.values()) clearTimeout(handle);
+      pending.clear();
       // Stop accepting, let in-flight requests finish (their answers close their sockets), then
       // drop whatever keep-alive sockets are left.
       closing = true;

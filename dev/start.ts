@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { checkDataDir } from '../shared/app/data-dir.js';
 import { ConfigError, loadConfig, readSettings } from '../shared/config/index.js';
 import { createLogger } from '../shared/observability/logger.js';
-import { startAzurite } from './azurite.js';
+import { startAzuriteStorage } from './azurite.js';
 import { startLocalHost } from './host.js';
 
 const settings = readSettings();
@@ -20,12 +20,12 @@ async function main() {
   if (!inMemory) checkDataDir(config.platform.DATA_DIR);
 
   if (!settings.AzureWebJobsStorage) {
-    const azurite = await startAzurite(
+    const azurite = await startAzuriteStorage(
       inMemory ? {} : { location: path.join(path.resolve(config.platform.DATA_DIR), 'azurite') },
     );
     stops.push(azurite.stop);
     settings.AzureWebJobsStorage = azurite.connectionString;
-    log.info({ port: azurite.port }, 'Azurite queue emulator started');
+    log.info({ port: azurite.port }, 'Azurite (queue and blob) started');
   }
 
   const hasCloud = settings.Cloud__TenantId && settings.Cloud__ClientId && settings.Cloud__ClientSecret;

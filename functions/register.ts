@@ -6,10 +6,12 @@ import {
   queueTrigger,
   weeklyTimerTrigger,
 } from '../shared/app/triggers.js';
+import { exportImportTimerTrigger } from '../shared/finops/imports/exports.js';
 import type { RouteDefinition, Service } from '../shared/http/route.js';
 import { Router } from '../shared/http/router.js';
 import { serveRequest } from '../shared/http/serve.js';
 import { deliverDue } from '../shared/notify/outbox.js';
+import { allowPrivateTargets } from '../shared/notify/target-guard.js';
 import { withInvocationScope } from '../shared/observability/invocation-scope.js';
 import type { Logger } from '../shared/observability/logger.js';
 
@@ -71,6 +73,17 @@ export function registerFunctions(app: App, startup: Startup, routes: RouteDefin
         ),
     });
   }
+  const exportsTimer = exportImportTimerTrigger(config);
+  if (exportsTimer) {
+    app.timer(exportsTimer.name, {
+      schedule: exportsTimer.schedule,
+      runOnStartup: false,
+      handler: (tick, context) =>
+        withInvocationScope({ invocationId: context.invocationId }, async () => {
+          await (await startup.services()).finops.handleExportTimer(tick, context);
+        }),
+    });
+  }
   const sweeper = jobSweepTimerTrigger();
   app.timer(sweeper.name, {
     schedule: sweeper.schedule,
@@ -92,6 +105,7 @@ export function registerFunctions(app: App, startup: Startup, routes: RouteDefin
           mailer: s.auth.mailer,
           log: s.log,
           maxAttempts: s.config.finops.Notifications__MaxAttempts,
+          allowPrivateTargets: allowPrivateTargets(s.config),
         });
       }),
   });

@@ -268,6 +268,13 @@ param cloudCostQueryType string = 'ActualCost'
 @description('CostQuery__PaceScale: multiplier of the pauses between cost queries (1 = the spec\'s 15-25 s).')
 param costQueryPaceScale string = '1'
 
+@description('Notifications__AllowPrivateTargets: true lets webhook channels point at loopback, private, link-local, CGNAT, unspecified and multicast addresses (SSRF); keep false unless receivers live inside your network.')
+@allowed([
+  'true'
+  'false'
+])
+param notificationsAllowPrivateTargets string = 'false'
+
 @description('WeeklyAnalysis__Enabled: true runs the weekly timer.')
 param weeklyAnalysisEnabled string = 'true'
 
@@ -298,6 +305,15 @@ param aiApiKey string = ''
 
 @description('AI__ApiKeyHeaderName: header that carries the AI key.')
 param aiApiKeyHeaderName string = 'x-api-key'
+
+@description('CostExports__ContainerUrl: https URL of the container Cost Management exports write to, without a SAS (grant the app identity Storage Blob Data Reader on it). Empty = no scheduled import.')
+param costExportsContainerUrl string = ''
+
+@description('CostExports__Schedule: NCRONTAB (six fields, UTC) of the look for new export runs.')
+param costExportsSchedule string = '0 30 */6 * * *'
+
+@description('CostExports__Subscriptions: exportName=subscriptionGuid pairs, comma-separated, for exports of one subscription. Empty = every subscription the rows name.')
+param costExportsSubscriptions string = ''
 
 // ---------------------------------------------------------------------------------------------
 // Names
@@ -390,6 +406,44 @@ resource deploymentContainer 'Microsoft.Storage/storageAccounts/blobServices/con
   }
 }
 
+// Large cost imports wait in this container until their job runs; the job deletes them. A host
+// that dies between the upload and the job row leaves an orphan: the lifecycle rule removes what is
+// older than any job could be (imports retry for well under a day).
+resource importSpoolContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = {
+  parent: blobService
+  name: 'cost-import-spool'
+  properties: {
+    publicAccess: 'None'
+  }
+}
+
+resource storageLifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05-01' = {
+  parent: storage
+  name: 'default'
+  properties: {
+    policy: {
+      rules: [
+        {
+          name: 'expire-import-spool'
+          enabled: true
+          type: 'Lifecycle'
+          definition: {
+            filters: {
+              blobTypes: [ 'blockBlob' ]
+              prefixMatch: [ 'cost-import-spool/' ]
+            }
+            actions: {
+              baseBlob: {
+                delete: { daysAfterModificationGreaterThan: 3 }
+              }
+            }
+          }
+        }
+      ]
+    }
+  }
+}
+
 resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2023-05-01' = {
   parent: storage
   name: 'default'
@@ -450,6 +504,18 @@ resource postgresDatabase 'Microsoft.DBforPostgreSQL/flexibleServers/databases@2
   properties: {
     charset: 'UTF8'
     collation: 'en_US.utf8'
+  }
+}
+
+// Azure refuses CREATE EXTENSION for an extension missing from azure.extensions. The migrations
+// create pg_trgm for the substring search's trigram indexes (docs/decisions.md); without it they
+// skip the indexes and the search reads every resource of the run.
+resource postgresExtensions 'Microsoft.DBforPostgreSQL/flexibleServers/configurations@2024-08-01' = {
+  parent: postgres
+  name: 'azure.extensions'
+  properties: {
+    value: 'PG_TRGM'
+    source: 'user-defined'
   }
 }
 
@@ -771,6 +837,7 @@ var baseAppSettings = {
   Cloud__SubscriptionIds: cloudSubscriptionIds
   Cloud__CostQueryType: cloudCostQueryType
   CostQuery__PaceScale: costQueryPaceScale
+  Notifications__AllowPrivateTargets: notificationsAllowPrivateTargets
   WeeklyAnalysis__Enabled: weeklyAnalysisEnabled
   WeeklyAnalysis__DayOfWeekUtc: weeklyAnalysisDayOfWeekUtc
   WeeklyAnalysis__HourUtc: weeklyAnalysisHourUtc
@@ -778,6 +845,9 @@ var baseAppSettings = {
   AI__ApiUrl: aiApiUrl
   AI__ApiKey: empty(aiApiKey) ? '' : '@Microsoft.KeyVault(SecretUri=${kvSecretBaseUri}/AI--ApiKey/)'
   AI__ApiKeyHeaderName: aiApiKeyHeaderName
+  CostExports__ContainerUrl: costExportsContainerUrl
+  CostExports__Schedule: costExportsSchedule
+  CostExports__Subscriptions: costExportsSubscriptions
 }
 
 // This resource owns the complete app settings list: settings added by hand in the portal are
@@ -804,6 +874,8 @@ resource appSettings 'Microsoft.Web/sites/config@2024-04-01' = {
     secretSwaggerUiPassword
     postgresDatabase
     postgresAllowAzure
+    // The app migrates on its first request: the extension must be allowed by then.
+    postgresExtensions
     analysisQueue
     analysisPoisonQueue
   ]

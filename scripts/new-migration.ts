@@ -4,8 +4,9 @@
 // (the native engine the Prisma CLI wants cannot be downloaded everywhere).
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { createPGlite } from '../shared/db/client.js';
 import { diffMigrationSql } from '../shared/db/migrate.js';
 import { MIGRATION_SOURCES } from '../shared/db/paths.js';
 
@@ -14,9 +15,24 @@ if (!name) {
   console.error('usage: npm run db:migration -- <name>');
   process.exit(2);
 }
-const pg = new PGlite();
-const sql = await diffMigrationSql(new PrismaPGlite(pg), MIGRATION_SOURCES);
-await pg.close();
+const pg = await createPGlite('memory://');
+const shadows: Array<{ close(): Promise<void> }> = [];
+const main = new PrismaPGlite(pg);
+// The engine replays the existing migrations on a shadow database. The adapter's own shadow is a
+// bare PGlite, where CREATE EXTENSION pg_trgm fails, the trigram indexes are skipped and every diff
+// would add them again: the shadow gets the same extensions as the app's PGlite.
+const factory: SqlMigrationAwareDriverAdapterFactory = {
+  provider: main.provider,
+  adapterName: main.adapterName,
+  connect: () => main.connect(),
+  async connectToShadowDb() {
+    const shadow = await createPGlite('memory://');
+    shadows.push(shadow);
+    return new PrismaPGlite(shadow).connect();
+  },
+};
+const sql = await diffMigrationSql(factory, MIGRATION_SOURCES);
+await Promise.allSettled([pg.close(), ...shadows.map((s) => s.close())]);
 if (!sql.trim() || /^-- This is an empty migration/.test(sql.trim())) {
   console.log('schema and migrations agree: nothing to write');
   process.exit(0);

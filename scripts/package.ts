@@ -5,6 +5,7 @@
 //     package.json                  minimal: name finwatch, version, type module, main, runtime externals
 //     dist/index.mjs (+ chunk-*.mjs) esbuild bundle of functions/index.ts, ESM, node20
 //     dist/pglite.wasm, pglite.data, initdb.wasm   PGlite's assets, loaded beside the bundle
+//     pg_trgm.tar.gz                               PGlite's pg_trgm, loaded from the bundle's parent
 //     prisma/                       schema.prisma, migrations/, scripts/ (applied at startup)
 //     node_modules/                 only what cannot be bundled (see SHIPPED_EXTERNALS)
 //   out/finwatch-functions.zip      the same tree, zipped, without the source maps (dist/*.map)
@@ -135,6 +136,9 @@ export async function bundleFunctions(
   for (const file of ['pglite.wasm', 'pglite.data', 'initdb.wasm']) {
     cpSync(path.join(pgliteDist, file), path.join(outdir, file));
   }
+  // Its contrib modules load their archives one folder up (new URL('../pg_trgm.tar.gz', ...)):
+  // pg_trgm serves the substring search's indexes (createPGlite).
+  cpSync(path.join(pgliteDist, 'pg_trgm.tar.gz'), path.join(outdir, '..', 'pg_trgm.tar.gz'));
 }
 
 export async function buildPackage(outRoot = path.join(ROOT, 'out')): Promise<PackageResult> {

@@ -3,9 +3,13 @@
  * agent): one cycle of the real agent in in-cluster mode, then a bare loop posting the same number of
  * payloads of each kind to the same sink through the same HTTP client. Prints one JSON line.
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import { Agent } from '../src/agent.js';
 import { loadConfig } from '../src/config.js';
 import { type Counts, IngestClient, PAYLOAD_KINDS, type PayloadKind } from '../src/ingest.js';
+import { KubeClient, resolveKube } from '../src/kube.js';
 import { createLogger } from '../src/logger.js';
 
 const samples: Record<PayloadKind, object> = {
@@ -114,57 +118,179 @@ await bareLoop(
   config.postConcurrency,
 );
 
+/** BENCH_CPU_PROFILE=<prefix>: V8 CPU profiles of the steady cycle and of the bare loop, for `--cpu-prof`-style reading. */
+const profilePrefix = env['BENCH_CPU_PROFILE'];
+const profiler = profilePrefix ? new Session() : undefined;
+async function profiled<T>(name: string, run: () => Promise<T>): Promise<T> {
+  if (!profiler) return run();
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.setSamplingInterval', { interval: 200 });
+  await profiler.post('Profiler.start');
+  await profiler.post('HeapProfiler.startSampling', {
+    samplingInterval: 16384,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  } as never);
+  try {
+    return await run();
+  } finally {
+    const { profile } = await profiler.post('Profiler.stop');
+    writeFileSync(`${profilePrefix}-${name}.cpuprofile`, JSON.stringify(profile));
+    const heap = await profiler.post('HeapProfiler.stopSampling');
+    writeFileSync(`${profilePrefix}-${name}.heapprofile`, JSON.stringify(heap.profile));
+    profiler.disconnect();
+  }
+}
+
 const cpu = (since: NodeJS.CpuUsage): number => {
   const used = process.cpuUsage(since);
   return Math.round((used.user + used.system) / 1000);
 };
 
+/** Garbage-collection pauses on the main thread, so the bench can say how much of a run's CPU they are. */
+const gcTotal = { ms: 0, count: 0 };
+const addGc = (entries: PerformanceEntry[]): void => {
+  for (const entry of entries) {
+    gcTotal.ms += entry.duration;
+    gcTotal.count++;
+  }
+};
+const gcObserver = new PerformanceObserver((list) => addGc(list.getEntries()));
+gcObserver.observe({ entryTypes: ['gc'] });
+const gcMark = (): { ms: number; count: number } => {
+  addGc(gcObserver.takeRecords());
+  return { ...gcTotal };
+};
+const gcSince = (at: { ms: number; count: number }): { ms: number; count: number } => {
+  const now = gcMark();
+  return { ms: Math.round(now.ms - at.ms), count: now.count - at.count };
+};
+
+interface Measured {
+  ms: number;
+  cpuMs: number;
+  /** The kernel's share of cpuMs: system calls, loopback TCP and TLS socket I/O. */
+  systemMs: number;
+  gc: { ms: number; count: number };
+}
+
+async function measure<T>(run: () => Promise<T>): Promise<{ result: T; measured: Measured }> {
+  const cpuAt = process.cpuUsage();
+  const gcAt = gcMark();
+  const started = performance.now();
+  const result = await run();
+  const ms = performance.now() - started;
+  const systemMs = Math.round(process.cpuUsage(cpuAt).system / 1000);
+  return { result, measured: { ms, cpuMs: cpu(cpuAt), systemMs, gc: gcSince(gcAt) } };
+}
+
 /**
  * The first cycle after start runs on cold code (the JIT has not compiled the list, log and payload paths
- * yet); every later cycle of a running agent is warm. Both are measured: the first with one agent, then the
- * steady one with a second agent, whose empty event memory makes it post the same 5,000 events again.
+ * yet); every later cycle of a running agent is warm. The first is measured once; then BENCH_ROUNDS rounds
+ * (default 3) each run a steady cycle with a fresh agent, whose empty event memory makes it post the same
+ * 5,000 events again, followed by the bare loop. Pairing each cycle with the loop right after it keeps a
+ * change in the machine's load from landing on one side of a ratio only. Each agent is closed and dropped
+ * before the next starts, as a running agent holds one.
  */
-const first = await newAgent();
-let cpuAt = process.cpuUsage();
-let started = performance.now();
-const firstSummary = await first.runOnce();
-const firstCycleMs = performance.now() - started;
-const firstCycleCpuMs = cpu(cpuAt);
-await first.close();
-
-const agent = await newAgent();
-cpuAt = process.cpuUsage();
-started = performance.now();
-const summary = await agent.runOnce();
-const cycleMs = performance.now() - started;
-const cycleCpuMs = cpu(cpuAt);
-const peakRssMb = process.resourceUsage().maxRSS / 1024;
-const heapMb = process.memoryUsage().heapUsed / 1048576;
-// Optional soak: more cycles against the same cluster, to see whether memory stays flat.
-const extraCycles = Math.max(0, Number(env['BENCH_CYCLES'] ?? '1') - 1);
-const rssAfterCycleMb: number[] = [Math.round(process.memoryUsage().rss / 1048576)];
-for (let i = 0; i < extraCycles; i++) {
-  await agent.runOnce();
-  rssAfterCycleMb.push(Math.round(process.memoryUsage().rss / 1048576));
-}
+let agent: Agent | undefined = await newAgent();
+const first = await measure(() => (agent as Agent).runOnce());
 await agent.close();
-if (JSON.stringify(firstSummary.posted) !== JSON.stringify(summary.posted)) {
-  throw new Error('the first and the steady cycle posted different counts');
+agent = undefined;
+
+const rounds = Math.max(1, Number(env['BENCH_ROUNDS'] ?? '3'));
+// Optional soak in the first round: more cycles against the same cluster, to see whether memory stays flat.
+const extraCycles = Math.max(0, Number(env['BENCH_CYCLES'] ?? '1') - 1);
+const measuredRounds: Array<{ cycle: Measured; bare: Measured }> = [];
+let steadySummary = first.result;
+let heapMb = 0;
+const rssAfterCycleMb: number[] = [];
+for (let round = 0; round < rounds; round++) {
+  agent = await newAgent();
+  const steady = agent;
+  const cycle = await measure(() =>
+    round === 0 ? profiled('cycle', () => steady.runOnce()) : steady.runOnce(),
+  );
+  if (JSON.stringify(first.result.posted) !== JSON.stringify(cycle.result.posted)) {
+    throw new Error('the first and a steady cycle posted different counts');
+  }
+  if (round === 0) {
+    steadySummary = cycle.result;
+    heapMb = process.memoryUsage().heapUsed / 1048576;
+    rssAfterCycleMb.push(Math.round(process.memoryUsage().rss / 1048576));
+    for (let i = 0; i < extraCycles; i++) {
+      await steady.runOnce();
+      rssAfterCycleMb.push(Math.round(process.memoryUsage().rss / 1048576));
+    }
+  }
+  await agent.close();
+  agent = undefined;
+  const posted = cycle.result.posted;
+  const bare = await measure(() =>
+    round === 0
+      ? profiled('bare', () => bareLoop(config.metricsApiUrl, posted, config.postConcurrency))
+      : bareLoop(config.metricsApiUrl, posted, config.postConcurrency),
+  );
+  measuredRounds.push({ cycle: cycle.measured, bare: bare.measured });
 }
-cpuAt = process.cpuUsage();
-const bareMs = await bareLoop(config.metricsApiUrl, summary.posted, config.postConcurrency);
-const bareCpuMs = cpu(cpuAt);
+/**
+ * What one log read and one post cost alone, on the agent's own clients: the cycle makes 6,000 of the former
+ * on top of the bare loop's posts, so a read's cost against the loop's bounds the ratio from below.
+ * The least CPU per operation over three batches (see cpuRatioOfMinimums in cycle.ts).
+ */
+async function perOperationCpuUs(): Promise<{ logRead: number; logPost: number }> {
+  const batch = 2000;
+  const kube = new KubeClient(await resolveKube(env, env['BENCH_SERVICE_ACCOUNT_DIR']));
+  await kube.refreshCredentials();
+  const ingest = new IngestClient(
+    config.metricsApiUrl,
+    { concurrency: config.postConcurrency, timeoutMs: 10_000 },
+    createLogger('warn'),
+  );
+  const reads = async (): Promise<void> => {
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (let i = next++; i < batch; i = next++) {
+        await kube.readLog(
+          `team-${i % 10}`,
+          `app-${i}-7d9f8c6b5-x${i}`,
+          'c0',
+          config.logTailLines,
+          config.logMaxBytes,
+        );
+      }
+    };
+    await Promise.all(Array.from({ length: config.logConcurrency }, worker));
+  };
+  const posts = async (): Promise<void> => {
+    for (let i = 0; i < batch; i++) await ingest.send('log', samples.log);
+    await ingest.flush();
+  };
+  const least = { logRead: Number.POSITIVE_INFINITY, logPost: Number.POSITIVE_INFINITY };
+  for (let round = 0; round < 3; round++) {
+    for (const [name, run] of [
+      ['logRead', reads],
+      ['logPost', posts],
+    ] as const) {
+      const cpuAt = process.cpuUsage();
+      await run();
+      least[name] = Math.min(least[name], (cpu(cpuAt) * 1000) / batch);
+    }
+  }
+  await kube.close();
+  await ingest.close();
+  return { logRead: Math.round(least.logRead), logPost: Math.round(least.logPost) };
+}
+const perOperation = await perOperationCpuUs();
+
 console.log(
   JSON.stringify({
-    summary,
-    cycleMs,
-    bareMs,
-    peakRssMb,
+    perOperationCpuUs: perOperation,
+    summary: steadySummary,
+    first: first.measured,
+    rounds: measuredRounds,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
     heapMb,
-    cycleCpuMs,
-    bareCpuMs,
     rssAfterCycleMb,
-    firstCycleMs,
-    firstCycleCpuMs,
   }),
 );

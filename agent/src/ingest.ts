@@ -26,6 +26,14 @@ const NOT_DELIVERED = new Set([
 /** Consecutive undelivered posts after which the rest of the cycle's posts are skipped (ingest is down). */
 const DOWN_AFTER = 3;
 
+/**
+ * A payload's body as it is posted. A collector may encode a page's payloads at once: the listed objects
+ * they come from then die young, and the bodies wait for their post slots as bytes outside the JS heap.
+ */
+export function encodeBody(body: object): Buffer {
+  return Buffer.from(JSON.stringify(body));
+}
+
 export type Counts = Record<PayloadKind, number>;
 const zero = (): Counts => ({ pod: 0, log: 0, node: 0, pvc: 0, event: 0 });
 
@@ -83,10 +91,11 @@ export class IngestClient {
   }
 
   /**
-   * Queues one payload. Resolves once a concurrency slot is taken, not when the post ends, so a collector
-   * is paced by the ingest API without holding more than `concurrency` payloads in memory.
+   * Queues one payload: an object to serialise, or a body already encoded by `encodeBody`. Resolves once a
+   * concurrency slot is taken, not when the post ends, so a collector is paced by the ingest API and holds
+   * at most one page of encoded bodies besides the `concurrency` posts in flight.
    */
-  async send(kind: PayloadKind, body: object, onDelivered?: () => void): Promise<void> {
+  async send(kind: PayloadKind, body: object | Buffer, onDelivered?: () => void): Promise<void> {
     if (this.stopped) return;
     await this.limiter.acquire();
     // A sender may have queued for a slot before shutdown began; it must not start a post after it.
@@ -124,9 +133,11 @@ export class IngestClient {
     return false;
   }
 
-  private async post(kind: PayloadKind, body: object): Promise<boolean> {
+  private async post(kind: PayloadKind, body: object | Buffer): Promise<boolean> {
     const path = `${this.basePath}${INGEST_PATHS[kind]}`;
-    const json = JSON.stringify(body);
+    // Encoded once, as undici would for a string: only these bytes are held across the request and its
+    // retries, outside the JS heap, and the string dies young instead of being copied by each scavenge.
+    const json = Buffer.isBuffer(body) ? body : encodeBody(body);
     for (let attempt = 0; ; attempt++) {
       if (this.stats.down) return this.fail(kind, { path }, 'ingest API down; post skipped');
       try {

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { createSecureContext } from 'node:tls';
 import { type Dispatcher, Pool } from 'undici';
 import type { ListResponse, ObjectMeta } from './kube-types.js';
 import type { Logger } from './logger.js';
@@ -131,6 +132,17 @@ export async function resolveKube(
 }
 
 /**
+ * TLS options for every connection of the pool, with the CA and client certificate parsed once into one
+ * secure context: given as `ca`/`cert`/`key`, Node parses them again for each new connection.
+ */
+function connectTls({ ca, cert, key, ...rest }: Tls): Omit<Tls, 'ca' | 'cert' | 'key'> & {
+  secureContext?: ReturnType<typeof createSecureContext>;
+} {
+  if (!ca && !cert && !key) return rest;
+  return { ...rest, secureContext: createSecureContext({ ca, cert, key }) };
+}
+
+/**
  * Thin JSON client over undici: keep-alive pool, paging and byte-bounded log reads. The library's
  * generated API client re-creates its agent per call and deserialises every field into models; the agent
  * needs neither, and it needs control over `continue` and over how many log bytes it reads.
@@ -149,7 +161,7 @@ export class KubeClient {
       keepAliveTimeout: 30_000,
       headersTimeout: 30_000,
       bodyTimeout: 60_000,
-      connect: { ...target.tls, timeout: 10_000 },
+      connect: { ...connectTls(target.tls), timeout: 10_000 },
     });
   }
 
@@ -213,22 +225,29 @@ export class KubeClient {
       let token: string | undefined;
       try {
         do {
-          const page = await this.getJson<ListResponse<T>>(path, {
+          let page: ListResponse<T> | undefined = await this.getJson<ListResponse<T>>(path, {
             ...query,
             // The API server rejects a resourceVersion beside a continue token: the token carries its own.
             ...(token ? { resourceVersion: undefined } : {}),
             limit: PAGE_SIZE,
             continue: token,
           });
-          const items = (page.items ?? []).filter((item) => {
+          const next = page.metadata?.continue || undefined;
+          let items: T[] | undefined = (page.items ?? []).filter((item) => {
             // metrics.k8s.io objects carry no uid; namespace/name is unique within one list.
             const id = item.metadata?.uid ?? `${item.metadata?.namespace ?? ''}/${item.metadata?.name ?? ''}`;
             if (seen.has(id)) return false;
             seen.add(id);
             return true;
           });
-          if (items.length > 0) await onPage(items);
-          token = page.metadata?.continue || undefined;
+          page = undefined;
+          if (items.length > 0) {
+            // Not held here while onPage awaits: a callback that encodes the page first lets it die young.
+            const handled = onPage(items);
+            items = undefined;
+            await handled;
+          }
+          token = next;
           // On shutdown the remaining pages are not fetched; callers see `signal.aborted` and skip cleanup.
         } while (token && !signal?.aborted);
         return;
@@ -264,6 +283,8 @@ export class KubeClient {
    * Last `tailLines` lines of a container, never more than `maxBytes` even if the server ignores limitBytes.
    * A raw undici dispatch handler rather than `request()`: 6,000 reads a cycle made the response stream,
    * its async iterator and their promises the largest cost the agent adds to a bare posting loop.
+   * The bytes are returned undecoded: a Buffer lives outside the JS heap, so a log waiting for its post
+   * slot is not copied by every young-generation collection (a decoded string is; see the agent README).
    */
   readLog(
     namespace: string,
@@ -271,17 +292,16 @@ export class KubeClient {
     container: string,
     tailLines: number,
     maxBytes: number,
-  ): Promise<string> {
+  ): Promise<Buffer> {
     const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}/log`;
     const url = `${this.basePath}${path}?container=${encodeURIComponent(container)}&tailLines=${tailLines}&limitBytes=${maxBytes}`;
-    return new Promise<string>((resolve, reject) => {
+    return new Promise<Buffer>((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
       let status = 0;
       let capped = false;
       let abort: ((reason?: Error) => void) | undefined;
-      const text = (): string =>
-        (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8');
+      const bytes = (): Buffer => (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
       const handler: Dispatcher.DispatchHandlers = {
         onConnect: (abortRequest) => {
           abort = abortRequest;
@@ -302,11 +322,14 @@ export class KubeClient {
           return true;
         },
         onComplete: () => {
-          if (status === 200) resolve(text());
-          else reject(new KubeError(`GET ${path}: HTTP ${status} ${text().slice(0, 300)}`, status, false));
+          if (status === 200) resolve(bytes());
+          else {
+            const text = bytes().toString('utf8', 0, 300);
+            reject(new KubeError(`GET ${path}: HTTP ${status} ${text}`, status, false));
+          }
         },
         onError: (error) => {
-          if (capped) return resolve(text());
+          if (capped) return resolve(bytes());
           const code = (error as { code?: string }).code ?? 'ERROR';
           reject(new KubeError(`GET ${path}: ${code} ${error.message}`, undefined, status === 0));
         },

@@ -39,7 +39,9 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * (log reads) runs alongside the producer instead of after each batch.
  */
 export class WorkQueue<T> {
-  private readonly items: T[] = [];
+  /** Taken from `head` on: `shift()` moves the whole array once V8 cannot trim it, and this one holds thousands. */
+  private items: T[] = [];
+  private head = 0;
   private closed = false;
   private wake: (() => void) | undefined;
 
@@ -54,10 +56,23 @@ export class WorkQueue<T> {
     this.wake?.();
   }
 
+  private take(): T | undefined {
+    if (this.head === this.items.length) {
+      if (this.head > 0) {
+        this.items = [];
+        this.head = 0;
+      }
+      return undefined;
+    }
+    const item = this.items[this.head];
+    this.items[this.head++] = undefined as T;
+    return item;
+  }
+
   async drain(concurrency: number, task: (item: T) => Promise<void>): Promise<void> {
     const worker = async (): Promise<void> => {
       for (;;) {
-        const item = this.items.shift();
+        const item = this.take();
         if (item !== undefined) {
           await task(item);
           continue;

@@ -46,6 +46,42 @@ describe('pod logs', () => {
     expect(logs.every((l) => String(l['logContent']).length === 2048)).toBe(true);
   });
 
+  it('posts each log as the API server sent it: non-ASCII text, quotes, backslashes, control characters, invalid bytes as U+FFFD', async () => {
+    const cluster = sampleCluster();
+    const sent = Buffer.concat([
+      Buffer.from('café "quoted" back\\slash\ttab \u0001 ✓ 😀\n'),
+      Buffer.from([0xff, 0xc3]),
+      Buffer.from(' end\r\n'),
+    ]);
+    cluster.logs = (_ns, pod, container) => (pod === 'web-1' && container === 'app' ? sent : 'plain\n');
+    h = await harness(cluster, { COLLECT_LOGS: 'true' });
+    await h.agent.runOnce();
+    expect(h.ingest.violations).toEqual([]);
+    const logs = bodies(h.ingest, '/api/metrics/pod/log');
+    expect(logs.find((l) => l['container'] === 'app')?.['logContent']).toBe(
+      'café "quoted" back\\slash\ttab \u0001 ✓ 😀\n\ufffd\ufffd end\r\n',
+    );
+    expect(logs.filter((l) => l['logContent'] === 'plain\n')).toHaveLength(3);
+  });
+
+  it('does not post a log that is only whitespace, Unicode spaces included', async () => {
+    const cluster = sampleCluster();
+    const logs: Record<string, string | Buffer> = {
+      'web-1/app': ' \n\t\r\n\v\f',
+      'web-1/sidecar': '\u00a0\u2028\ufeff\n',
+      'db-0/postgres': '\u00a0x\n',
+      'db-0/proxy': Buffer.from([0x20, 0xff, 0x0a]),
+    };
+    cluster.logs = (_ns, pod, container) => logs[`${pod}/${container}`] ?? '';
+    h = await harness(cluster, { COLLECT_LOGS: 'true' });
+    await h.agent.runOnce();
+    const posted = bodies(h.ingest, '/api/metrics/pod/log');
+    expect(posted.map((l) => [`${l['pod']}/${l['container']}`, l['logContent']]).sort()).toEqual([
+      ['db-0/postgres', '\u00a0x\n'],
+      ['db-0/proxy', ' \ufffd\n'],
+    ]);
+  });
+
   it('reads at most LOG_CONCURRENCY logs at once', async () => {
     const cluster = sampleCluster();
     cluster.logDelayMs = 40;

@@ -59,16 +59,29 @@ export async function listAudit(
   };
 }
 
-/** Deletes records older than the retention; answers how many went. */
+/** Rows removed per statement: small enough to stay far inside the statement timeout on a large trail. */
+export const PRUNE_BATCH = 5_000;
+
+/**
+ * Deletes records older than the retention, a batch per statement (oldest first, by the `at`
+ * index), so a trail that grew for years never needs one long DELETE that would hit
+ * Database__StatementTimeoutSeconds and roll back everything; answers how many went.
+ */
 export async function pruneAudit(
   prisma: PrismaClient,
   retentionDays: number,
   now = Date.now(),
+  batch = PRUNE_BATCH,
 ): Promise<number> {
-  const r = await prisma.auditRecord.deleteMany({
-    where: { at: { lt: new Date(now - retentionDays * 86_400_000) } },
-  });
-  return r.count;
+  const cutoff = new Date(now - retentionDays * 86_400_000);
+  let removed = 0;
+  for (;;) {
+    const n = await prisma.$executeRaw`
+      DELETE FROM "AuditRecords" WHERE id IN (
+        SELECT id FROM "AuditRecords" WHERE at < ${cutoff} ORDER BY at LIMIT ${batch})`;
+    removed += n;
+    if (n < batch) return removed;
+  }
 }
 
 const PRUNE_EVERY_MS = 60 * 60_000;

@@ -22,6 +22,17 @@ export const bool = (d: boolean) =>
     z.boolean({ error: 'must be true or false' }),
   ) as z.ZodType<boolean>;
 
+/** A boolean whose absence means something else than either value (the caller decides). */
+export const optionalBool = () =>
+  z.preprocess((v) => {
+    const b = blankToUndefined(v);
+    if (b === undefined || typeof b === 'boolean') return b;
+    const s = String(b).trim().toLowerCase();
+    if (['true', '1', 'yes', 'on'].includes(s)) return true;
+    if (['false', '0', 'no', 'off'].includes(s)) return false;
+    return s;
+  }, z.boolean({ error: 'must be true or false' }).optional()) as z.ZodType<boolean | undefined>;
+
 export const int = (d: number, min: number, max: number) =>
   z.preprocess(
     (v) => {

@@ -1,5 +1,16 @@
 import { z } from 'zod';
-import { bool, GUID, int, list, num, optionalString, stringWithDefault, url } from './fields.js';
+import { ncrontabError } from '../app/ncrontab.js';
+import {
+  bool,
+  GUID,
+  int,
+  list,
+  num,
+  optionalBool,
+  optionalString,
+  stringWithDefault,
+  url,
+} from './fields.js';
 
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
 
@@ -74,11 +85,44 @@ export const finopsSettingsSchema = z.object({
   /** Attempts per notification before it is marked failed (backoff 10 s doubling, at most 1 h). */
   Notifications__MaxAttempts: int(8, 1, 50),
   /**
+   * Whether webhook channels may point at loopback, private, link-local, CGNAT, unspecified or
+   * multicast addresses. Unset: only in Development (docs/anomalies.md, Notifications).
+   */
+  Notifications__AllowPrivateTargets: optionalBool(),
+  /**
    * Days a flag must have been seen before an unattached disk or a deallocated VM counts as waste;
    * younger ones are listed with status "watch" (Advisor and the Optimization Engine also wait 30).
    */
   Waste__UnattachedDiskMinAgeDays: int(30, 0, 3650),
   Waste__DeallocatedVmMinAgeDays: int(30, 0, 3650),
+  /**
+   * The storage container Cost Management's scheduled exports write to (https URL; a SAS in it is
+   * used as given, otherwise the app's managed identity reads). Unset: no scheduled import.
+   */
+  CostExports__ContainerUrl: url(),
+  /** When the export container is looked at for new export runs (NCRONTAB, six fields, UTC). */
+  CostExports__Schedule: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() ? v.trim() : '0 30 */6 * * *'),
+    z.string().superRefine((v, ctx) => {
+      const problem = ncrontabError(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  ),
+  /**
+   * exportName=subscriptionGuid pairs: an export listed here is imported for that subscription only
+   * (its rows that name no subscription are that one's); an export not listed is imported for every
+   * subscription its rows name.
+   */
+  CostExports__Subscriptions: list().pipe(
+    z.array(
+      z
+        .string()
+        .regex(
+          /^[^=]+=[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+          'every entry must be exportName=subscriptionGuid',
+        ),
+    ),
+  ) as unknown as z.ZodType<string[]>,
   /** Whether to start the Azure simulator when no Cloud credentials are set (npm start). */
   AzureSimulator__Enabled: bool(true),
 });

@@ -25,6 +25,19 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/**
+ * A PGlite with the contrib extensions the migrations create (pg_trgm, for the substring search's
+ * trigram indexes). Every PGlite that runs migrations is made here, the schema engine's shadow
+ * database included, so a migration means the same on each.
+ */
+export async function createPGlite(dataDir: string) {
+  const [{ PGlite }, { pg_trgm }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite/contrib/pg_trgm'),
+  ]);
+  return PGlite.create(dataDir, { extensions: { pg_trgm } });
+}
+
 export function isPostgresUrl(value: string | undefined): value is string {
   return !!value && /^postgres(ql)?:\/\//i.test(value.trim());
 }
@@ -60,14 +73,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     closeDriver = async () => {};
     kind = 'postgres';
   } else {
-    const { PGlite } = await import('@electric-sql/pglite');
     const { PrismaPGlite } = await import('pglite-prisma-adapter');
     let dataDir = options.dataDir;
     if (!dataDir.startsWith('memory://')) {
       dataDir = path.resolve(dataDir);
       mkdirSync(dataDir, { recursive: true });
     }
-    const pglite = await PGlite.create(dataDir);
+    const pglite = await createPGlite(dataDir);
     factory = new PrismaPGlite(pglite);
     migrationFactory = async () => factory;
     closeDriver = () => pglite.close();

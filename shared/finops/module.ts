@@ -1,15 +1,22 @@
 import type { InvocationContext, Timer } from '@azure/functions';
 import type { CoreServices } from '../app/services.js';
 import { AnalysisEngine, type EngineOptions } from './engine/engine.js';
+import { type ExportScanResult, scanExportContainer } from './imports/exports.js';
+import { ImportJobs, isImportMessage } from './imports/import-jobs.js';
+import { ImportSpool } from './imports/spool.js';
 
 /** The FinOps service's background side: the queue trigger and the weekly timer. */
 export interface FinopsModule {
-  /** Runs one queued analysis job (queue trigger, batch size 1). Throws to have it retried. */
+  /** Runs one queued analysis or import job (queue trigger, batch size 1). Throws to have it retried. */
   handleQueueMessage(message: unknown, context: InvocationContext): Promise<void>;
   /** Enqueues one job per configured (and onboarded) subscription (weekly timer). */
   handleWeeklyTimer(timer: Timer, context: InvocationContext): Promise<void>;
+  /** Queues an import of each new export run in CostExports__ContainerUrl (export timer). */
+  handleExportTimer(timer: Timer, context: InvocationContext): Promise<ExportScanResult>;
   /** The analysis engine: jobs, the gate, start routes, cleanup, settings. */
   engine: AnalysisEngine;
+  /** Cost imports run as jobs (large bodies, blobs, export runs). */
+  imports: ImportJobs;
   close(): Promise<void>;
 }
 
@@ -18,10 +25,22 @@ export async function createFinopsModule(
   options: EngineOptions = {},
 ): Promise<FinopsModule> {
   const engine = new AnalysisEngine(core, options);
+  const env = process.env;
+  // Import jobs spool to the app's own storage account, the one the queue is in.
+  const spool = await ImportSpool.open({
+    connectionString: core.config.platform.AzureWebJobsStorage,
+    blobServiceUri: env.AzureWebJobsStorage__blobServiceUri,
+    accountName: env.AzureWebJobsStorage__accountName,
+  });
+  const imports = new ImportJobs(core, engine.jobs, spool);
   engine.start();
   return {
     engine,
-    handleQueueMessage: (message, context) => engine.handleQueueMessage(message, context),
+    imports,
+    handleQueueMessage: (message, context) =>
+      isImportMessage(message)
+        ? imports.handleMessage(message, context)
+        : engine.handleQueueMessage(message, context),
     async handleWeeklyTimer(timer, context) {
       core.log.info(
         { invocationId: context.invocationId, isPastDue: timer.isPastDue },
@@ -29,6 +48,10 @@ export async function createFinopsModule(
       );
       await engine.enqueueWeekly();
     },
-    close: () => engine.close(),
+    handleExportTimer: () => scanExportContainer(core, (job) => imports.send(job)),
+    async close() {
+      imports.close();
+      await engine.close();
+    },
   };
 }

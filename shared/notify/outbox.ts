@@ -8,12 +8,15 @@ import type { PrismaClient } from '../db/client.js';
 import type { Mailer } from '../email/mailer.js';
 import type { Logger } from '../observability/logger.js';
 import { type OutgoingEvent, SEND_TIMEOUT_MS, sendToChannel } from './send.js';
+import { TargetRefused } from './target-guard.js';
 
 export interface OutboxDeps {
   prisma: PrismaClient;
   mailer: Pick<Mailer, 'send'>;
   log: Logger;
   maxAttempts: number;
+  /** Whether webhooks may point at non-public addresses (allowPrivateTargets in target-guard.ts). */
+  allowPrivateTargets: boolean;
 }
 
 /** Longer than one send can take, so a live instance never loses its claim mid-send. */
@@ -53,7 +56,7 @@ export async function deliverDue(deps: OutboxDeps): Promise<number> {
     const channel = await deps.prisma.notificationChannel.findUnique({ where: { id: row.channelId } });
     if (!channel) continue; // deleted: its rows went with it (cascade)
     try {
-      await sendToChannel(channel, row.payload, row.id, deps.mailer);
+      await sendToChannel(channel, row.payload, row.id, deps.mailer, deps);
       await deps.prisma.notificationDelivery.updateMany({
         where: { id: row.id, status: 'sending' },
         data: { status: 'sent', sentAt: new Date(), claimedUntil: null, lastError: null },
@@ -61,7 +64,8 @@ export async function deliverDue(deps: OutboxDeps): Promise<number> {
       sent++;
     } catch (err) {
       const reason = (err as Error).message.slice(0, 500);
-      const final = row.attempts >= deps.maxAttempts;
+      // A refused target is policy, not a hiccup: retrying would only ask the same DNS again.
+      const final = row.attempts >= deps.maxAttempts || err instanceof TargetRefused;
       await deps.prisma.notificationDelivery.updateMany({
         where: { id: row.id, status: 'sending' },
         data: {

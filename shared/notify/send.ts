@@ -4,7 +4,9 @@
  * signed with HMAC-SHA256 (X-Finwatch-Signature: sha256=<hex>) so the receiver can check it is us.
  */
 import { createHmac } from 'node:crypto';
+import { fetch } from 'undici';
 import type { Mailer } from '../email/mailer.js';
+import { assertPublicLiteral, publicOnlyAgent, TargetRefused } from './target-guard.js';
 
 export interface ChannelTarget {
   id: number;
@@ -28,11 +30,17 @@ export function signature(secret: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
+export interface SendOptions {
+  /** Whether a webhook may point at loopback, private, link-local and other non-public addresses. */
+  allowPrivateTargets: boolean;
+}
+
 export async function sendToChannel(
   channel: ChannelTarget,
   event: OutgoingEvent,
   deliveryId: number | string,
   mailer: Pick<Mailer, 'send'>,
+  options: SendOptions,
 ): Promise<void> {
   if (channel.kind === 'email') {
     await mailer.send({ to: channel.target, subject: `[finwatch] ${event.title}`, text: event.text });
@@ -56,12 +64,25 @@ export async function sendToChannel(
   } else {
     body = JSON.stringify({ text: event.text });
   }
-  const res = await fetch(channel.target, {
-    method: 'POST',
-    headers,
-    body,
-    signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
-  });
+  const url = new URL(channel.target);
+  // An address literal never goes through the connection's lookup: it is checked here.
+  if (!options.allowPrivateTargets) assertPublicLiteral(url);
+  let res: Awaited<ReturnType<typeof fetch>>;
+  try {
+    res = await fetch(url, {
+      method: 'POST',
+      headers,
+      body,
+      // A redirect is an answer, not a second target: following it would reach wherever it says.
+      redirect: 'manual',
+      signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+      ...(options.allowPrivateTargets ? {} : { dispatcher: publicOnlyAgent() }),
+    });
+  } catch (err) {
+    // fetch reports a refused connection as "fetch failed"; the refusal is the useful part.
+    const cause = (err as { cause?: unknown }).cause;
+    throw cause instanceof TargetRefused ? cause : err;
+  }
   await res.arrayBuffer().catch(() => undefined);
   if (!res.ok) throw new Error(`the webhook answered ${res.status}`);
 }

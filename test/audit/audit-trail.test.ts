@@ -285,6 +285,15 @@ describe('audit trail through HTTP', () => {
     expect(after!.username).toBe(user.username);
   });
 
+  it('prunes a trail larger than one batch completely, batch by batch', async () => {
+    const at = new Date(Date.now() - 800 * 86_400_000);
+    await host.services.prisma.auditRecord.createMany({
+      data: Array.from({ length: 7 }, () => ({ action: 'test.batch', at })),
+    });
+    expect(await pruneAudit(host.services.prisma, 365, Date.now(), 3)).toBe(7);
+    expect(await host.services.prisma.auditRecord.count({ where: { action: 'test.batch' } })).toBe(0);
+  });
+
   it('deletes records past the retention', async () => {
     const old = await host.services.prisma.auditRecord.create({
       data: { action: 'test.old', at: new Date(Date.now() - 400 * 86_400_000) },

@@ -66,6 +66,11 @@ describe('configuration', () => {
       [{ ...dev, WEBAPP_ENVIRONMENT: 'Staging' }, /WEBAPP_ENVIRONMENT .* Development or Production/],
       [{ ...dev, AI__ApiUrl: 'not a url' }, /AI__ApiUrl .* absolute URL/],
       [{ ...dev, Jwt__Key: 'short-secret' }, /^Setting Jwt__Key must be at least 32 characters/],
+      [{ ...dev, CostExports__Schedule: '0 30 */6 * *' }, /CostExports__Schedule .* six fields/],
+      [
+        { ...dev, CostExports__Schedule: '0 61 * * * *' },
+        /CostExports__Schedule .* not a valid NCRONTAB expression .*0-59/,
+      ],
     ];
     for (const [settings, pattern] of cases) {
       const message = errorOf(settings);

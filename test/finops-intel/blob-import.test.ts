@@ -5,8 +5,8 @@ import {
   generateBlobSASQueryParameters,
   StorageSharedKeyCredential,
 } from '@azure/storage-blob';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Azurite, startAzurite } from '../../dev/azurite.js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type Azurite, startAzurite, withBlobEndpoint } from '../../dev/azurite.js';
 import { createUser, type TestUser } from '../finops-api/support.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient, isProblem } from '../support/http.js';
@@ -29,7 +29,7 @@ const specs: SeriesSpec[] = [
 ];
 
 // Azurite's blob service stands in for the storage account a Cost Management export writes to.
-describe('cost imports from Azure Blob Storage (Azurite)', () => {
+describe('cost imports from Azure Blob Storage (Azurite), as jobs', () => {
   let azurite: Azurite;
   let host: TestHost;
   let admin: TestUser;
@@ -61,10 +61,25 @@ describe('cost imports from Azure Blob Storage (Azurite)', () => {
       new StorageSharedKeyCredential(ACCOUNT, KEY),
     ).toString();
     containerUrl = container.url;
-    host = await startTestHost({ queueWorker: false, notifier: false });
+    // The app's storage: the shared queue emulator and this blob service (the spool of import jobs).
+    host = await startTestHost({
+      settings: { AzureWebJobsStorage: withBlobEndpoint(inject('azuriteConnectionString'), azurite.port) },
+      notifier: false,
+    });
     admin = await createUser(host.services.prisma, true);
     user = await createUser(host.services.prisma, false);
   }, 60_000);
+  /** Polls the job the 202 named until it is done. */
+  async function finished(location: string | null) {
+    const api = apiClient(host.url);
+    for (let i = 0; i < 300; i++) {
+      const res = await api.get(location!, { token: admin.token });
+      if (res.body.status === 'completed' || res.body.status === 'failed') return res.body;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`job ${location} did not finish`);
+  }
+
   afterAll(async () => {
     await host?.close();
     await azurite?.stop();
@@ -76,8 +91,10 @@ describe('cost imports from Azure Blob Storage (Azurite)', () => {
       token: admin.token,
       json: { subscriptionId: SUB, url: `${containerUrl}?${sas}`, prefix: 'focus/run-1/' },
     });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
+    expect(res.status).toBe(202);
+    const job = await finished(res.headers.get('location'));
+    expect(job).toMatchObject({ status: 'completed', source: 'import' });
+    expect(job.import).toMatchObject({
       files: 2,
       rows: 142 * 2,
       format: 'focus',
@@ -85,7 +102,7 @@ describe('cost imports from Azure Blob Storage (Azurite)', () => {
       to: '2026-10-20',
     });
     const stored = await host.services.prisma.costImport.findUniqueOrThrow({
-      where: { id: res.body.importId },
+      where: { id: job.import.importId },
     });
     expect(stored).toMatchObject({ source: 'blob', location: `${containerUrl}/focus/run-1/` });
     expect(stored.location).not.toContain('sig=');
@@ -103,16 +120,21 @@ describe('cost imports from Azure Blob Storage (Azurite)', () => {
       token: admin.token,
       json: { subscriptionId: SUB, url: `${containerUrl}/focus/run-1/part_1_0001.csv.gz?${sas}` },
     });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ files: 1, rows: 142 });
+    expect(res.status).toBe(202);
+    const job = await finished(res.headers.get('location'));
+    expect(job.import).toMatchObject({ files: 1, rows: 142 });
   });
 
-  it('answers 422 naming the blob and line of a bad row, a missing blob and an empty prefix', async () => {
+  it('fails the job naming the blob and line of a bad row; answers 422 for a missing blob and an empty prefix', async () => {
     const api = apiClient(host.url);
     const post = (json: object) => api.post('/finops/api/CostImports/blob', { token: admin.token, json });
     const bad = await post({ subscriptionId: SUB, url: `${containerUrl}?${sas}`, prefix: 'broken/' });
-    expect(isProblem(bad, 422)).toBe(true);
-    expect(bad.body.detail).toContain('broken/part_0.csv, line 2');
+    expect(bad.status).toBe(202);
+    const failed = await finished(bad.headers.get('location'));
+    expect(failed).toMatchObject({ status: 'failed', success: false });
+    expect(failed.errorDetails).toContain('broken/part_0.csv, line 2');
+    // The SAS of the request never reaches the job's row.
+    expect(JSON.stringify(failed)).not.toContain('sig=');
     const missing = await post({ subscriptionId: SUB, url: `${containerUrl}/nope.csv?${sas}` });
     expect(isProblem(missing, 422)).toBe(true);
     expect(missing.body.detail).toContain('404');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { medianInPlace } from '../../shared/finops/intel/baseline.js';
+import { fitBaseline, medianInPlace } from '../../shared/finops/intel/baseline.js';
 import { DEFAULT_DETECT, detectAnomalies, severityOf } from '../../shared/finops/intel/detect.js';
 
 /** A seeded series: weekday seasonality (weekends at `weekend`), daily trend and ±noise. */
@@ -107,6 +107,61 @@ describe('anomaly detection on a daily cost series', () => {
     expect(severityOf(40, 1000, 10)).toBe('medium');
     expect(severityOf(150, 1000, 10)).toBe('high');
     expect(severityOf(15, 10, 10)).toBe('high');
+  });
+});
+
+describe('how far a day must stray to be a spike or a drop', () => {
+  // A perfectly flat series has no residual noise, so its scale is the 2 % floor and a day's score
+  // is its distance divided by 0.02: hand-computable.
+  const flat = (days: number) => Array.from({ length: days }, () => 100);
+  const strict = { ...DEFAULT_DETECT, sensitivity: 10 };
+
+  it('scores a drop by its relative distance in cost: 81 % of the expectation is no drop at 10, 79 % is', () => {
+    // (0.81 − 1) / 0.02 = −9.5, although ln 0.81 / 0.02 = −10.5; (0.79 − 1) / 0.02 = −10.5.
+    const x = flat(80);
+    x[70] = 81;
+    expect(detectAnomalies(x, strict)).toEqual([]);
+    x[70] = 79;
+    expect(detectAnomalies(x, strict).map((a) => [a.kind, a.index, a.expected, a.actual])).toEqual([
+      ['drop', 70, 100, 79],
+    ]);
+  });
+
+  it('scores a spike by its log distance: 121 % of the expectation is no spike at 10, 123 % is', () => {
+    // ln 1.21 / 0.02 = 9.5, although (1.21 − 1) / 0.02 = 10.5; ln 1.23 / 0.02 = 10.35.
+    const x = flat(80);
+    x[70] = 121;
+    expect(detectAnomalies(x, strict)).toEqual([]);
+    x[70] = 123;
+    expect(detectAnomalies(x, strict).map((a) => [a.kind, a.index, a.expected])).toEqual([
+      ['spike', 70, 100],
+    ]);
+  });
+
+  it('judges a day against the three days before it when they already rose, however little', () => {
+    // Three days at +2.5 % (1.2 of the 2 % scale): a day at 122 is 22 % above the eight weeks'
+    // expectation but only 19 % above 102.5, under the 20 % a spike needs; 125 is 22 % above it.
+    const x = flat(80);
+    x[70] = 102.5;
+    x[71] = 102.5;
+    x[72] = 102.5;
+    x[73] = 122;
+    expect(detectAnomalies(x)).toEqual([]);
+    x[73] = 125;
+    expect(detectAnomalies(x).map((a) => [a.kind, a.index, a.expected, a.impact])).toEqual([
+      ['spike', 73, 102.5, 22.5],
+    ]);
+  });
+
+  it('takes the noise scale as 1.2 × the biweight deviation of the residuals, which a tenfold day leaves alone', () => {
+    // Weeks alternately at 100·e^0.05 and 100·e^−0.05: the week levels absorb nothing of the
+    // weekdays, the trend is flat and every residual is ±0.05. The biweight of ±a (all at 1/9 of
+    // the 9-MAD cut-off) is a × (80/81) / (76/81) = a × 80/76.
+    const x = Array.from({ length: 56 }, (_, i) => 100 * Math.exp(Math.floor(i / 7) % 2 ? -0.05 : 0.05));
+    expect(fitBaseline(x, 0, 56).sigma).toBeCloseTo(1.2 * 0.05 * (80 / 76), 10);
+    x[30] = x[30]! * 10;
+    expect(fitBaseline(x, 0, 56).sigma).toBeGreaterThan(1.2 * 0.05 * (80 / 76) * 0.95);
+    expect(fitBaseline(x, 0, 56).sigma).toBeLessThan(1.2 * 0.05 * (80 / 76) * 1.05);
   });
 });
 

@@ -134,6 +134,15 @@ describe('cost imports through HTTP, with anomalies and the forecast on them', (
     expect(list.headers.get('x-total-count')).toBe('0');
   });
 
+  it('answers 503 for a body over the synchronous 1 MiB when the app storage has no blob service', async () => {
+    // This host's AzureWebJobsStorage is a queue-only emulator: a large import has nowhere to wait.
+    const csv = focusCsv(exportLines(OTHER, FIRST, DAYS, specs(true)));
+    const res = await postCsv(OTHER, csv.repeat(Math.ceil((1024 * 1024) / csv.length) + 1));
+    expect(res.status).toBe(503);
+    expect(res.body.detail).toContain('AzureWebJobsStorage has no blob service');
+    expect(await host.services.prisma.analysisJob.count({ where: { subscriptionId: OTHER } })).toBe(0);
+  });
+
   it('imports the cost details CSV (MM/dd/yyyy dates, MCA column names) and skips other subscriptions', async () => {
     const lines = [
       ...exportLines(OTHER, FIRST, 30, specs(false)),

@@ -179,7 +179,13 @@ describe('notification channels (administrators)', () => {
 
   it('retries a failed delivery later and resends a claim whose instance died mid-send', async () => {
     const prisma = host.services.prisma;
-    const deps = { prisma, mailer: host.services.auth.mailer, log: host.services.log, maxAttempts: 3 };
+    const deps = {
+      prisma,
+      mailer: host.services.auth.mailer,
+      log: host.services.log,
+      maxAttempts: 3,
+      allowPrivateTargets: true,
+    };
     const channel = await prisma.notificationChannel.create({
       data: { name: 'flaky', kind: 'webhook', target: `${receiver.url}?fail=1`, secret: SECRET },
     });

@@ -59,4 +59,14 @@ describe('Azure Functions registration', () => {
     const outbox = recorded.find((r) => r.kind === 'timer' && r.name === 'notification-outbox');
     expect(outbox?.options.schedule).toBe('*/15 * * * * *');
   });
+
+  it('registers the export import timer on CostExports__Schedule when an export container is set', async () => {
+    vi.resetModules();
+    recorded.length = 0;
+    vi.stubEnv('CostExports__ContainerUrl', 'https://exports.blob.core.windows.net/cost-exports');
+    vi.stubEnv('CostExports__Schedule', '0 10 */3 * * *');
+    await import('../../functions/index.js');
+    const timer = recorded.find((r) => r.kind === 'timer' && r.name === 'cost-export-import');
+    expect(timer?.options).toMatchObject({ schedule: '0 10 */3 * * *', runOnStartup: false });
+  });
 });

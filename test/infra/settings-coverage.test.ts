@@ -5,6 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SPOOL_CONTAINER } from '../../shared/finops/imports/spool.js';
 import {
   checkedInSpecSettings,
   declaredKeyVaultSecrets,
@@ -130,6 +131,34 @@ describe('infra hosts the app as the functions expect', () => {
     ].map((m) => /^\s*name:\s*(\w+)/m.exec(m[1]!)?.[1]);
     expect(queues.sort()).toEqual(['analysisPoisonQueueName', 'analysisQueueName']);
     expect(appSettings.get('AnalysisQueue__Name')).toBe('analysisQueueName');
+  });
+
+  it('allow-lists pg_trgm on the PostgreSQL server before the app starts', () => {
+    const config =
+      /resource (\w+) 'Microsoft\.DBforPostgreSQL\/flexibleServers\/configurations@[^']+'\s*=\s*\{([\s\S]*?)\n\}/.exec(
+        code,
+      );
+    expect(config?.[2]).toMatch(/^\s*parent:\s*postgres$/m);
+    expect(config?.[2]).toMatch(/^\s*name:\s*'azure\.extensions'$/m);
+    const value = /^\s*value:\s*'([^']*)'$/m.exec(config?.[2] ?? '')?.[1] ?? '';
+    expect(value.split(',').map((v) => v.trim().toUpperCase())).toContain('PG_TRGM');
+    const appSettingsDeps = /resource appSettings [\s\S]*?dependsOn:\s*\[([\s\S]*?)\]/.exec(code)?.[1] ?? '';
+    expect(appSettingsDeps.split(/\s+/)).toContain(config?.[1]);
+  });
+
+  it('declares the import spool container the app writes to, and expires orphans in it', () => {
+    const containers = [
+      ...code.matchAll(
+        /'Microsoft\.Storage\/storageAccounts\/blobServices\/containers@[^']+'\s*=\s*\{([\s\S]*?)\n\}/g,
+      ),
+    ].map((m) => /^\s*name:\s*'([^']+)'/m.exec(m[1]!)?.[1]);
+    expect(containers).toContain(SPOOL_CONTAINER);
+    const policy =
+      /'Microsoft\.Storage\/storageAccounts\/managementPolicies@[^']+'\s*=\s*\{([\s\S]*?)\n\}/.exec(
+        code,
+      )?.[1];
+    expect(policy).toContain(`prefixMatch: [ '${SPOOL_CONTAINER}/' ]`);
+    expect(policy).toMatch(/delete: \{ daysAfterModificationGreaterThan: \d+ \}/);
   });
 
   it('grants the app identity the storage and Key Vault roles it needs', () => {

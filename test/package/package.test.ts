@@ -140,6 +140,7 @@ describe('deployment package (npm run package)', () => {
         'dist/pglite.wasm',
         'dist/pglite.data',
         'dist/initdb.wasm',
+        'pg_trgm.tar.gz',
         'node_modules/@prisma/schema-engine-wasm/schema_engine_bg.wasm',
         'node_modules/argon2/prebuilds/linux-x64/argon2.glibc.node',
       ]),

@@ -18,7 +18,7 @@ export interface TestHost extends LocalHost {
   settings: Settings;
 }
 
-/** Settings every test host starts from: Development, in-memory PGlite, Azurite, no timer. */
+/** Settings every test host starts from: Development, in-memory PGlite, Azurite, no timer (tests that need one ask for it). */
 export function testSettings(overrides: Settings = {}): Settings {
   return {
     WEBAPP_ENVIRONMENT: 'Development',
@@ -50,6 +50,7 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
   const host = await startLocalHost({
     config,
     weeklyTimer: false,
+    exportTimer: false,
     ...rest,
     servicesOptions: { log: createLogger(settings.Logging__LogLevel__Default), ...rest.servicesOptions },
   });

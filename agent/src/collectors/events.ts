@@ -1,4 +1,5 @@
 import type { CycleContext } from '../cycle-context.js';
+import { encodeBody } from '../ingest.js';
 import { CACHED } from '../kube.js';
 import type { CoreEvent } from '../kube-types.js';
 
@@ -102,6 +103,44 @@ export class SentEvents {
   }
 }
 
+interface EncodedEvent {
+  body: Buffer;
+  key: string;
+  version: string;
+}
+
+/** Marks a page's events as listed and encodes the new or updated ones, so the parsed page can die young. */
+function encodePage(
+  events: CoreEvent[],
+  ctx: CycleContext,
+  sent: SentEvents,
+  namespace: string,
+  listed: Set<string>,
+): EncodedEvent[] {
+  const encoded: EncodedEvent[] = [];
+  for (const event of events) {
+    const key = eventKey(event, namespace);
+    const version = eventVersion(event);
+    listed.add(key);
+    if (!sent.isNewOrUpdated(key, version)) continue;
+    encoded.push({ body: encodeBody(eventPayload(event, ctx.config.clusterName, namespace)), key, version });
+  }
+  return encoded;
+}
+
+async function postEvents(
+  ctx: CycleContext,
+  sent: SentEvents,
+  namespace: string,
+  encoded: EncodedEvent[],
+): Promise<void> {
+  for (const { body, key, version } of encoded) {
+    if (ctx.stopping) return;
+    // Recorded only once the API accepted it, so a failed post is retried next cycle.
+    await ctx.ingest.send('event', body, () => sent.record(key, version, namespace));
+  }
+}
+
 /** Step 3: new or updated events of every watched namespace. */
 export async function collectEvents(ctx: CycleContext, sent: SentEvents): Promise<void> {
   for (const namespace of ctx.config.namespaces) {
@@ -110,19 +149,8 @@ export async function collectEvents(ctx: CycleContext, sent: SentEvents): Promis
     try {
       await ctx.kube.listEach<CoreEvent>(
         `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`,
-        async (events) => {
-          for (const event of events) {
-            if (ctx.stopping) return;
-            const key = eventKey(event, namespace);
-            const version = eventVersion(event);
-            listed.add(key);
-            if (!sent.isNewOrUpdated(key, version)) continue;
-            // Recorded only once the API accepted it, so a failed post is retried next cycle.
-            await ctx.ingest.send('event', eventPayload(event, ctx.config.clusterName, namespace), () =>
-              sent.record(key, version, namespace),
-            );
-          }
-        },
+        // Not an async function: its frame would hold the page while the posts wait (see encodeBody).
+        (events) => postEvents(ctx, sent, namespace, encodePage(events, ctx, sent, namespace, listed)),
         CACHED,
         ctx.log,
         ctx.signal,

@@ -19,7 +19,8 @@ export interface FakeCluster {
   /** 'absent' answers 404 like an API server without metrics-server; 'error' answers 500. */
   podMetrics: PodMetrics[] | 'absent' | 'error';
   nodeMetrics: NodeMetrics[] | 'absent' | 'error';
-  logs: (namespace: string, pod: string, container: string) => string;
+  /** Log text, tailed as the API server would; bytes are served as they are (any encoding, no tailing). */
+  logs: (namespace: string, pod: string, container: string) => string | Buffer;
   /** Server-side page cap below the client's limit (API servers may return fewer items than asked). */
   maxPage?: number;
   /** Paths answering 500 (exact path match, without query). */
@@ -260,11 +261,10 @@ export async function startFakeKube(
       state.maxConcurrentLogReads = Math.max(state.maxConcurrentLogReads, logReads);
       try {
         if (cluster.logDelayMs) await new Promise((r) => setTimeout(r, cluster.logDelayMs));
-        let text = cluster.logs(ns, pod, q.get('container') ?? '');
+        const log = cluster.logs(ns, pod, q.get('container') ?? '');
         const lines = q.get('tailLines');
-        if (lines) text = tail(text, Number(lines));
+        let body = Buffer.isBuffer(log) ? log : Buffer.from(lines ? tail(log, Number(lines)) : log);
         const limitBytes = q.get('limitBytes');
-        let body = Buffer.from(text);
         if (limitBytes && !cluster.ignoreLimitBytes) body = body.subarray(0, Number(limitBytes));
         res.writeHead(200, { 'content-type': 'text/plain' });
         res.end(body);

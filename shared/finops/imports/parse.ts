@@ -64,7 +64,7 @@ async function* maybeGunzip(source: AsyncIterable<Buffer | Uint8Array>): AsyncGe
 }
 
 /** What the files of one import add up to (an export run may be split over several blobs). */
-export class ExportAccumulator {
+export class ExportAccumulator implements ExportSink {
   readonly history = new HistoryAggregate();
   readonly byMonth = new Map<string, Map<string, number>>();
   format: ExportFormat | undefined;
@@ -74,11 +74,85 @@ export class ExportAccumulator {
   from = '';
   to = '';
   files = 0;
+  private readonly batch: DailyCost[] = [];
 
   constructor(
     readonly subscriptionId: string,
     readonly metric: CostMetric,
   ) {}
+
+  addCost(row: DailyCost): void {
+    this.batch.push(row);
+    if (this.batch.length >= 5000) this.flush();
+  }
+
+  flush(): void {
+    this.history.add(this.batch);
+    this.batch.length = 0;
+  }
+
+  /** Rows that name no subscription are this one's. */
+  accumulatorFor(sub: string | undefined): ExportAccumulator | undefined {
+    return sub === undefined || sub === this.subscriptionId.toLowerCase() ? this : undefined;
+  }
+}
+
+/** Where readExport puts each row: the accumulator of its subscription, or nowhere (skipped). */
+export interface ExportSink {
+  readonly metric: CostMetric;
+  format: ExportFormat | undefined;
+  skippedRows: number;
+  files: number;
+  accumulatorFor(sub: string | undefined): ExportAccumulator | undefined;
+  /** Rows are added in batches: the last ones reach the history here. */
+  flush(): void;
+}
+
+/**
+ * The rows of an export that covers several subscriptions (a billing account's, read once), one
+ * accumulator per subscription the rows name. With `only`, rows of other subscriptions are skipped
+ * and rows that name none are that subscription's; without, rows that name none are skipped.
+ */
+export class ExportSet implements ExportSink {
+  readonly bySubscription = new Map<string, ExportAccumulator>();
+  format: ExportFormat | undefined;
+  skippedRows = 0;
+  files = 0;
+
+  constructor(
+    readonly metric: CostMetric,
+    readonly only?: string,
+  ) {}
+
+  accumulatorFor(sub: string | undefined): ExportAccumulator | undefined {
+    const only = this.only?.toLowerCase();
+    const id = sub ?? only;
+    if (!id || (only && id !== only)) return undefined;
+    let acc = this.bySubscription.get(id);
+    if (!acc) {
+      acc = new ExportAccumulator(id, this.metric);
+      this.bySubscription.set(id, acc);
+    }
+    return acc;
+  }
+
+  flush(): void {
+    for (const acc of this.bySubscription.values()) acc.flush();
+  }
+
+  /** Each subscription's accumulator, ready for finishExport (rows of the others count as skipped). */
+  accumulators(): ExportAccumulator[] {
+    let total = this.skippedRows;
+    for (const acc of this.bySubscription.values()) total += acc.rows;
+    return [...this.bySubscription.values()]
+      .sort((a, b) => a.subscriptionId.localeCompare(b.subscriptionId))
+      .map((acc) => {
+        acc.format = this.format;
+        acc.files = this.files;
+        acc.skippedRows = total - acc.rows;
+        return acc;
+      });
+  }
 }
 
 /**
@@ -86,27 +160,27 @@ export class ExportAccumulator {
  * `name` is given.
  */
 export async function readExport(
-  acc: ExportAccumulator,
+  sink: ExportSink,
   body: AsyncIterable<Buffer | Uint8Array> | Readable,
   name?: string,
 ): Promise<void> {
   const where = (line: number) => (name ? `${name}, line ${line}` : `Line ${line}`);
-  const target = acc.subscriptionId.toLowerCase();
   const parser = parse({ relax_column_count: false, skip_empty_lines: true, bom: true, info: true });
   let cols: ColumnMap | undefined;
-  const batch: DailyCost[] = [];
-  const flush = () => {
-    acc.history.add(batch);
-    batch.length = 0;
-  };
   const feeding = (async () => {
     try {
       for await (const chunk of maybeGunzip(body as AsyncIterable<Buffer>)) {
         if (parser.destroyed) return;
         if (!parser.write(chunk)) {
-          await new Promise((r) => {
-            parser.once('drain', r);
-            parser.once('close', r);
+          // Whichever comes first; the other listener goes too (one pair per wait would pile up).
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              parser.off('drain', done);
+              parser.off('close', done);
+              resolve();
+            };
+            parser.once('drain', done);
+            parser.once('close', done);
           });
         }
       }
@@ -124,22 +198,24 @@ export async function readExport(
       const line = info.lines;
       if (!cols) {
         try {
-          cols = mapColumns(record, acc.metric);
+          cols = mapColumns(record, sink.metric);
         } catch (e) {
           if (e instanceof ImportError && name)
             throw new ImportError(e.status, `${name}: ${e.message}`, e.line);
           throw e;
         }
-        if (acc.format && acc.format !== cols.format) {
-          throw new ImportError(422, `${where(1)}: a ${cols.format} file among ${acc.format} files.`, 1);
+        if (sink.format && sink.format !== cols.format) {
+          throw new ImportError(422, `${where(1)}: a ${cols.format} file among ${sink.format} files.`, 1);
         }
-        acc.format = cols.format;
+        sink.format = cols.format;
         continue;
       }
       const at = (i: number | undefined) => (i === undefined ? undefined : record[i]);
-      const sub = subscriptionOf(at(cols.subscription));
-      if (cols.subscription !== undefined && sub !== undefined && sub !== target) {
-        acc.skippedRows++;
+      const acc = sink.accumulatorFor(
+        cols.subscription === undefined ? undefined : subscriptionOf(at(cols.subscription)),
+      );
+      if (!acc) {
+        sink.skippedRows++;
         continue;
       }
       const day = rowDay(record[cols.date] ?? '');
@@ -163,8 +239,7 @@ export async function readExport(
       }
       const resourceGroup = groupOf(at(cols.resourceGroup), at(cols.resourceId)).toUpperCase();
       const serviceName = (at(cols.service) ?? '').trim();
-      batch.push({ date: day, resourceGroup, serviceName, cost, currency: cur });
-      if (batch.length >= 5000) flush();
+      acc.addCost({ date: day, resourceGroup, serviceName, cost, currency: cur });
       acc.rows++;
       if (!acc.from || day < acc.from) acc.from = day;
       if (!acc.to || day > acc.to) acc.to = day;
@@ -189,9 +264,9 @@ export async function readExport(
     if (!parser.destroyed && !parser.writableEnded) parser.destroy();
     await feeding;
   }
-  flush();
+  sink.flush();
   if (!cols) throw new ImportError(422, `${name ? `${name}: ` : ''}The export is empty: no header line.`, 1);
-  acc.files++;
+  sink.files++;
 }
 
 /** The import's result; 422 when no row of the subscription was read. */

@@ -3,6 +3,7 @@
  * CostImports row), then runs anomaly detection on it. The run is written all or nothing
  * (persistRun); should the marker fail, the run is deleted again, so no half import stays.
  */
+import type { CoreServices } from '../../app/services.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { Logger } from '../../observability/logger.js';
 import { costDetailLines, costDetailRows } from '../engine/orchestrator.js';
@@ -32,6 +33,52 @@ export interface ImportSummary {
   to: string;
   rowsWritten: number;
   newAnomalies: number;
+  /** Blobs read (blob imports). */
+  files?: number;
+}
+
+/** The store's dependencies from the app's services. */
+export function importDeps(core: Pick<CoreServices, 'config' | 'prisma' | 'log' | 'db'>): ImportDeps {
+  const f = core.config.finops;
+  return {
+    prisma: core.prisma,
+    log: core.log,
+    postgresUrl:
+      core.db.kind === 'postgres' ? core.config.platform.ConnectionStrings__SqlConnectionString : undefined,
+    intel: { sensitivity: f.Anomalies__Sensitivity, minImpact: f.Anomalies__MinImpact },
+  };
+}
+
+export type ImportMeta = {
+  source: 'http' | 'blob';
+  location?: string;
+  createdBy?: string;
+  metric: CostMetric;
+};
+
+/**
+ * Several subscriptions' imports from one export, all or none: should one fail, the runs stored
+ * before it are deleted again, so a retried job starts from nothing.
+ */
+export async function storeImports(
+  deps: ImportDeps,
+  parsed: ParsedExport[],
+  subscriptionIds: string[],
+  meta: ImportMeta,
+): Promise<ImportSummary[]> {
+  const done: ImportSummary[] = [];
+  try {
+    for (let i = 0; i < parsed.length; i++) {
+      done.push(await storeImport(deps, subscriptionIds[i]!, parsed[i]!, meta));
+    }
+  } catch (err) {
+    for (const s of done) {
+      await deps.prisma.costImport.deleteMany({ where: { id: s.importId } }).catch(() => undefined);
+      await deps.prisma.analysisRun.deleteMany({ where: { id: s.analysisRunId } }).catch(() => undefined);
+    }
+    throw err;
+  }
+  return done;
 }
 
 const round4 = (n: number) => Math.round(n * 10000) / 10000;
@@ -40,7 +87,7 @@ export async function storeImport(
   deps: ImportDeps,
   subscriptionId: string,
   parsed: ParsedExport,
-  meta: { source: 'http' | 'blob'; location?: string; createdBy?: string; metric: CostMetric },
+  meta: ImportMeta,
 ): Promise<ImportSummary> {
   const { prisma } = deps;
   const recordedAt = new Date();

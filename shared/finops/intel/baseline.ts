@@ -1,8 +1,8 @@
 /**
  * A robust seasonal baseline of a daily cost series, fitted on the logarithm of the cost (cost
- * noise and growth are multiplicative): weekday offsets, a Theil–Sen trend and a MAD noise scale.
- * Medians everywhere, so that one or two spikes inside the window do not move the expectation they
- * are judged against.
+ * levels and growth are multiplicative): weekday offsets, a Theil–Sen trend and a biweight noise
+ * scale. Medians and robust weights everywhere, so that one or two spikes inside the window do not
+ * move the expectation they are judged against.
  */
 
 /** Eight weeks: four gave a noise scale too uncertain for a low false-alarm rate (bench/anomalies.ts). */
@@ -77,11 +77,37 @@ export interface Baseline {
 }
 
 /**
- * The MAD of residuals after fitting seven weekday offsets and a trend on eight weeks is smaller than
- * the noise of a new day (the fit absorbs part of it); this factor, measured on clean synthetic
- * series (bench/anomalies.ts), brings it back.
+ * The spread of the residuals after fitting seven weekday offsets and a trend on eight weeks is
+ * smaller than the error of predicting a new day (the fit absorbs part of the noise); this factor
+ * brings it back. Measured on clean synthetic series (bench/anomaly-set.ts, another seed than the
+ * labelled set): with it, the robust standard deviation of a new day's z-score is 1.00.
  */
-const SMALL_SAMPLE_INFLATION = 1.3;
+const SMALL_SAMPLE_INFLATION = 1.2;
+
+/** Tukey's biweight tuning constant for the midvariance (in MADs; 9 is the usual choice). */
+const BIWEIGHT_C = 9;
+
+/**
+ * Biweight midvariance's standard deviation of values around their median: as robust as the MAD
+ * (points beyond 9 MADs weigh nothing, so a spike in the window does not widen it) but about 87 %
+ * efficient where the MAD is 37 %. On 56 residuals the MAD varied by 17 % from window to window and
+ * every underestimate was a false alarm waiting to happen (a z-score threshold on a noisy scale has
+ * Student-like tails); the biweight varies by 11 %.
+ */
+function biweightScale(values: number[], center: number): number {
+  const mad = median(values.map((v) => Math.abs(v - center)));
+  if (mad === 0) return 0;
+  let num = 0;
+  let den = 0;
+  for (const v of values) {
+    const u = (v - center) / (BIWEIGHT_C * mad);
+    if (u <= -1 || u >= 1) continue;
+    const w = 1 - u * u;
+    num += (v - center) ** 2 * w ** 4;
+    den += w * (1 - 5 * u * u);
+  }
+  return Math.sqrt(values.length * num) / Math.abs(den);
+}
 
 /** ln of a cost, with days without cost floored at 1 % of the window's median (ln 0 is −∞). */
 function logs(x: number[], start: number, length: number): number[] {
@@ -120,8 +146,7 @@ export function fitBaseline(x: number[], start: number, length: number): Baselin
   const slope = medianInPlace(slopes);
   const intercept = median(z.map((v, i) => v - slope * (start + i)));
   const resid = z.map((v, i) => v - (intercept + slope * (start + i)));
-  const center = median(resid);
-  const sigma = SMALL_SAMPLE_INFLATION * 1.4826 * median(resid.map((r) => Math.abs(r - center)));
+  const sigma = SMALL_SAMPLE_INFLATION * biweightScale(resid, median(resid));
   return { offsets, intercept, slope, sigma };
 }
 

@@ -80,19 +80,26 @@ function outlier(x: number[], t: number, s: DetectSettings) {
   // than MIN_RELATIVE is not worth anyone's attention however regular the series.
   const scale = Math.max(b.sigma, 0.02);
   const dev = Math.log(Math.max(x[t]!, expected * 1e-3)) - logExpected;
-  // A day is judged against the level of the days just before when they already stray the same
-  // way (a step or growth under way, which steadyGrowth or an earlier onset reports): a spike on
-  // top of a new level is still one, a growing series is not a spike a day.
+  // A day must stand out from the level of the three days just before it whenever they already
+  // stray its way (a step or growth under way, which steadyGrowth or an earlier onset reports): a
+  // spike on top of a new level is still one, the early days of growth are not spikes. Taken
+  // whatever the size of that stray: a threshold on it let a ramp through on the day it first
+  // crossed the line while the days before it had not yet crossed theirs.
   const before: number[] = [];
   for (let i = t - 3; i < t; i++) before.push(Math.log(Math.max(x[i]!, expected * 1e-3)) - logExpectAt(b, i));
   const shift = median(before);
-  const shifted = Math.abs(shift) / scale >= s.sensitivity / 3 && Math.sign(shift) === Math.sign(dev);
+  const shifted = Math.sign(shift) === Math.sign(dev);
   const d = shifted ? dev - shift : dev;
   const base = shifted ? expected * Math.exp(shift) : expected;
   const diff = x[t]! - base;
   if (dev > 0 && d / scale >= s.sensitivity && d >= MIN_RELATIVE_LOG && diff >= s.minImpact)
     return { dir: 1, expected: base };
-  if (dev < 0 && d / scale <= -s.sensitivity && d <= -MIN_RELATIVE_LOG && -diff >= s.minImpact)
+  // A drop is scored on its relative distance in cost (e^d − 1), not in log cost: day-to-day noise
+  // that is symmetric in cost (a day's cost is a sum of many charges) has a longer low tail in log
+  // terms (−30 % is ln 0.7 = −0.36, +30 % only +0.26), so a log score called such dips drops three
+  // times as often as it called the matching highs spikes. Each side now takes the stricter scale:
+  // log for spikes (ln(1 + r) < r), cost for drops (|r| < |ln(1 + r)|).
+  if (dev < 0 && Math.expm1(d) / scale <= -s.sensitivity && d <= -MIN_RELATIVE_LOG && -diff >= s.minImpact)
     return { dir: -1, expected: base };
   return { dir: 0, expected: base };
 }

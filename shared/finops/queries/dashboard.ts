@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { PrismaClient } from '../../db/client.js';
 import type { Prisma } from '../../db/generated/client.js';
 import { Prisma as P } from '../../db/generated/client.js';
@@ -149,6 +150,34 @@ export async function resourceDistribution(prisma: PrismaClient, subscriptionId?
 export async function optimizationOpportunities(prisma: PrismaClient, cap: number, subscriptionId?: string) {
   const run = await latestRun(prisma, subscriptionId);
   if (!run) return null;
+  let kept = opportunityCaches.get(prisma);
+  if (!kept) {
+    kept = new LRUCache({ max: OPPORTUNITY_RUNS });
+    opportunityCaches.set(prisma, kept);
+  }
+  const key = `${run.id}|${cap}`;
+  let answer = kept.get(key);
+  if (!answer) {
+    answer = await runOpportunities(prisma, run, cap);
+    kept.set(key, answer);
+  }
+  return answer;
+}
+
+/**
+ * Opportunities per run, per host: a run's resources never change once written, and finding its
+ * flagged ones reads every resource of the run (10,000 for the bench's subscription) to answer up
+ * to `cap` of them. Bounded by entries; a deleted run is never the latest, so never looked up.
+ */
+const OPPORTUNITY_RUNS = 16;
+type Opportunities = Awaited<ReturnType<typeof runOpportunities>>;
+const opportunityCaches = new WeakMap<object, LRUCache<string, Opportunities>>();
+
+async function runOpportunities(
+  prisma: PrismaClient,
+  run: NonNullable<Awaited<ReturnType<typeof latestRun>>>,
+  cap: number,
+) {
   const flagged = P.sql`"analysisRunId" = ${run.id} AND flags IS NOT NULL AND flags <> ''`;
   const [counts, issues] = await Promise.all([
     run.totalsWrittenAt

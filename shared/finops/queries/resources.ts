@@ -16,11 +16,19 @@ export type ResourceFilter =
   | { kind: 'flags'; contains?: string | undefined }
   | { kind: 'search'; term: string };
 
-/** Case-insensitive literal substring test: no LIKE pattern is built, so % and _ match themselves. */
-const contains = (column: Prisma.Sql, term: string) =>
-  Prisma.sql`strpos(lower(${column}), ${term.toLowerCase()}) > 0`;
+/** The term as an ILIKE pattern matching it anywhere, its own %, _ and backslash escaped to match themselves. */
+export const substringPattern = (term: string) => `%${term.replace(/[\\%_]/g, '\\$&')}%`;
 
-function condition(f: ResourceFilter, exact: boolean): Prisma.Sql {
+/**
+ * Case-insensitive literal substring test. ILIKE rather than strpos(lower(...)): the same answers,
+ * and the trigram indexes (pg_trgm) on name, group and type can serve it, where strpos reads every
+ * row of the run.
+ */
+const contains = (column: Prisma.Sql, term: string) =>
+  Prisma.sql`${column} ILIKE ${substringPattern(term)} ESCAPE '\\'`;
+
+/** The WHERE fragment (after the run's own condition) of a filter; exported for the EXPLAIN tests. */
+export function condition(f: ResourceFilter, exact: boolean): Prisma.Sql {
   switch (f.kind) {
     case 'all':
       return Prisma.empty;
@@ -115,24 +123,22 @@ export async function findResources(
 }
 
 /** Rows read per keyset page of a streamed resource list. */
-const STREAM_PAGE_ROWS = 2000;
+export const RESOURCE_STREAM_PAGE_ROWS = 2000;
 
-async function countMatching(prisma: PrismaClient, runId: number, filter: ResourceFilter, exact: boolean) {
-  const kept =
-    filter.kind === 'all' || (filter.kind === 'flags' && !filter.contains)
-      ? await runResourceCount(prisma, runId, filter.kind === 'flags')
-      : undefined;
-  if (kept !== undefined) return kept;
-  const [r] = await prisma.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM "ResourceAnalyses"
-    WHERE "analysisRunId" = ${runId} ${condition(filter, exact)}`;
-  return toCount(r?.n);
+/** The count kept with the run for the whole list or its flagged resources; undefined otherwise. */
+function runResourceCountFor(prisma: PrismaClient, runId: number, filter: ResourceFilter) {
+  return filter.kind === 'all' || (filter.kind === 'flags' && !filter.contains)
+    ? runResourceCount(prisma, runId, filter.kind === 'flags')
+    : Promise.resolve(undefined);
 }
 
 /**
  * The whole list findResources pages (same filter, same order, same wire shape), for an unpaged
  * request: the total first (for X-Total-Count), then the rows read in keyset pages of
- * STREAM_PAGE_ROWS, each starting after the last (type, name, id) of the one before, so the
- * answer never holds more than a page. At most `limit` rows.
+ * RESOURCE_STREAM_PAGE_ROWS, each starting after the last (type, name, id) of the one before, so the
+ * answer never holds more than a page. At most `limit` rows. A filtered list reads its first page
+ * before answering: when that page is the whole list (a search, most type and group filters) its
+ * length is the total, and the matching rows are not read a second time to be counted.
  */
 export async function streamResources(
   prisma: PrismaClient,
@@ -140,33 +146,51 @@ export async function streamResources(
   filter: ResourceFilter,
   limit: number,
 ): Promise<{ total: number; rows: AsyncIterable<unknown> }> {
-  let exact = true;
-  let total = await countMatching(prisma, runId, filter, true);
-  if (total === 0 && (filter.kind === 'type' || filter.kind === 'group')) {
-    exact = false;
-    total = await countMatching(prisma, runId, filter, false);
-  }
-  const where = condition(filter, exact);
   const byName = filter.kind === 'type';
   const order = byName
     ? Prisma.sql`ORDER BY "resourceName", id`
     : Prisma.sql`ORDER BY "resourceType", "resourceName", id`;
+  const read = (where: Prisma.Sql, after: ResourceRow | undefined, take: number) => {
+    const from = !after
+      ? Prisma.empty
+      : byName
+        ? Prisma.sql`AND ("resourceName", id) > (${after.resourceName}, ${after.id})`
+        : Prisma.sql`AND ("resourceType", "resourceName", id) > (${after.resourceType}, ${after.resourceName}, ${after.id})`;
+    return prisma.$queryRaw<ResourceRow[]>`SELECT ${COLUMNS} FROM "ResourceAnalyses"
+      WHERE "analysisRunId" = ${runId} ${where} ${from} ${order} LIMIT ${take}`;
+  };
+  const firstTake = Math.min(RESOURCE_STREAM_PAGE_ROWS, limit);
+  let where = condition(filter, true);
+  let first: ResourceRow[] | undefined;
+  let total = await runResourceCountFor(prisma, runId, filter);
+  if (total === undefined) {
+    first = firstTake > 0 ? await read(where, undefined, firstTake) : [];
+    if (first.length === 0 && (filter.kind === 'type' || filter.kind === 'group')) {
+      where = condition(filter, false);
+      first = firstTake > 0 ? await read(where, undefined, firstTake) : [];
+    }
+    total =
+      first.length < firstTake
+        ? first.length
+        : toCount(
+            (
+              await prisma.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM "ResourceAnalyses"
+                WHERE "analysisRunId" = ${runId} ${where}`
+            )[0]?.n,
+          );
+  }
   async function* rows() {
     let after: ResourceRow | undefined;
     let left = limit;
+    let page = first;
     while (left > 0) {
-      const take = Math.min(STREAM_PAGE_ROWS, left);
-      const from = !after
-        ? Prisma.empty
-        : byName
-          ? Prisma.sql`AND ("resourceName", id) > (${after.resourceName}, ${after.id})`
-          : Prisma.sql`AND ("resourceType", "resourceName", id) > (${after.resourceType}, ${after.resourceName}, ${after.id})`;
-      const page = await prisma.$queryRaw<ResourceRow[]>`SELECT ${COLUMNS} FROM "ResourceAnalyses"
-        WHERE "analysisRunId" = ${runId} ${where} ${from} ${order} LIMIT ${take}`;
+      const take = Math.min(RESOURCE_STREAM_PAGE_ROWS, left);
+      page ??= await read(where, after, take);
       for (const row of page) yield resourceOut(row);
       if (page.length < take) return;
       left -= page.length;
       after = page[page.length - 1];
+      page = undefined;
     }
   }
   return { total, rows: rows() };

@@ -36,7 +36,7 @@ function monthSelectionFrom(ctx: RequestContext): MonthSelection {
 }
 
 /** 202 with the job and its Location: start-async's answer, and start's when it runs long. */
-function accepted(ctx: RequestContext, jobId: string, subscriptionId: string, status: string) {
+export function accepted(ctx: RequestContext, jobId: string, subscriptionId: string, status: string) {
   // From configuration, never the request's Host header (a client could point it anywhere).
   const base = (ctx.services.config.platform.PUBLIC_BASE_URL ?? '').replace(/\/+$/, '');
   return json(
@@ -125,7 +125,8 @@ export const analysisRoutes: RouteDefinition[] = [
     path: 'Analysis/jobs/{jobId}',
     auth: 'user',
     openapi: {
-      summary: 'Status of an analysis job',
+      summary:
+        'Status of an analysis or cost import job (an import job adds `import`, its summary, or `imports`)',
       tags: TAGS,
       params: z.object({ jobId: z.uuid() }),
       responses: { 200: { description: 'Job status' }, 404: { description: 'Unknown or expired job id' } },
@@ -135,7 +136,10 @@ export const analysisRoutes: RouteDefinition[] = [
       if (!GUID.test(id)) throw notFound('Unknown or expired job id');
       const job = await ctx.services.finops.engine.jobs.get(id.toLowerCase());
       if (!job) throw notFound('Unknown or expired job id');
-      return ok(toJobDto(job));
+      // An import job adds what it produced (its summary) to the job's fields.
+      const result =
+        job.result && typeof job.result === 'object' && !Array.isArray(job.result) ? job.result : {};
+      return ok({ ...toJobDto(job), ...result });
     },
   }),
   defineRoute({

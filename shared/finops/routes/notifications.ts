@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { withAudit } from '../../audit/record.js';
 import type { NotificationChannel } from '../../db/generated/client.js';
 import { Prisma } from '../../db/generated/client.js';
-import { badRequest, notFound } from '../../http/problem.js';
+import { badRequest, HttpError, notFound } from '../../http/problem.js';
 import { json, noContent, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { sendToChannel } from '../../notify/send.js';
+import { allowPrivateTargets, assertPublicTarget, TargetRefused } from '../../notify/target-guard.js';
 import { idParam, idParams } from './read/common.js';
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -69,6 +70,22 @@ function channelOut(c: NotificationChannel): z.infer<typeof ChannelOut> {
 
 const tags = ['NotificationChannels'];
 
+/** 422 when the target is, or its name resolves to, a non-public address, or does not resolve. */
+async function refuseNonPublic(url: URL): Promise<void> {
+  const invalid = (detail: string) =>
+    new HttpError(422, detail, {
+      errors: { target: [detail] },
+      title: 'The webhook target is not allowed.',
+    });
+  try {
+    await assertPublicTarget(url);
+  } catch (err) {
+    if (err instanceof TargetRefused) throw invalid(err.message);
+    const code = (err as { code?: string }).code;
+    throw invalid(`The webhook target's host ${url.hostname} does not resolve${code ? ` (${code})` : ''}.`);
+  }
+}
+
 export const notificationRoutes: RouteDefinition[] = [
   defineRoute({
     name: 'finops-notification-channels',
@@ -100,7 +117,13 @@ export const notificationRoutes: RouteDefinition[] = [
         'crossing 80 % and 100 % of the budget, an analysis failing. Each event is sent once per channel.',
       tags,
       body: ChannelIn,
-      responses: { 201: { description: 'the channel', schema: ChannelOut } },
+      responses: {
+        201: { description: 'the channel', schema: ChannelOut },
+        422: {
+          description:
+            'the webhook target is or resolves to a loopback, private, link-local, CGNAT, unspecified or multicast address (unless Notifications__AllowPrivateTargets), or does not resolve',
+        },
+      },
     },
     async handler({ services, body, caller, request }) {
       const b = await body(ChannelIn);
@@ -128,6 +151,7 @@ export const notificationRoutes: RouteDefinition[] = [
             secret: ['A value of 16 characters or more is required.'],
           });
         }
+        if (!allowPrivateTargets(services.config)) await refuseNonPublic(url);
       }
       const row = await withAudit(
         services.prisma,
@@ -190,6 +214,7 @@ export const notificationRoutes: RouteDefinition[] = [
           },
           `test-${id}`,
           services.auth.mailer,
+          { allowPrivateTargets: allowPrivateTargets(services.config) },
         );
         return ok({ delivered: true, error: null });
       } catch (err) {

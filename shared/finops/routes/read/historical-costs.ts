@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { HttpResponseInit } from '@azure/functions';
 import { z } from 'zod';
 import { AnswerCache } from '../../../http/answer-cache.js';
-import { compressStream, negotiateEncoding } from '../../../http/compression.js';
+import { type ContentCoding, compressStream, negotiateEncoding } from '../../../http/compression.js';
 import { badRequest } from '../../../http/problem.js';
 import { ok } from '../../../http/respond.js';
 import { defineRoute, type RequestContext, type RouteDefinition } from '../../../http/route.js';
@@ -16,16 +16,18 @@ import {
 } from '../../contract/schemas.js';
 import {
   costTrend,
-  countHistoricalBySubscription,
   dailyTotals,
   historicalByGroup,
   historicalByRun,
   historicalByService,
   historicalBySubscription,
+  infraOf,
+  infraSupportCosts,
   runHistoryTotal,
   runInfraSupport,
   streamHistoricalByRun,
   streamHistoricalBySubscription,
+  subscriptionHistoryTotal,
 } from '../../queries/historical.js';
 import {
   HEAVY_429,
@@ -79,51 +81,98 @@ function dateQuery(query: URLSearchParams, name: string): Date | undefined {
 }
 
 /**
- * Compressed unpaged run histories, per host. A run's rows and the tags they carry never change
- * after it is written, so the answer only changes with the subscription's infra support cost (in
- * the key) or when the run is deleted (then its total is 0 and the cache is not used). The web
- * client reads the same run's history twice per view, and every viewer of a subscription reads
- * its latest run: 51k rows are about 0.7 MiB compressed and take a second of CPU to produce.
+ * Compressed unpaged histories, per host, of one run or of a subscription's runs. Runs and the
+ * tags their rows carry never change after they are written, so an answer only changes with the
+ * subscription's infra support cost (in the key) or the runs it is made of (in the key: a new or
+ * deleted run is another key). The web client reads the same history twice per view, and every
+ * viewer of a subscription reads the same runs: 51k rows are about 0.7 MiB compressed and take a
+ * second of CPU to produce. Uncompressed answers (17 MiB per 51k rows) are never kept.
  */
-const RUN_HISTORY_CACHE_BYTES = 32 * 1024 * 1024;
-const runHistoryCaches = new WeakMap<object, AnswerCache>();
+const HISTORY_CACHE_BYTES = 32 * 1024 * 1024;
+const historyCaches = new WeakMap<object, AnswerCache>();
 
-async function unpagedRunHistory(
+/**
+ * The unpaged answer under `key` from the cache, or streamed from `rows()` (and kept under `key`
+ * once whole). No key (an answer that cannot be named by immutable runs) or no compression: always
+ * streamed. Only an answer that must be produced counts as heavy: bytes in hand cost nothing to
+ * send, so a user with the history open in several tabs is not refused what is already made.
+ */
+async function cachedHistory(
   { services, request, heavy }: RequestContext,
-  runId: number,
-  p: Paging,
+  headers: Record<string, string>,
+  key: (coding: ContentCoding) => Promise<string | undefined>,
+  rows: () => AsyncIterable<unknown>,
 ): Promise<HttpResponseInit> {
-  const { total, kept } = await runHistoryTotal(services.prisma, runId);
-  const headers = listHeaders(total, p);
   const coding = negotiateEncoding(request.headers.get('accept-encoding'));
-  // Only a run written with its totals is cached: its rows all carry its own subscription's infra
-  // support cost, which the key holds.
-  if (!coding || total === 0 || !kept) {
+  const k = coding ? await key(coding) : undefined;
+  if (!coding || k === undefined) {
     heavy();
-    return okStream(streamHistoricalByRun(services.prisma, runId, p.pageSize), headers);
+    return okStream(rows(), headers);
   }
-  let cache = runHistoryCaches.get(services.prisma);
+  let cache = historyCaches.get(services.prisma);
   if (!cache) {
-    cache = new AnswerCache(RUN_HISTORY_CACHE_BYTES);
-    runHistoryCaches.set(services.prisma, cache);
+    cache = new AnswerCache(HISTORY_CACHE_BYTES);
+    historyCaches.set(services.prisma, cache);
   }
-  const infra = await runInfraSupport(services.prisma, runId);
-  const key = `${runId}|${total}|${p.pageSize}|${String(infra)}|${coding}`;
   const compressed = {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Encoding': coding,
     Vary: 'Accept-Encoding',
     ...headers,
   };
-  const hit = cache.get(key);
-  // Bytes in hand cost nothing to send: only an answer that must be produced counts as heavy, so
-  // a user with the history open in several tabs is not refused what is already made.
+  const hit = cache.get(k);
   if (hit) return { status: 200, body: hit, headers: compressed };
   heavy();
-  const rows = toReadable(
-    okStream(streamHistoricalByRun(services.prisma, runId, p.pageSize)).body as Readable,
+  const body = toReadable(okStream(rows()).body as Readable);
+  return { status: 200, body: cache.fillFrom(k, compressStream(body, coding)), headers: compressed };
+}
+
+async function unpagedRunHistory(ctx: RequestContext, runId: number, p: Paging): Promise<HttpResponseInit> {
+  const { prisma } = ctx.services;
+  const { total, kept } = await runHistoryTotal(prisma, runId);
+  // Only a run written with its totals is cached: its rows all carry its own subscription's infra
+  // support cost, which the key holds. A deleted run has a total of 0.
+  return cachedHistory(
+    ctx,
+    listHeaders(total, p),
+    async (coding) =>
+      total > 0 && kept
+        ? `run|${runId}|${total}|${p.pageSize}|${String(await runInfraSupport(prisma, runId))}|${coding}`
+        : undefined,
+    () => streamHistoricalByRun(prisma, runId, p.pageSize),
   );
-  return { status: 200, body: cache.fillFrom(key, compressStream(rows, coding)), headers: compressed };
+}
+
+async function unpagedSubscriptionHistory(
+  ctx: RequestContext,
+  subscriptionId: string,
+  start: Date | undefined,
+  end: Date | undefined,
+  p: Paging,
+): Promise<HttpResponseInit> {
+  const { prisma } = ctx.services;
+  const { total, runIds } = await subscriptionHistoryTotal(prisma, subscriptionId, start, end);
+  // Named by its runs (every run keeps its totals): the rows are read from those runs alone.
+  const named = total > 0 && runIds !== undefined;
+  return cachedHistory(
+    ctx,
+    listHeaders(total, p),
+    async (coding) => {
+      if (!named) return undefined;
+      const infra = infraOf(await infraSupportCosts(prisma, [subscriptionId]), subscriptionId);
+      const dates = `${start?.toISOString() ?? ''}|${end?.toISOString() ?? ''}`;
+      return `sub|${subscriptionId}|${dates}|${runIds.join(',')}|${total}|${p.pageSize}|${String(infra)}|${coding}`;
+    },
+    () =>
+      streamHistoricalBySubscription(
+        prisma,
+        subscriptionId,
+        start,
+        end,
+        p.pageSize,
+        named ? runIds : undefined,
+      ),
+  );
 }
 
 export const historicalCostsRoutes: RouteDefinition[] = [
@@ -165,19 +214,14 @@ export const historicalCostsRoutes: RouteDefinition[] = [
       query: pagingQuery.extend({ startDate: z.string().optional(), endDate: z.string().optional() }),
       responses: { 200: { description: 'HistoricalCost[]', schema: z.array(HistoricalCost) }, ...HEAVY_429 },
     },
-    async handler({ services, params, query, heavy }) {
+    async handler(ctx) {
+      const { services, params, query } = ctx;
       const subscriptionId = textParam(params, 'subscriptionId');
       const start = dateQuery(query, 'startDate');
       const end = dateQuery(query, 'endDate');
       const p = paging(query);
-      if (!p.explicit) {
-        heavy();
-        const total = await countHistoricalBySubscription(services.prisma, subscriptionId, start, end);
-        return okStream(
-          streamHistoricalBySubscription(services.prisma, subscriptionId, start, end, p.pageSize),
-          listHeaders(total, p),
-        );
-      }
+      // Unpaged (the web client's call): streamed, or the compressed answer already made.
+      if (!p.explicit) return unpagedSubscriptionHistory(ctx, subscriptionId, start, end, p);
       const { rows, total } = await historicalBySubscription(
         services.prisma,
         subscriptionId,
