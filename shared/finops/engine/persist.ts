@@ -82,6 +82,36 @@ export interface RunToPersist {
   /** Rows as given, or `{ staged }`: the history the writer staged page by page (RunWriter.stageHistory). */
   historicalCosts: Iterable<HistoricalCostRow> | { staged: StagedHistoryTarget };
   recommendations: Iterable<RecommendationRow>;
+  /**
+   * History the new run takes over from an earlier run of the subscription: that run's rows of
+   * days in [from, to] (yyyy-MM-dd, inclusive) and outside [skipFrom, skipTo] (the days the new run
+   * brings itself), in its currency only. An import of one month keeps the months before it.
+   */
+  carryHistory?: CarriedHistory | undefined;
+}
+
+export interface CarriedHistory {
+  fromRunId: number;
+  currency: string;
+  from: string;
+  to: string;
+  skipFrom: string;
+  skipTo: string;
+}
+
+/** Copies the carried days in SQL, inside the run's transaction (so the run's totals count them). */
+async function carryHistory(exec: Exec, runId: number, c: CarriedHistory): Promise<number> {
+  return exec(
+    `INSERT INTO "HistoricalCosts"
+       ("analysisRunId", "subscriptionId", "costDate", "costType", "resourceGroup", "name", "cost", "currency", "recordedAt")
+     SELECT $1::integer, "subscriptionId", "costDate", "costType", "resourceGroup", "name", "cost", "currency", "recordedAt"
+       FROM "HistoricalCosts"
+      WHERE "analysisRunId" = $2::integer AND "currency" = $3::text
+        AND "costDate" >= $4::timestamp(3) AND "costDate" <= $5::timestamp(3)
+        AND ("costDate" < $6::timestamp(3) OR "costDate" > $7::timestamp(3))
+      ORDER BY "costDate", id`,
+    [runId, c.fromRunId, c.currency, c.from, c.to, c.skipFrom, c.skipTo],
+  );
 }
 
 export interface PersistStats {
@@ -219,6 +249,7 @@ async function insertChildren(
     'staged' in data.historicalCosts
       ? await stage.writeRun(exec, runId, data.historicalCosts.staged)
       : await insertRows(exec, 'HistoricalCosts', HISTORY_COLUMNS, runId, data.historicalCosts);
+  if (data.carryHistory) rows += await carryHistory(exec, runId, data.carryHistory);
   rows += await insertRows(exec, 'AiRecommendations', RECOMMENDATION_COLUMNS, runId, data.recommendations);
   await writeRunTotals(exec, runId, data.run.subscriptionId);
   return rows;
