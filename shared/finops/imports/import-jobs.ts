@@ -238,27 +238,15 @@ export class ImportJobs {
     const rows = summaries.reduce((n, s) => n + s.rows, 0);
     const anomalies = summaries.reduce((n, s) => n + s.newAnomalies, 0);
     const span = first ? ` (${first.from} to ${first.to})` : '';
-    const now = new Date();
-    await this.core.prisma.analysisJob.update({
-      where: { id },
-      data: {
-        status: 'completed',
-        phase: 'completed',
-        progress: 100,
-        success: true,
-        completedAt: now,
-        heartbeatAt: now,
-        subscriptionName: summaries.length === 1 ? (run?.subscriptionName ?? null) : 'Cost import',
-        analysisRunId: first?.analysisRunId ?? 0,
-        totalMonthlyCost: summaries.length === 1 ? (run?.totalMonthlyCost ?? null) : null,
-        resourcesAnalyzed: 0,
-        message: `Imported ${rows} rows${span} into ${summaries.length} run(s); ${anomalies} new anomalies.`,
-        errorDetails: null,
-        // What the job status route adds to the job: the import summary (or one per subscription).
-        result: (summaries.length === 1
-          ? { import: summaries[0] }
-          : { imports: summaries }) as unknown as Prisma.InputJsonObject,
-      },
+    await this.jobs.complete(id, {
+      subscriptionName: summaries.length === 1 ? (run?.subscriptionName ?? null) : 'Cost import',
+      analysisRunId: first?.analysisRunId ?? 0,
+      totalMonthlyCost: summaries.length === 1 && run ? Number(run.totalMonthlyCost) : null,
+      resourcesAnalyzed: 0,
+      message: `Imported ${rows} rows${span} into ${summaries.length} run(s); ${anomalies} new anomalies.`,
+      result: (summaries.length === 1
+        ? { import: summaries[0] }
+        : { imports: summaries }) as unknown as Prisma.InputJsonObject,
     });
   }
 
