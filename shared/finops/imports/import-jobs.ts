@@ -18,7 +18,7 @@ import { blobFiles, withoutQuery } from './blob.js';
 import { ImportError } from './columns.js';
 import { runExportJob } from './exports.js';
 import { ExportAccumulator, finishExport, readExport } from './parse.js';
-import { counted, type ImportProgress } from './progress.js';
+import { counted, type ImportProgress, readFiles } from './progress.js';
 import type { ImportSpool, SpooledRequest } from './spool.js';
 import { type ImportSummary, importDeps, storeImport } from './store.js';
 
@@ -201,20 +201,7 @@ export class ImportJobs {
         }),
       );
     } else {
-      const files = await blobFiles(request.url, request.prefix);
-      const total = files.reduce((t, f) => t + (f.size ?? 0), 0);
-      let read = 0;
-      for (const f of files) {
-        const stream = (await f.open()) as AsyncIterable<Buffer>;
-        await readExport(
-          acc,
-          counted(stream, (n) => {
-            read += n;
-            return progress('reading', total ? read / total : 0);
-          }),
-          f.name,
-        );
-      }
+      await readFiles(acc, await blobFiles(request.url, request.prefix), progress);
       location = `${withoutQuery(request.url)}${request.prefix !== undefined ? `/${request.prefix}` : ''}`;
     }
     const parsed = finishExport(acc);
