@@ -14,24 +14,28 @@
  * stays < 1" (exit code 1 when missed). BENCH_MEM=1|3 prints memory every 1 s|100 ms; BENCH_MEM=2
  * the live heap at each phase's end. `npm run bench -- analysis-scale` runs it at 2x and 4x.
  *
- * Measured here (2 cores shared with five other sessions, PostgreSQL 16 on loopback), 10,000
- * resources, 653,137 rows, same bench on both sides:
- * - before (history aggregated in the process, then written): peak RSS 527 MB, 227 MB before the
- *   analysis (+300 MB), CPU 10.5 s, write ratio 0.78 (load 5.6).
- * - after (history staged page by page, summed in SQL; detection reads daily sums): peak RSS 322 MB,
- *   223 MB before (+99 MB), CPU 6.0 s, write ratio 0.71 (load 6.6); across six runs at loads 6-12,
- *   peak 311-350 MB and write ratio 0.71-0.97 (staging ~2.5 s of a ~14-20 s write).
- * The RSS before the analysis is the process at rest with a warm client: tsx, the Azure SDKs and
- * Prisma's query compiler and pool (the first query alone adds ~70-95 MB). The peak above it is V8's
- * heap growing ahead of its collections: the live heap stays ~40-55 MB through the run (BENCH_MEM=2).
- * Growth (npm run bench -- analysis analysis-scale, one run each, load 6.6-8.2): peak RSS 293 MB at
- * 10,000 resources (+79 MB above the process at rest, write ratio 0.78), 410 MB at 20,000 (+195 MB,
- * 0.90), 507 MB at 40,000 (+290 MB, 0.89). The simulator's history barely grows with the resources
- * (653,137, 776,081 and 859,105 rows), so the growth is the resources' (held for flags and the write,
- * and a larger live heap lets V8 grow the heap further before it collects), not the history's.
+ * Measured here (2 cores shared with other sessions, PostgreSQL 15 on loopback), 10,000 resources,
+ * 653,137 rows, same bench on both sides:
+ * - before (history aggregated in the process, then written; under tsx): peak RSS 527 MB, 227 MB
+ *   before the analysis (+300 MB), CPU 10.5 s, write ratio 0.78 (load 5.6).
+ * - after (history staged page by page, summed in SQL; detection reads daily sums), under tsx:
+ *   peak 293-350 MB over seven runs at loads 3-12, ~220 MB before the analysis; write ratio
+ *   0.71-0.97 (staging ~2-2.7 s of a ~13-20 s write).
+ * - after, bundled as deployed (the default since): peak RSS 277 MB, 152 MB before (+124 MB), CPU
+ *   6.3 s, write ratio 0.94 (load 4.2).
+ * The RSS before the analysis is the process at rest with a warm client: the Azure SDKs (~50 MB
+ * under tsx, ~17 bundled) and Prisma's query compiler and pool (the first query alone adds ~70-85 MB).
+ * The peak above it is V8's heap growing ahead of its collections: the live heap stays ~40-55 MB
+ * through the run (BENCH_MEM=2).
+ * Growth (npm run bench -- analysis-scale, bundled, one run each, load 3-4): peak RSS 277 MB at
+ * 10,000 resources, 390 MB at 20,000 (+252 MB above the process at rest, write ratio 0.97), 342 MB at
+ * 40,000 (+176 MB, 0.95): sub-linear and dominated by when V8 collects. The simulator's history barely
+ * grows with the resources (653,137, 776,081 and 859,105 rows), so what grows is the resources (held
+ * for flags and the write), not the history.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -48,11 +52,44 @@ const RESOURCES = arg('resources', 10_000);
 const AIM_RSS_MB = 300;
 /** Measured with `npm run bench -- analysis-scale` and this run at 10,000 (see the header). */
 const GROWTH =
-  'measured: 10,000 resources +79 MB (peak 293), 20,000 +195 MB (410), 40,000 +290 MB (507): with the resources, not the history';
+  'measured bundled: 10,000 resources peak 277 MB, 20,000 390 MB, 40,000 342 MB: with the resources, not the history, and when V8 collects';
 const AIM_RATIO = 1;
 const SUBSCRIPTION = '6b1f3c2a-7d4e-4f5a-9b8c-0d1e2f3a4b5c';
 const BASE_URL = process.env.FINWATCH_TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = process.env.FINWATCH_BENCH_ROOT ?? fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * The measured process runs the analysis as a deployed host does: from an esbuild bundle made with
+ * the Functions bundle's options (scripts/package.ts), not through tsx. tsx keeps every module's
+ * source and transform in memory (~75 MB of RSS at rest here: 225 MB with tsx, 150 MB bundled,
+ * database client warm), which no deployed host carries. BENCH_UNBUNDLED=1 measures under tsx.
+ */
+if (
+  !process.env.FINWATCH_BENCH_BUNDLED &&
+  !process.env.BENCH_UNBUNDLED &&
+  !process.argv.includes('--migrate')
+) {
+  const { bundleEsm } = await import('../scripts/package.js');
+  const outdir = `${root}/dist/bench`;
+  await bundleEsm({ 'finops-analysis': 'bench/finops-analysis.ts' }, outdir, {
+    extension: '.mjs',
+    minify: false,
+  });
+  const r = spawnSync(
+    process.execPath,
+    [
+      ...process.execArgv.filter((a) => a !== 'tsx' && a !== '--import'),
+      `${outdir}/finops-analysis.mjs`,
+      ...process.argv.slice(2),
+    ],
+    {
+      cwd: root,
+      stdio: 'inherit',
+      env: { ...process.env, FINWATCH_BENCH_BUNDLED: '1', FINWATCH_BENCH_ROOT: root },
+    },
+  );
+  process.exit(r.status ?? 1);
+}
 
 async function startSimulator(): Promise<{ url: string; ca: string; stop(): void }> {
   const child = spawn(
@@ -72,8 +109,9 @@ async function startSimulator(): Promise<{ url: string; ca: string; stop(): void
     });
     child.once('exit', (code) => reject(new Error(`simulator exited (${code})`)));
   });
-  const { SIM_CA } = await import('../dev/azure-sim/server.js');
-  return { url, ca: SIM_CA, stop: () => child.kill('SIGTERM') };
+  // Read by path: the bundle's import.meta.url is not the simulator's folder.
+  const ca = readFileSync(`${root}/dev/azure-sim/tls/sim-cert.pem`, 'utf8');
+  return { url, ca, stop: () => child.kill('SIGTERM') };
 }
 
 /**
@@ -300,7 +338,7 @@ try {
     `                       of which ${(result.stagingMs / 1000).toFixed(2)} s staging the history's cost rows as the pages came, ${((result.writeMs - result.stagingMs) / 1000).toFixed(2)} s the run's transaction`,
     `  bulk INSERT baseline ${baseline.rows} rows in ${(baseline.ms / 1000).toFixed(2)} s (${Math.round(baseline.rows / (baseline.ms / 1000))} rows/s)`,
     `  write ratio          ${ratio.toFixed(2)} (aim < ${AIM_RATIO})`,
-    `  peak RSS             ${mb(peakKb)}, ${Math.round(rssBefore / 2 ** 20)} MB before the analysis began, database client warm${aimed ? ` (aim < ${AIM_RSS_MB} MB` : ' (the aim is for 10,000 resources'}; simulator in its own process)`,
+    `  peak RSS             ${mb(peakKb)}, ${Math.round(rssBefore / 2 ** 20)} MB before the analysis began, database client warm, ${process.env.FINWATCH_BENCH_BUNDLED ? 'bundled as deployed' : 'under tsx (BENCH_UNBUNDLED)'}${aimed ? ` (aim < ${AIM_RSS_MB} MB` : ' (the aim is for 10,000 resources'}; simulator in its own process)`,
     `  analysis's own       ${Math.round(peakMb - rssBefore / 2 ** 20)} MB above the RSS before it, at ${RESOURCES} resources (${GROWTH})`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

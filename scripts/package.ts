@@ -108,9 +108,29 @@ export async function bundleFunctions(
   outdir: string,
   options: { extension: '.js' | '.mjs'; minify: boolean },
 ): Promise<void> {
+  await bundleEsm({ index: 'functions/index.ts' }, outdir, options);
+  // PGlite loads these with new URL('./pglite.wasm', import.meta.url): beside the chunks.
+  const pgliteDist = path.join(pkgDir('@electric-sql/pglite'), 'dist');
+  for (const file of ['pglite.wasm', 'pglite.data', 'initdb.wasm']) {
+    cpSync(path.join(pgliteDist, file), path.join(outdir, file));
+  }
+  // Its contrib modules load their archives one folder up (new URL('../pg_trgm.tar.gz', ...)):
+  // pg_trgm serves the substring search's indexes (createPGlite).
+  cpSync(path.join(pgliteDist, 'pg_trgm.tar.gz'), path.join(outdir, '..', 'pg_trgm.tar.gz'));
+}
+
+/**
+ * Entry points bundled as the deployed app is (ESM chunks, the same externals): the Functions
+ * bundle, and the analysis bench, which measures memory as a deployed host would use it.
+ */
+export async function bundleEsm(
+  entryPoints: Record<string, string>,
+  outdir: string,
+  options: { extension: '.js' | '.mjs'; minify: boolean },
+): Promise<void> {
   await build({
     absWorkingDir: ROOT,
-    entryPoints: { index: 'functions/index.ts' },
+    entryPoints,
     outdir,
     outExtension: { '.js': options.extension },
     bundle: true,
@@ -131,14 +151,6 @@ export async function bundleFunctions(
       js: "import { createRequire as __fwCreateRequire } from 'node:module'; const require = __fwCreateRequire(import.meta.url);",
     },
   });
-  // PGlite loads these with new URL('./pglite.wasm', import.meta.url): beside the chunks.
-  const pgliteDist = path.join(pkgDir('@electric-sql/pglite'), 'dist');
-  for (const file of ['pglite.wasm', 'pglite.data', 'initdb.wasm']) {
-    cpSync(path.join(pgliteDist, file), path.join(outdir, file));
-  }
-  // Its contrib modules load their archives one folder up (new URL('../pg_trgm.tar.gz', ...)):
-  // pg_trgm serves the substring search's indexes (createPGlite).
-  cpSync(path.join(pgliteDist, 'pg_trgm.tar.gz'), path.join(outdir, '..', 'pg_trgm.tar.gz'));
 }
 
 export async function buildPackage(outRoot = path.join(ROOT, 'out')): Promise<PackageResult> {
