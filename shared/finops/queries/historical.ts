@@ -3,7 +3,7 @@ import type { HistoricalCost, Prisma } from '../../db/generated/client.js';
 import { Prisma as P } from '../../db/generated/client.js';
 import { JsonText } from '../../http/stream-body.js';
 import { groupName, offsetFree, pageTotal, toCount } from './format.js';
-import { DEFAULT_INFRA_SUPPORT_COST, historicalOut } from './mappers.js';
+import { DEFAULT_INFRA_SUPPORT_COST } from './mappers.js';
 import { mergedGroupTags, tagKey } from './tags.js';
 
 type Decimal = Prisma.Decimal;
@@ -37,41 +37,33 @@ export async function runInfraSupport(prisma: PrismaClient, runId: number) {
   return rows[0]?.infra ?? DEFAULT_INFRA_SUPPORT_COST;
 }
 
-/** What a page of rows is decorated with: its groups' merged tags and its subscriptions' overlay. */
-async function pageExtras(prisma: PrismaClient, rows: HistoricalCost[]) {
-  const runIds = [...new Set(rows.map((r) => r.analysisRunId))];
-  const [tags, infra] = await Promise.all([
-    mergedGroupTags(
-      prisma,
-      runIds,
-      rows.map((r) => r.resourceGroup),
-    ),
-    infraSupportCosts(prisma, [...new Set(rows.map((r) => r.subscriptionId))]),
-  ]);
-  return { tags, infra };
-}
+/** A stored history row as the read queries select it (HISTORY_COLUMNS). */
+type HistoryRow = Pick<
+  HistoricalCost,
+  | 'id'
+  | 'analysisRunId'
+  | 'subscriptionId'
+  | 'costDate'
+  | 'costType'
+  | 'resourceGroup'
+  | 'name'
+  | 'currency'
+  | 'recordedAt'
+> & { cost: Decimal | string };
 
-async function decorate(prisma: PrismaClient, rows: HistoricalCost[]) {
-  const { tags, infra } = await pageExtras(prisma, rows);
-  return rows.map((h) =>
-    historicalOut(
-      h,
-      h.resourceGroup ? tags.get(tagKey(h.analysisRunId, h.resourceGroup)) : undefined,
-      infraOf(infra, h.subscriptionId),
-    ),
-  );
-}
+const HISTORY_COLUMNS = P.sql`id, "analysisRunId", "subscriptionId", "costDate", "costType", "resourceGroup",
+  name, cost, currency, "recordedAt"`;
 
 const jsonString = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
-const jsonMoney = (v: Decimal | number) => JSON.stringify(Number(String(v)));
+const jsonMoney = (v: Decimal | number | string) => JSON.stringify(Number(String(v)));
 
 /**
  * The JSON text of historicalOut(h, tags, infra) as stringify writes it, member for member, built
  * directly: a streamed answer writes tens of thousands of rows, and building an object per row
- * and serialising it through stringify's replacer doubled the CPU an answer costs. The streaming
- * test compares this text with the paged answers' byte for byte.
+ * and serialising it through stringify's replacer doubled the CPU an answer costs. Paged and
+ * streamed answers both go through it (the streaming test compares them byte for byte).
  */
-function historicalJson(h: HistoricalCost, tagsJson: string, infraJson: string): string {
+function historicalJson(h: HistoryRow, tagsJson: string, infraJson: string): string {
   return (
     `{"id":${h.id},"analysisRunId":${h.analysisRunId},"subscriptionId":${JSON.stringify(h.subscriptionId)},` +
     `"costDate":"${offsetFree(h.costDate)}","costType":${JSON.stringify(h.costType)},` +
@@ -82,11 +74,22 @@ function historicalJson(h: HistoricalCost, tagsJson: string, infraJson: string):
   );
 }
 
-/** A page of rows as JSON texts, with the same tags and overlay as decorate. */
-async function decorateAsJson(prisma: PrismaClient, rows: HistoricalCost[]): Promise<JsonText[]> {
-  const { tags, infra } = await pageExtras(prisma, rows);
+/**
+ * Rows as the JSON texts of the wire shape: each with its group's merged tags (per run) and its
+ * subscription's infra support cost.
+ */
+async function rowsAsJson(prisma: PrismaClient, rows: HistoryRow[]): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const [tags, infra] = await Promise.all([
+    mergedGroupTags(
+      prisma,
+      [...new Set(rows.map((r) => r.analysisRunId))],
+      rows.map((r) => r.resourceGroup),
+    ),
+    infraSupportCosts(prisma, [...new Set(rows.map((r) => r.subscriptionId))]),
+  ]);
   const tagTexts = new Map<string, string>();
-  const tagText = (h: HistoricalCost) => {
+  const tagText = (h: HistoryRow) => {
     if (!h.resourceGroup) return 'null';
     const key = tagKey(h.analysisRunId, h.resourceGroup);
     let text = tagTexts.get(key);
@@ -97,22 +100,36 @@ async function decorateAsJson(prisma: PrismaClient, rows: HistoricalCost[]): Pro
     }
     return text;
   };
-  return rows.map(
-    (h) => new JsonText(historicalJson(h, tagText(h), jsonMoney(infraOf(infra, h.subscriptionId)))),
-  );
+  const infraTexts = new Map<string, string>();
+  const infraText = (subscriptionId: string) => {
+    let text = infraTexts.get(subscriptionId);
+    if (text === undefined) {
+      text = jsonMoney(infraOf(infra, subscriptionId));
+      infraTexts.set(subscriptionId, text);
+    }
+    return text;
+  };
+  return rows.map((h) => historicalJson(h, tagText(h), infraText(h.subscriptionId)));
 }
 
-const BY_DATE: Prisma.HistoricalCostOrderByWithRelationInput[] = [{ costDate: 'asc' }, { id: 'asc' }];
+/** A JSON array of texts already serialised. */
+const jsonArray = (texts: string[]) => `[${texts.join(',')}]`;
 
-/** Historical rows of a run (all three cost types), costDate ascending, with tags and overlay. */
+/**
+ * Historical rows of a run (all three cost types), costDate ascending, with tags and overlay: the
+ * page as JSON text, and the total.
+ */
 export async function historicalByRun(prisma: PrismaClient, runId: number, skip: number, take: number) {
-  const where = { analysisRunId: runId };
-  const rows = await prisma.historicalCost.findMany({ where, orderBy: BY_DATE, skip, take });
-  const total = await pageTotal(rows, skip, take, () => countHistoricalByRun(prisma, runId));
-  return { rows: await decorate(prisma, rows), total };
+  const rows = await prisma.$queryRaw<HistoryRow[]>`SELECT ${HISTORY_COLUMNS} FROM "HistoricalCosts"
+    WHERE "analysisRunId" = ${runId} ORDER BY "costDate", id LIMIT ${take} OFFSET ${skip}`;
+  const [json, total] = await Promise.all([
+    rowsAsJson(prisma, rows),
+    pageTotal(rows, skip, take, () => countHistoricalByRun(prisma, runId)),
+  ]);
+  return { json: jsonArray(json), total };
 }
 
-/** Historical rows of a subscription across its runs, optionally within [start, end]. */
+/** Historical rows of a subscription across its runs, optionally within [start, end], as JSON text. */
 export async function historicalBySubscription(
   prisma: PrismaClient,
   subscriptionId: string,
@@ -121,25 +138,28 @@ export async function historicalBySubscription(
   skip: number,
   take: number,
 ) {
-  const where: Prisma.HistoricalCostWhereInput = {
-    subscriptionId,
-    ...(start || end ? { costDate: { ...(start ? { gte: start } : {}), ...(end ? { lte: end } : {}) } } : {}),
-  };
-  const rows = await prisma.historicalCost.findMany({ where, orderBy: BY_DATE, skip, take });
-  const total = await pageTotal(rows, skip, take, () =>
-    countHistoricalBySubscription(prisma, subscriptionId, start, end),
-  );
-  return { rows: await decorate(prisma, rows), total };
+  const rows = await prisma.$queryRaw<HistoryRow[]>`SELECT ${HISTORY_COLUMNS} FROM "HistoricalCosts"
+    WHERE ${subscriptionWhere(subscriptionId, start, end)} ORDER BY "costDate", id LIMIT ${take} OFFSET ${skip}`;
+  const [json, total] = await Promise.all([
+    rowsAsJson(prisma, rows),
+    pageTotal(rows, skip, take, () => countHistoricalBySubscription(prisma, subscriptionId, start, end)),
+  ]);
+  return { json: jsonArray(json), total };
+}
+
+/** A timestamp(3) literal of the stored wall-clock value (Date's UTC fields), with no zone to shift it. */
+const wallClock = (d: Date) => P.sql`${d.toISOString().slice(0, 23)}::timestamp(3)`;
+
+/** A subscription's rows, optionally within [start, end] and only of `runIds`. */
+function subscriptionWhere(subscriptionId: string, start?: Date, end?: Date, runIds?: number[]) {
+  return P.sql`"subscriptionId" = ${subscriptionId}
+    ${runIds ? P.sql`AND "analysisRunId" IN (${runIds.length ? P.join(runIds) : P.sql`NULL`})` : P.empty}
+    ${start ? P.sql`AND "costDate" >= ${wallClock(start)}` : P.empty}
+    ${end ? P.sql`AND "costDate" <= ${wallClock(end)}` : P.empty}`;
 }
 
 /** Rows read per keyset page of a streamed answer: the most a streamed answer holds at once. */
 export const STREAM_PAGE_ROWS = 2000;
-
-const HISTORY_COLUMNS = P.sql`id, "analysisRunId", "subscriptionId", "costDate", "costType", "resourceGroup",
-  name, cost, currency, "recordedAt"`;
-
-/** A timestamp(3) literal of the stored wall-clock value (Date's UTC fields), with no zone to shift it. */
-const wallClock = (d: Date) => P.sql`${d.toISOString().slice(0, 23)}::timestamp(3)`;
 
 /**
  * Historical rows matching `where` in costDate then id order, at most `limit` of them, read in
@@ -158,9 +178,9 @@ async function* keysetHistory(prisma: PrismaClient, where: Prisma.Sql, limit: nu
   while (left > 0) {
     const take = Math.min(STREAM_PAGE_ROWS, left);
     const from = after ? P.sql`AND ("costDate", id) > (${wallClock(after.costDate)}, ${after.id})` : P.empty;
-    const rows = await prisma.$queryRaw<HistoricalCost[]>`SELECT ${HISTORY_COLUMNS} FROM "HistoricalCosts"
+    const rows = await prisma.$queryRaw<HistoryRow[]>`SELECT ${HISTORY_COLUMNS} FROM "HistoricalCosts"
       WHERE ${where} AND id <= ${last} ${from} ORDER BY "costDate", id LIMIT ${take}`;
-    yield* await decorateAsJson(prisma, rows);
+    for (const text of await rowsAsJson(prisma, rows)) yield new JsonText(text);
     if (rows.length < take) return;
     left -= rows.length;
     const end = rows[rows.length - 1]!;
@@ -281,39 +301,40 @@ export function streamHistoricalBySubscription(
   limit: number,
   runIds?: number[],
 ) {
-  const where = P.sql`"subscriptionId" = ${subscriptionId}
-    ${runIds ? P.sql`AND "analysisRunId" IN (${runIds.length ? P.join(runIds) : P.sql`NULL`})` : P.empty}
-    ${start ? P.sql`AND "costDate" >= ${wallClock(start)}` : P.empty}
-    ${end ? P.sql`AND "costDate" <= ${wallClock(end)}` : P.empty}`;
-  return keysetHistory(prisma, where, limit);
+  return keysetHistory(prisma, subscriptionWhere(subscriptionId, start, end, runIds), limit);
 }
 
-/** [{date, cost, currency, infraSupportCost}] from the run's Total rows, ascending. */
+const jsonText = (v: string) => JSON.stringify(v);
+
+/** [{date, cost, currency, infraSupportCost}] from the run's Total rows, ascending, as JSON text. */
 export async function dailyTotals(prisma: PrismaClient, runId: number, skip: number, take: number) {
-  const where = { analysisRunId: runId, costType: 'Total' };
   const [rows, infra] = await Promise.all([
-    prisma.historicalCost.findMany({
-      where,
-      orderBy: BY_DATE,
-      skip,
-      take,
-      select: { costDate: true, cost: true, currency: true },
-    }),
+    prisma.$queryRaw<Array<{ costDate: Date; cost: Decimal; currency: string }>>`
+      SELECT "costDate", cost, currency FROM "HistoricalCosts"
+      WHERE "analysisRunId" = ${runId} AND "costType" = 'Total'
+      ORDER BY "costDate", id LIMIT ${take} OFFSET ${skip}`,
     runInfraSupport(prisma, runId),
   ]);
-  const total = await pageTotal(rows, skip, take, () => prisma.historicalCost.count({ where }));
+  const total = await pageTotal(rows, skip, take, () =>
+    prisma.historicalCost.count({ where: { analysisRunId: runId, costType: 'Total' } }),
+  );
+  const infraJson = jsonMoney(infra);
   return {
-    rows: rows.map((r) => ({
-      date: offsetFree(r.costDate),
-      cost: r.cost,
-      currency: r.currency,
-      infraSupportCost: infra,
-    })),
+    json: jsonArray(
+      rows.map(
+        (r) =>
+          `{"date":"${offsetFree(r.costDate)}","cost":${jsonMoney(r.cost)},"currency":${jsonText(r.currency)},` +
+          `"infraSupportCost":${infraJson}}`,
+      ),
+    ),
     total,
   };
 }
 
-/** [{date, resourceGroup, cost, currency}] of ResourceGroup rows, by date then group; filter case-insensitive. */
+/**
+ * [{date, resourceGroup, cost, currency}] of ResourceGroup rows, by date then group, as JSON text;
+ * filter case-insensitive.
+ */
 export async function historicalByGroup(
   prisma: PrismaClient,
   runId: number,
@@ -335,22 +356,48 @@ export async function historicalByGroup(
     ),
   );
   return {
-    rows: rows.map((r) => ({
-      date: offsetFree(r.costDate),
-      resourceGroup: groupName(r.resourceGroup),
-      cost: r.cost,
-      currency: r.currency,
-    })),
+    json: jsonArray(
+      rows.map(
+        (r) =>
+          `{"date":"${offsetFree(r.costDate)}","resourceGroup":${jsonString(groupName(r.resourceGroup))},` +
+          `"cost":${jsonMoney(r.cost)},"currency":${jsonText(r.currency)}}`,
+      ),
+    ),
     total,
   };
 }
 
 /**
- * [{date, service, resourceGroup, cost, currency}] of Service rows, by date then service name. The
- * name matches exactly first, then case-insensitively when nothing matches exactly (as the type
- * filter of the resources): an exact name is known to the statistics, so the page is an ordered
- * read of the run's (costType, costDate) index that stops at the page, where lower(name) read
- * and sorted every Service row of the run (44k for 40 groups × 6 services × 183 days).
+ * How many Service rows of a run a by-service filter matches, from the totals kept with the run
+ * (RunServiceTotals), and the filter that matches them: the exact name when any row has it, else
+ * the name case-insensitively. Undefined for a run without them (or no run): count instead.
+ */
+async function keptServiceTotal(
+  prisma: PrismaClient,
+  runId: number,
+  service: string | undefined,
+): Promise<{ total: number; filter: Prisma.Sql } | undefined> {
+  const [t] = await prisma.$queryRaw<
+    Array<{ all: number | null; exact: number | null; folded: bigint | null }>
+  >`
+    SELECT r."historyServiceCount" AS all,
+      (SELECT rows FROM "RunServiceTotals" s WHERE s."analysisRunId" = r.id AND s.name = ${service ?? null}) AS exact,
+      (SELECT sum(rows) FROM "RunServiceTotals" s
+       WHERE s."analysisRunId" = r.id AND lower(s.name) = lower(${service ?? null})) AS folded
+    FROM "AnalysisRuns" r WHERE r.id = ${runId}`;
+  if (!t || t.all === null) return undefined;
+  if (!service) return { total: t.all, filter: P.empty };
+  if (t.exact) return { total: t.exact, filter: P.sql`AND name = ${service}` };
+  return { total: toCount(t.folded), filter: P.sql`AND lower(name) = lower(${service})` };
+}
+
+/**
+ * [{date, service, resourceGroup, cost, currency}] of Service rows, by date then service name, as
+ * JSON text. The name matches exactly first, then case-insensitively when nothing matches exactly
+ * (as the type filter of the resources): an exact name is known to the statistics, so the page is
+ * an ordered read of the run's (costType, costDate) index that stops at the page, where lower(name)
+ * read and sorted every Service row of the run (44k for 40 groups × 6 services × 183 days). The
+ * total is the one kept with the run; only a run without it counts the matching rows.
  */
 export async function historicalByService(
   prisma: PrismaClient,
@@ -359,35 +406,41 @@ export async function historicalByService(
   skip: number,
   take: number,
 ) {
-  const page = async (filter: Prisma.Sql) => {
-    const rows = await prisma.$queryRaw<
-      Array<{
-        costDate: Date;
-        name: string | null;
-        resourceGroup: string | null;
-        cost: Decimal;
-        currency: string;
-      }>
-    >`
+  type Row = {
+    costDate: Date;
+    name: string | null;
+    resourceGroup: string | null;
+    cost: Decimal;
+    currency: string;
+  };
+  const read = (filter: Prisma.Sql) => prisma.$queryRaw<Row[]>`
       SELECT "costDate", name, "resourceGroup", cost, currency FROM "HistoricalCosts"
       WHERE "analysisRunId" = ${runId} AND "costType" = 'Service' ${filter}
       ORDER BY "costDate", name, upper("resourceGroup"), id LIMIT ${take} OFFSET ${skip}`;
+  const counted = async (filter: Prisma.Sql) => {
+    const rows = await read(filter);
     const total = await pageTotal(rows, skip, take, () =>
       prisma.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM "HistoricalCosts"
         WHERE "analysisRunId" = ${runId} AND "costType" = 'Service' ${filter}`.then((c) => toCount(c[0]?.n)),
     );
     return { rows, total };
   };
-  let r = await page(service ? P.sql`AND name = ${service}` : P.empty);
-  if (service && r.total === 0) r = await page(P.sql`AND lower(name) = lower(${service})`);
+  const kept = await keptServiceTotal(prisma, runId, service);
+  let r: { rows: Row[]; total: number };
+  if (kept) r = { rows: kept.total > skip ? await read(kept.filter) : [], total: kept.total };
+  else {
+    r = await counted(service ? P.sql`AND name = ${service}` : P.empty);
+    if (service && r.total === 0) r = await counted(P.sql`AND lower(name) = lower(${service})`);
+  }
   return {
-    rows: r.rows.map((row) => ({
-      date: offsetFree(row.costDate),
-      service: row.name,
-      resourceGroup: groupName(row.resourceGroup),
-      cost: row.cost,
-      currency: row.currency,
-    })),
+    json: jsonArray(
+      r.rows.map(
+        (row) =>
+          `{"date":"${offsetFree(row.costDate)}","service":${jsonString(row.name)},` +
+          `"resourceGroup":${jsonString(groupName(row.resourceGroup))},"cost":${jsonMoney(row.cost)},` +
+          `"currency":${jsonText(row.currency)}}`,
+      ),
+    ),
     total: r.total,
   };
 }
