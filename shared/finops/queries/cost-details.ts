@@ -10,7 +10,7 @@ export const COST_TYPES = ['ResourceGroup', 'Service'] as const;
 type CostRow = Pick<
   CostDetail,
   'id' | 'analysisRunId' | 'costType' | 'name' | 'resourceGroup' | 'currency' | 'recordedAt'
-> & { cost: Prisma.Decimal };
+> & { cost: number };
 
 const text = (v: string) => JSON.stringify(v);
 const textOrNull = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
@@ -42,7 +42,7 @@ async function withTagsJson(prisma: PrismaClient, runId: number, rows: CostRow[]
       `{"id":${c.id},"analysisRunId":${c.analysisRunId},"costType":${text(c.costType)},` +
       // ResourceGroup rows name the group: upper-cased like resourceGroup.
       `"name":${text(c.costType === 'ResourceGroup' ? c.name.toUpperCase() : c.name)},` +
-      `"resourceGroup":${textOrNull(groupName(c.resourceGroup))},"cost":${JSON.stringify(Number(String(c.cost)))},` +
+      `"resourceGroup":${textOrNull(groupName(c.resourceGroup))},"cost":${JSON.stringify(c.cost)},` +
       `"currency":${text(c.currency)},"recordedAt":"${offsetFree(c.recordedAt)}",` +
       `"tags":${tagText(c.resourceGroup)},"analysisRun":null}`,
   );
@@ -68,7 +68,7 @@ export async function findCostDetails(
   }
   const filter = type ? P.sql`AND "costType" = ${type}` : P.empty;
   const rows = await prisma.$queryRaw<CostRow[]>`
-    SELECT id, "analysisRunId", "costType", name, "resourceGroup", cost, currency, "recordedAt"
+    SELECT id, "analysisRunId", "costType", name, "resourceGroup", cost::float8 AS cost, currency, "recordedAt"
     FROM "CostDetails" WHERE "analysisRunId" = ${runId} ${filter}
     ORDER BY cost DESC, id LIMIT ${take} OFFSET ${skip}`;
   const [json, total] = await Promise.all([
