@@ -16,10 +16,9 @@ export async function infraSupportCosts(prisma: PrismaClient, subscriptionIds: s
   const ids = [...new Set(subscriptionIds.map((s) => s.trim().toLowerCase()))];
   const out = new Map<string, Decimal | number>();
   if (ids.length === 0) return out;
-  const rows = await prisma.subscription.findMany({
-    where: { subscriptionId: { in: ids } },
-    select: { subscriptionId: true, infraSupportCost: true },
-  });
+  // Raw: a model query costs several times its SQL in the client, on every page of history.
+  const rows = await prisma.$queryRaw<Array<{ subscriptionId: string; infraSupportCost: Decimal }>>`
+    SELECT "subscriptionId", "infraSupportCost" FROM "Subscriptions" WHERE "subscriptionId" IN (${P.join(ids)})`;
   for (const r of rows) out.set(r.subscriptionId, r.infraSupportCost);
   return out;
 }
@@ -227,10 +226,8 @@ export async function runHistoryTotal(
   prisma: PrismaClient,
   runId: number,
 ): Promise<{ total: number; kept: boolean }> {
-  const run = await prisma.analysisRun.findUnique({
-    where: { id: runId },
-    select: { historicalCostCount: true },
-  });
+  const [run] = await prisma.$queryRaw<Array<{ historicalCostCount: number | null }>>`
+    SELECT "historicalCostCount" FROM "AnalysisRuns" WHERE id = ${runId}`;
   if (!run) return { total: 0, kept: false };
   if (run.historicalCostCount !== null) return { total: run.historicalCostCount, kept: true };
   return { total: await prisma.historicalCost.count({ where: { analysisRunId: runId } }), kept: false };
@@ -271,14 +268,22 @@ export async function subscriptionHistoryTotal(
           : {}),
       },
     });
-  const [untotalled, runs] = await Promise.all([
-    prisma.analysisRun.count({ where: { historicalCostCount: null } }),
-    prisma.analysisRun.findMany({
-      where: { subscriptionId },
-      select: { id: true, historicalCostCount: true, historyFrom: true, historyTo: true },
-      orderBy: { id: 'asc' },
-    }),
-  ]);
+  // One statement: how many runs lack their totals, beside the subscription's runs (none: one
+  // row of NULLs).
+  const found = await prisma.$queryRaw<
+    Array<{
+      untotalled: bigint;
+      id: number | null;
+      historicalCostCount: number | null;
+      historyFrom: Date | null;
+      historyTo: Date | null;
+    }>
+  >`SELECT u.n AS untotalled, r.id, r."historicalCostCount", r."historyFrom", r."historyTo"
+    FROM (SELECT count(*) AS n FROM "AnalysisRuns" WHERE "historicalCostCount" IS NULL) u
+    LEFT JOIN "AnalysisRuns" r ON r."subscriptionId" = ${subscriptionId}
+    ORDER BY r.id`;
+  const untotalled = toCount(found[0]?.untotalled);
+  const runs = found.filter((r): r is (typeof found)[number] & { id: number } => r.id !== null);
   // Each run with totals has rows of its own subscription only, so with every run totalled the
   // subscription's rows are exactly the rows of its runs.
   if (untotalled > 0) return { total: await plainCount(), runIds: undefined };
