@@ -5,16 +5,34 @@
  *   node --import tsx bench/finops-analysis.ts [--resources 10000]
  *
  * PostgreSQL: FINWATCH_TEST_PG_URL, else postgresql://postgres@127.0.0.1:5432/test; the bench creates
- * and drops its own database there. The simulator runs in a child process so that the peak RSS is the
- * analysis's own. Prints the wall time, rows written per second, peak RSS, and the ratio of the time
- * the engine spent writing rows to a plain multi-row INSERT of the same rows (same tables, same run).
- * Aims: ratio < 2, peak RSS < 512 MB (exit code 1 when missed). BENCH_MEM=1 prints memory per phase.
+ * and drops its own database there and migrates it in a child process. The simulator runs in a child
+ * process too, and the database client is warmed before the clock starts, so the peak RSS is that of
+ * a host running the analysis. Prints the wall and CPU time, peak RSS (per phase, and above the RSS
+ * before the analysis), rows written per second, and the ratio of the time the engine spent writing
+ * (staging the history included) to a plain multi-row INSERT of the same rows (same tables, same run).
+ * Aim (issue #16): "Analysis of 10,000 resources: peak RSS < 300 MB, write ratio to a bulk insert
+ * stays < 1" (exit code 1 when missed). BENCH_MEM=1|3 prints memory every 1 s|100 ms; BENCH_MEM=2
+ * the live heap at each phase's end. `npm run bench -- analysis-scale` runs it at 2x and 4x.
  *
- * Measured here (2 cores, shared and busy machine, PostgreSQL 16 on loopback): 650,045 rows in 15.5 s
- * (41,900 rows/s), baseline 20.4 s, write ratio 0.76, wall 21.4 s, peak RSS 490 MB.
+ * Measured here (2 cores shared with five other sessions, PostgreSQL 16 on loopback), 10,000
+ * resources, 653,137 rows, same bench on both sides:
+ * - before (history aggregated in the process, then written): peak RSS 527 MB, 227 MB before the
+ *   analysis (+300 MB), CPU 10.5 s, write ratio 0.78 (load 5.6).
+ * - after (history staged page by page, summed in SQL; detection reads daily sums): peak RSS 322 MB,
+ *   223 MB before (+99 MB), CPU 6.0 s, write ratio 0.71 (load 6.6); across six runs at loads 6-12,
+ *   peak 311-350 MB and write ratio 0.71-0.97 (staging ~2.5 s of a ~14-20 s write).
+ * The RSS before the analysis is the process at rest with a warm client: tsx, the Azure SDKs and
+ * Prisma's query compiler and pool (the first query alone adds ~70-95 MB). The peak above it is V8's
+ * heap growing ahead of its collections: the live heap stays ~40-55 MB through the run (BENCH_MEM=2).
+ * Growth (npm run bench -- analysis analysis-scale, one run each, load 6.6-8.2): peak RSS 293 MB at
+ * 10,000 resources (+79 MB above the process at rest, write ratio 0.78), 410 MB at 20,000 (+195 MB,
+ * 0.90), 507 MB at 40,000 (+290 MB, 0.89). The simulator's history barely grows with the resources
+ * (653,137, 776,081 and 859,105 rows), so the growth is the resources' (held for flags and the write,
+ * and a larger live heap lets V8 grow the heap further before it collects), not the history's.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import pino from 'pino';
@@ -27,6 +45,11 @@ const arg = (name: string, d: number) => {
   return i >= 0 ? Number(process.argv[i + 1]) : d;
 };
 const RESOURCES = arg('resources', 10_000);
+const AIM_RSS_MB = 300;
+/** Measured with `npm run bench -- analysis-scale` and this run at 10,000 (see the header). */
+const GROWTH =
+  'measured: 10,000 resources +79 MB (peak 293), 20,000 +195 MB (410), 40,000 +290 MB (507): with the resources, not the history';
+const AIM_RATIO = 1;
 const SUBSCRIPTION = '6b1f3c2a-7d4e-4f5a-9b8c-0d1e2f3a4b5c';
 const BASE_URL = process.env.FINWATCH_TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -51,6 +74,33 @@ async function startSimulator(): Promise<{ url: string; ca: string; stop(): void
   });
   const { SIM_CA } = await import('../dev/azure-sim/server.js');
   return { url, ca: SIM_CA, stop: () => child.kill('SIGTERM') };
+}
+
+/**
+ * `--migrate <url>`: this file, run in a child, applies the migrations. The schema engine is
+ * WebAssembly (~115 MB of RSS that stays once loaded); a host pays it once at startup, not per
+ * analysis, so it stays out of the measured process.
+ */
+if (process.argv.includes('--migrate')) {
+  const db = await openDatabase({
+    connectionString: process.argv[process.argv.indexOf('--migrate') + 1],
+    dataDir: 'memory://',
+  });
+  await db.migrate();
+  await db.close();
+  process.exit(0);
+}
+
+function migrateInChild(url: string) {
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(import.meta.url), '--migrate', url],
+    {
+      cwd: root,
+      stdio: 'inherit',
+    },
+  );
+  if (r.status !== 0) throw new Error(`migration failed (${r.status})`);
 }
 
 async function createDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
@@ -128,20 +178,19 @@ async function bulkInsertBaseline(url: string, runId: number): Promise<{ ms: num
   await c.query('BEGIN');
   for (const [table, cols] of Object.entries(TABLES)) {
     const quoted = cols.map((col) => `"${col}"`);
-    let lastId = 0;
+    // One cursor per table (read in the same transaction, untimed): paging by `id > last` re-sorted
+    // the run's rows for every page, which took minutes at 650,000 rows.
+    await c.query(
+      `DECLARE rows_cursor NO SCROLL CURSOR FOR SELECT ${quoted.map((q) => `${q}::text`).join(', ')} FROM "${table}" WHERE "analysisRunId"=${Number(runId)} ORDER BY id`,
+    );
     for (;;) {
-      const page = await c.query({
-        text: `SELECT id, ${quoted.map((q) => `${q}::text`).join(', ')} FROM "${table}" WHERE "analysisRunId"=$1 AND id>$2 ORDER BY id LIMIT 1000`,
-        values: [runId, lastId],
-        rowMode: 'array',
-      });
+      const page = await c.query({ text: 'FETCH 1000 FROM rows_cursor', rowMode: 'array' });
       if (page.rows.length === 0) break;
-      lastId = (page.rows[page.rows.length - 1] as unknown[])[0] as number;
       const values: unknown[] = [];
       const tuples: string[] = [];
       for (const r of page.rows as unknown[][]) {
         const base = values.length;
-        values.push(baselineRun, ...r.slice(1));
+        values.push(baselineRun, ...r);
         tuples.push(`(${Array.from({ length: cols.length + 1 }, (_, i) => `$${base + i + 1}`).join(',')})`);
       }
       const t = performance.now();
@@ -152,6 +201,7 @@ async function bulkInsertBaseline(url: string, runId: number): Promise<{ ms: num
       ms += performance.now() - t;
       rows += page.rows.length;
     }
+    await c.query('CLOSE rows_cursor');
   }
   const t = performance.now();
   await c.query('COMMIT');
@@ -167,8 +217,12 @@ const sim = await startSimulator();
 const database = await createDatabase();
 let exitCode = 0;
 try {
+  migrateInChild(database.url);
   const db = await openDatabase({ connectionString: database.url, dataDir: 'memory://' });
-  await db.migrate();
+  // A host's database client is warm before any analysis (the job row is read and written through
+  // it): the first query loads Prisma's query compiler and its pool (~70-95 MB of RSS here), which
+  // would otherwise be counted inside the analysis.
+  await db.prisma.analysisRun.findFirst({ select: { id: true } });
   const log = pino({ level: 'warn' });
   const azure = createAzureAccess({
     tenantId: '00000000-0000-0000-0000-0000000000aa',
@@ -180,57 +234,83 @@ try {
     costQueryType: 'ActualCost',
     paceScale: 0,
   });
-  const phases: Array<[string, number]> = [];
+  const phases: Array<{ name: string; ms: number; peakRss: number }> = [];
   let last = performance.now();
   let lastPhase = 'start';
+  let phasePeak = 0;
+  let samples = 0;
+  const rssBefore = process.memoryUsage().rss;
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
-  const sampler = process.env.BENCH_MEM
-    ? setInterval(() => {
-        const m = process.memoryUsage();
-        process.stderr.write(
-          `  [${lastPhase}] rss ${Math.round(m.rss / 1e6)} heapTotal ${Math.round(m.heapTotal / 1e6)} heap ${Math.round(m.heapUsed / 1e6)} ext ${Math.round(m.external / 1e6)}\n`,
-        );
-      }, 2000)
-    : undefined;
+  // RSS per phase: sampled every 100 ms (maxRSS alone cannot say which phase set the peak).
+  const sampler = setInterval(() => {
+    const m = process.memoryUsage();
+    phasePeak = Math.max(phasePeak, m.rss);
+    if (process.env.BENCH_MEM && (++samples % 10 === 0 || process.env.BENCH_MEM === '3'))
+      process.stderr.write(
+        `  [${lastPhase}] rss ${Math.round(m.rss / 1e6)} heapTotal ${Math.round(m.heapTotal / 1e6)} heap ${Math.round(m.heapUsed / 1e6)} ext ${Math.round(m.external / 1e6)}\n`,
+      );
+  }, 100);
+  const endPhase = (next: string) => {
+    const now = performance.now();
+    // BENCH_MEM=2: the live heap at each phase's end (a full GC first: this changes the peak).
+    if (process.env.BENCH_MEM === '2') {
+      (globalThis as { gc?: () => void }).gc?.();
+      process.stderr.write(
+        `${lastPhase} ends: live heap ${Math.round(process.memoryUsage().heapUsed / 1e6)} MB\n`,
+      );
+    }
+    phases.push({ name: lastPhase, ms: now - last, peakRss: Math.max(phasePeak, process.memoryUsage().rss) });
+    last = now;
+    lastPhase = next;
+    phasePeak = 0;
+  };
   const result = await runAnalysis(
     { azure, prisma: db.prisma, log, costQueryType: 'ActualCost', postgresUrl: database.url },
     { subscriptionId: SUBSCRIPTION, monthSelection: 'current' },
     async (phase) => {
-      if (phase !== lastPhase) {
-        const now = performance.now();
-        phases.push([lastPhase, now - last]);
-        if (process.env.BENCH_MEM) {
-          const m = process.memoryUsage();
-          process.stderr.write(
-            `${phase}: rss ${Math.round(m.rss / 1e6)} heap ${Math.round(m.heapUsed / 1e6)} ext ${Math.round(m.external / 1e6)} ab ${Math.round(m.arrayBuffers / 1e6)}\n`,
-          );
-        }
-        last = now;
-        lastPhase = phase;
-      }
+      if (phase !== lastPhase) endPhase(phase);
     },
   );
   const wall = performance.now() - started;
-  if (sampler) clearInterval(sampler);
-  phases.push([lastPhase, performance.now() - last]);
+  const cpu = process.cpuUsage(cpuBefore);
+  clearInterval(sampler);
+  endPhase('done');
   const peakKb = process.resourceUsage().maxRSS;
   await db.close();
 
+  const baselineStarted = performance.now();
   const baseline = await bulkInsertBaseline(database.url, result.analysisRunId);
+  process.stderr.write(
+    `  (baseline, reads included: ${((performance.now() - baselineStarted) / 1000).toFixed(1)} s)\n`,
+  );
   const ratio = result.writeMs / baseline.ms;
+  const peakMb = peakKb / 1024;
+  const aimed = RESOURCES === 10_000;
   const lines = [
     `finops analysis bench: ${result.resourcesAnalyzed} resources, subscription ${SUBSCRIPTION}, PostgreSQL`,
-    `  wall time            ${(wall / 1000).toFixed(1)} s`,
-    `  phases               ${phases.map(([p, ms]) => `${p} ${(ms / 1000).toFixed(1)}s`).join(', ')}`,
+    `  aim                  Analysis of 10,000 resources: peak RSS < ${AIM_RSS_MB} MB, write ratio to a bulk insert stays < ${AIM_RATIO}.`,
+    `  load average         ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (2 cores shared: wall times are noisy, CPU time less so)`,
+    `  wall time            ${(wall / 1000).toFixed(1)} s, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s`,
+    `  phases               ${phases.map((p) => `${p.name} ${(p.ms / 1000).toFixed(1)}s`).join(', ')}`,
+    `  peak RSS by phase    ${phases.map((p) => `${p.name} ${Math.round(p.peakRss / 2 ** 20)}`).join(', ')} (MB)`,
     `  rows written         ${result.rowsWritten} in ${(result.writeMs / 1000).toFixed(2)} s (${Math.round(result.rowsWritten / (result.writeMs / 1000))} rows/s)`,
+    `                       of which ${(result.stagingMs / 1000).toFixed(2)} s staging the history's cost rows as the pages came, ${((result.writeMs - result.stagingMs) / 1000).toFixed(2)} s the run's transaction`,
     `  bulk INSERT baseline ${baseline.rows} rows in ${(baseline.ms / 1000).toFixed(2)} s (${Math.round(baseline.rows / (baseline.ms / 1000))} rows/s)`,
-    `  write ratio          ${ratio.toFixed(2)} (aim < 2)`,
-    `  peak RSS             ${mb(peakKb)} (aim < 512 MB; simulator in its own process)`,
+    `  write ratio          ${ratio.toFixed(2)} (aim < ${AIM_RATIO})`,
+    `  peak RSS             ${mb(peakKb)}, ${Math.round(rssBefore / 2 ** 20)} MB before the analysis began, database client warm${aimed ? ` (aim < ${AIM_RSS_MB} MB` : ' (the aim is for 10,000 resources'}; simulator in its own process)`,
+    `  analysis's own       ${Math.round(peakMb - rssBefore / 2 ** 20)} MB above the RSS before it, at ${RESOURCES} resources (${GROWTH})`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
-  if (ratio >= 2 || peakKb / 1024 >= 512) exitCode = 1;
+  if (ratio >= AIM_RATIO || (aimed && peakMb >= AIM_RSS_MB)) exitCode = 1;
 } finally {
   sim.stop();
+  const dropStarted = performance.now();
   await database.drop();
+  process.stderr.write(
+    `  (database dropped in ${((performance.now() - dropStarted) / 1000).toFixed(1)} s)\n`,
+  );
 }
 process.exit(exitCode);

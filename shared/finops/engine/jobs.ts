@@ -2,7 +2,7 @@
  * Analysis jobs as database rows (they survive restarts and are shared by every instance), and their
  * wire form: the original's job DTO plus phase, progress and startedAt.
  */
-import type { AnalysisJob, PrismaClient } from '../../db/generated/client.js';
+import type { AnalysisJob, Prisma, PrismaClient } from '../../db/generated/client.js';
 import { analysisFailedEvent, enqueueEvents } from '../../notify/events.js';
 import type { MonthSelection } from './period.js';
 
@@ -59,11 +59,13 @@ export function toJobDto(job: AnalysisJob): JobDto {
 }
 
 export interface JobResult {
-  subscriptionName: string;
+  subscriptionName: string | null;
   analysisRunId: number;
-  totalMonthlyCost: number;
+  totalMonthlyCost: number | null;
   resourcesAnalyzed: number;
   message: string;
+  /** What the job status route adds to the job (an import's summary). */
+  result?: Prisma.InputJsonObject;
 }
 
 export class JobStore {
@@ -162,6 +164,7 @@ export class JobStore {
         resourcesAnalyzed: r.resourcesAnalyzed,
         message: r.message,
         errorDetails: null,
+        ...(r.result ? { result: r.result } : {}),
       },
     });
   }

@@ -1,7 +1,8 @@
 /**
  * One analysis of one subscription: name → resources (Resource Graph) → cost of the month (by
  * resource group and service, and by resource) → pause → six months of daily history → flags →
- * budget → recommendations (AI agent, or rules) → one all-or-nothing write.
+ * budget → recommendations (AI agent, or rules) → one all-or-nothing write. The history is staged in
+ * the database page by page as it arrives (persist.ts), not held: memory is bounded by a cost page.
  */
 import type { PrismaClient } from '../../db/generated/client.js';
 import type { DatabaseTimeouts } from '../../db/timeouts.js';
@@ -17,7 +18,7 @@ import { type AgeThresholds, applyAge, DEFAULT_AGE_THRESHOLDS, loadFirstSeen } f
 import { computeFlags, flagsText } from './flags.js';
 import { buildInventory, RESOURCE_GROUP_TYPE } from './inventory.js';
 import { type AnalysisPeriod, analysisPeriod, type MonthSelection } from './period.js';
-import { persistRun, type RecommendationRow } from './persist.js';
+import { openRunWriter, type RecommendationRow, type RunWriter } from './persist.js';
 import {
   type AnalysisFacts,
   buildPrompt,
@@ -57,7 +58,10 @@ export interface AnalysisResult {
   totalMonthlyCost: number;
   resourcesAnalyzed: number;
   rowsWritten: number;
+  /** Time spent writing the run, staging its history included. */
   writeMs: number;
+  /** Of which staging the history as its pages arrived. */
+  stagingMs: number;
   recommendationSource: 'ai' | 'rules';
   recommendationError: string | null;
   period: AnalysisPeriod;
@@ -218,7 +222,7 @@ export async function runAnalysis(
   signal?: AbortSignal,
 ): Promise<AnalysisResult> {
   const now = deps.now?.() ?? new Date();
-  const { azure, prisma, log } = deps;
+  const { azure, prisma } = deps;
   const subscriptionId = input.subscriptionId;
   const period = analysisPeriod(input.monthSelection, now);
 
@@ -245,17 +249,66 @@ export async function runAnalysis(
   await azure.pace.betweenMtdAndHistory();
 
   await progress('cost: history', 45);
-  const history = new HistoryAggregate();
-  const hist = await azure.dailyHistory(
-    subscriptionId,
-    period.history.from,
-    period.history.to,
-    async (rows, page) => {
-      history.add(rows);
-      await progress('cost: history', Math.min(75, 46 + page * 2));
-    },
-  );
-  const currency = mtd.currency || hist.currency || perResource.currency || 'USD';
+  const writer = await openRunWriter(prisma, {
+    postgresUrl: deps.postgresUrl,
+    postgresTimeouts: deps.postgresTimeouts,
+  });
+  let result: AnalysisResult;
+  try {
+    const hist = await azure.dailyHistory(
+      subscriptionId,
+      period.history.from,
+      period.history.to,
+      async (rows, page) => {
+        await writer.stageHistory(rows);
+        await progress('cost: history', Math.min(75, 46 + page * 2));
+      },
+    );
+    result = await analyseAndSave(deps, input, progress, signal, {
+      now,
+      period,
+      subscriptionName,
+      resources,
+      groups,
+      advisor,
+      mtd,
+      perResource,
+      historyCurrency: hist.currency,
+      writer,
+    });
+  } finally {
+    await writer.close();
+  }
+  await afterRunStored(deps, result.analysisRunId);
+  return result;
+}
+
+/** What the steps before the history gathered. */
+interface Gathered {
+  now: Date;
+  period: AnalysisPeriod;
+  subscriptionName: string;
+  resources: AzureResource[];
+  groups: AzureResource[];
+  advisor: Awaited<ReturnType<NonNullable<AzureAccess['listAdvisorCostRecommendations']>>>;
+  mtd: Awaited<ReturnType<AzureAccess['monthToDateByGroupAndService']>>;
+  perResource: Awaited<ReturnType<AzureAccess['costByResource']>>;
+  historyCurrency: string | null;
+  writer: RunWriter;
+}
+
+/** Flags, budget, recommendations and the write, once the history is staged (anomalies come after). */
+async function analyseAndSave(
+  deps: AnalysisDeps,
+  input: AnalysisInput,
+  progress: ProgressFn,
+  signal: AbortSignal | undefined,
+  g: Gathered,
+): Promise<AnalysisResult> {
+  const { prisma, log } = deps;
+  const { now, period, subscriptionName, resources, groups, advisor, mtd, perResource, writer } = g;
+  const subscriptionId = input.subscriptionId;
+  const currency = mtd.currency || g.historyCurrency || perResource.currency || 'USD';
   const totalMonthlyCost = mtd.total;
 
   await progress('flags', 78);
@@ -396,58 +449,59 @@ export async function runAnalysis(
 
   await progress('saving', 88);
   const runDate = new Date();
-  const saved = await persistRun(
-    prisma,
-    {
-      run: {
-        subscriptionId,
-        subscriptionName,
-        runDate,
-        totalMonthlyCost: round4(totalMonthlyCost),
-        totalResourcesAnalyzed: resources.length,
-        aiModel,
-        conversationId,
-        reportFilePath: '',
-        currency,
-        costQueryType: deps.costQueryType,
-        monthSelection: input.monthSelection,
-        periodFrom: new Date(`${period.from}T00:00:00.000Z`),
-        periodTo: new Date(`${period.to}T00:00:00.000Z`),
-        recommendationSource,
-        recommendationError,
-      },
-      resources: (function* () {
-        for (let i = 0; i < resources.length; i++) {
-          const r = resources[i]!;
-          const flags = flagsByIndex.get(i) ?? [];
-          const cost = perResource.byResourceId.get(r.id.toLowerCase());
-          yield {
-            resourceId: r.id,
-            resourceType: r.type,
-            resourceName: r.name,
-            resourceGroup: upper(r.resourceGroup),
-            location: r.location,
-            propertiesJson: propertiesJson(r),
-            tagsJson: Object.keys(r.tags).length ? JSON.stringify(r.tags) : null,
-            metricsJson: null,
-            flags: flagsText(flags),
-            flagDetails: flags.length ? flags : null,
-            monthToDateCost: cost === undefined ? 0 : round4(cost),
-            recordedAt,
-          };
-        }
-      })(),
-      costDetails: costDetailRows(lines, currency, recordedAt),
-      historicalCosts: history.historicalRows(subscriptionId, currency, recordedAt),
-      recommendations: [recommendation],
+  const saved = await writer.persist({
+    run: {
+      subscriptionId,
+      subscriptionName,
+      runDate,
+      totalMonthlyCost: round4(totalMonthlyCost),
+      totalResourcesAnalyzed: resources.length,
+      aiModel,
+      conversationId,
+      reportFilePath: '',
+      currency,
+      costQueryType: deps.costQueryType,
+      monthSelection: input.monthSelection,
+      periodFrom: new Date(`${period.from}T00:00:00.000Z`),
+      periodTo: new Date(`${period.to}T00:00:00.000Z`),
+      recommendationSource,
+      recommendationError,
     },
-    { postgresUrl: deps.postgresUrl, postgresTimeouts: deps.postgresTimeouts },
-  );
+    resources: (function* () {
+      for (let i = 0; i < resources.length; i++) {
+        const r = resources[i]!;
+        const flags = flagsByIndex.get(i) ?? [];
+        const cost = perResource.byResourceId.get(r.id.toLowerCase());
+        yield {
+          resourceId: r.id,
+          resourceType: r.type,
+          resourceName: r.name,
+          resourceGroup: upper(r.resourceGroup),
+          location: r.location,
+          propertiesJson: propertiesJson(r),
+          tagsJson: Object.keys(r.tags).length ? JSON.stringify(r.tags) : null,
+          metricsJson: null,
+          flags: flagsText(flags),
+          flagDetails: flags.length ? flags : null,
+          monthToDateCost: cost === undefined ? 0 : round4(cost),
+          recordedAt,
+        };
+      }
+    })(),
+    costDetails: costDetailRows(lines, currency, recordedAt),
+    historicalCosts: { staged: { subscriptionId, currency, recordedAt } },
+    recommendations: [recommendation],
+  });
   log.info(
-    { subscriptionId, analysisRunId: saved.runId, rows: saved.rows, writeMs: Math.round(saved.ms) },
+    {
+      subscriptionId,
+      analysisRunId: saved.runId,
+      rows: saved.rows,
+      stagedCostRows: writer.stagedRows,
+      writeMs: Math.round(saved.ms),
+    },
     'analysis saved',
   );
-  await afterRunStored(deps, saved.runId);
   return {
     analysisRunId: saved.runId,
     subscriptionName,
@@ -455,6 +509,7 @@ export async function runAnalysis(
     resourcesAnalyzed: resources.length,
     rowsWritten: saved.rows,
     writeMs: saved.ms,
+    stagingMs: saved.stagingMs,
     recommendationSource,
     recommendationError,
     period,

@@ -8,16 +8,27 @@
  * the same rows and peaked at 1.8 GB RSS; multi-row VALUES through Prisma with ~30,000 parameters a
  * statement, 4.7× and 576 MB. Prisma's cost is per parameter, so one array parameter per column.
  * Every value is cast in SQL, so the statement means the same on PostgreSQL and PGlite.
+ *
+ * An analysis's daily history is not held until the write: the writer is opened before the history
+ * is fetched and stages each cost page as it arrives (history-stage.ts); the run's transaction then
+ * sums the staged rows into HistoricalCosts in SQL.
  */
 import pg from 'pg';
 import type { Prisma, PrismaClient } from '../../db/generated/client.js';
 import { type DatabaseTimeouts, pgTimeoutOptions } from '../../db/timeouts.js';
+import type { DailyCost } from '../azure/index.js';
+import { type Exec, HistoryStage, type StagedHistoryTarget } from './history-stage.js';
 import { writeRunTotals } from './run-totals.js';
 
 /** A large run (10,000 resources, 6 months of history) writes ~600,000 rows: allow it time. */
 export const TRANSACTION_TIMEOUT_MS = 30 * 60_000;
 /** Rows per INSERT statement. */
 export const CHUNK_ROWS = 5_000;
+/**
+ * Resource rows carry their properties as JSON (about a kilobyte each): 500 a statement keeps one
+ * statement's arrays and their serialized text to a few megabytes instead of tens.
+ */
+export const RESOURCE_CHUNK_ROWS = 500;
 
 type RunData = Omit<Prisma.AnalysisRunUncheckedCreateInput, 'id'>;
 
@@ -68,14 +79,49 @@ export interface RunToPersist {
   run: RunData;
   resources: Iterable<ResourceRow>;
   costDetails: Iterable<CostDetailRow>;
-  historicalCosts: Iterable<HistoricalCostRow>;
+  /** Rows as given, or `{ staged }`: the history the writer staged page by page (RunWriter.stageHistory). */
+  historicalCosts: Iterable<HistoricalCostRow> | { staged: StagedHistoryTarget };
   recommendations: Iterable<RecommendationRow>;
+  /**
+   * History the new run takes over from an earlier run of the subscription: that run's rows of
+   * days in [from, to] (yyyy-MM-dd, inclusive) and outside [skipFrom, skipTo] (the days the new run
+   * brings itself), in its currency only. An import of one month keeps the months before it.
+   */
+  carryHistory?: CarriedHistory | undefined;
+}
+
+export interface CarriedHistory {
+  fromRunId: number;
+  currency: string;
+  from: string;
+  to: string;
+  skipFrom: string;
+  skipTo: string;
+}
+
+/** Copies the carried days in SQL, inside the run's transaction (so the run's totals count them). */
+async function carryHistory(exec: Exec, runId: number, c: CarriedHistory): Promise<number> {
+  return exec(
+    `INSERT INTO "HistoricalCosts"
+       ("analysisRunId", "subscriptionId", "costDate", "costType", "resourceGroup", "name", "cost", "currency", "recordedAt")
+     SELECT $1::integer, "subscriptionId", "costDate", "costType", "resourceGroup", "name", "cost", "currency", "recordedAt"
+       FROM "HistoricalCosts"
+      WHERE "analysisRunId" = $2::integer AND "currency" = $3::text
+        AND "costDate" >= $4::timestamp(3) AND "costDate" <= $5::timestamp(3)
+        AND ("costDate" < $6::timestamp(3) OR "costDate" > $7::timestamp(3))
+      ORDER BY "costDate", id`,
+    [runId, c.fromRunId, c.currency, c.from, c.to, c.skipFrom, c.skipTo],
+  );
 }
 
 export interface PersistStats {
   runId: number;
+  /** Rows of the run (the run row and its children). */
   rows: number;
+  /** Time spent writing: the run's transaction and, before it, staging the history. */
   ms: number;
+  /** Of which staging the history. */
+  stagingMs: number;
 }
 
 type Cast = 'text' | 'jsonb' | 'numeric' | 'double precision' | 'timestamp(3)';
@@ -147,9 +193,6 @@ function param(value: unknown, cast: Cast): string | number | null {
   return value as string;
 }
 
-/** Runs one statement inside the write transaction; returns the affected row count. */
-type Exec = (sql: string, params: unknown[]) => Promise<number>;
-
 /**
  * One statement per chunk of rows: INSERT … SELECT * FROM unnest($1::integer[], $2::text[], …), one
  * array parameter per column, so the statement has a dozen parameters whatever the chunk size.
@@ -160,6 +203,7 @@ async function insertRows<T>(
   columns: Columns<T>,
   analysisRunId: number,
   rows: Iterable<T>,
+  chunkRows = CHUNK_ROWS,
 ): Promise<number> {
   const sql =
     `INSERT INTO "${table}" ("analysisRunId", ${columns.map(([c]) => `"${c}"`).join(', ')}) ` +
@@ -179,17 +223,33 @@ async function insertRows<T>(
       const [name, cast] = columns[i]!;
       arrays[i]!.push(param(r[name], cast));
     }
-    if (++count >= CHUNK_ROWS) await flush();
+    if (++count >= chunkRows) await flush();
   }
   await flush();
   return written;
 }
 
-async function insertChildren(exec: Exec, runId: number, data: RunToPersist): Promise<number> {
+async function insertChildren(
+  exec: Exec,
+  stage: HistoryStage,
+  runId: number,
+  data: RunToPersist,
+): Promise<number> {
   let rows = 0;
-  rows += await insertRows(exec, 'ResourceAnalyses', RESOURCE_COLUMNS, runId, data.resources);
+  rows += await insertRows(
+    exec,
+    'ResourceAnalyses',
+    RESOURCE_COLUMNS,
+    runId,
+    data.resources,
+    RESOURCE_CHUNK_ROWS,
+  );
   rows += await insertRows(exec, 'CostDetails', COST_COLUMNS, runId, data.costDetails);
-  rows += await insertRows(exec, 'HistoricalCosts', HISTORY_COLUMNS, runId, data.historicalCosts);
+  rows +=
+    'staged' in data.historicalCosts
+      ? await stage.writeRun(exec, runId, data.historicalCosts.staged)
+      : await insertRows(exec, 'HistoricalCosts', HISTORY_COLUMNS, runId, data.historicalCosts);
+  if (data.carryHistory) rows += await carryHistory(exec, runId, data.carryHistory);
   rows += await insertRows(exec, 'AiRecommendations', RECOMMENDATION_COLUMNS, runId, data.recommendations);
   await writeRunTotals(exec, runId, data.run.subscriptionId);
   return rows;
@@ -242,57 +302,122 @@ export interface PersistOptions {
   /**
    * PostgreSQL: write through one dedicated pg connection (BEGIN … COMMIT) instead of a Prisma
    * interactive transaction. Prisma's raw-query path allocates heavily per call (a 10,000-resource run
-   * peaked near 700 MB RSS through it); the driver alone keeps the run under 512 MB. PGlite (no URL)
-   * uses the Prisma transaction: it is in-process and single-connection anyway.
+   * peaked near 700 MB RSS through it). PGlite (no URL) uses the Prisma client: it is in-process and
+   * has a single session, which the staged history's temporary table needs.
    */
   postgresUrl?: string | undefined;
-  /** The write gets the long statement budget: it is one transaction of the whole run. */
+  /** The writer's connection gets the long statement budget: it writes the whole run. */
   postgresTimeouts?: DatabaseTimeouts | undefined;
 }
 
+/** One database session: statements outside a transaction, and one transaction. */
+interface Session {
+  exec: Exec;
+  transaction<T>(fn: (exec: Exec, queryId: QueryId) => Promise<T>): Promise<T>;
+  end(): Promise<void>;
+}
+/** Runs a statement that returns one row with an `id`. */
+type QueryId = (sql: string, params: unknown[]) => Promise<number>;
+
+async function postgresSession(url: string, timeouts: DatabaseTimeouts | undefined): Promise<Session> {
+  const client = new pg.Client({
+    connectionString: url,
+    application_name: 'finwatch-analysis-writer',
+    ...(timeouts ? pgTimeoutOptions(timeouts, 'long') : {}),
+  });
+  await client.connect();
+  const exec: Exec = async (sql, params) => (await client.query(sql, params)).rowCount ?? 0;
+  return {
+    exec,
+    async transaction(fn) {
+      await client.query('BEGIN');
+      try {
+        const result = await fn(
+          exec,
+          async (sql, params) => (await client.query<{ id: number }>(sql, params)).rows[0]!.id,
+        );
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    },
+    end: () => client.end().catch(() => undefined),
+  };
+}
+
+function prismaSession(prisma: PrismaClient): Session {
+  return {
+    exec: (sql, params) => prisma.$executeRawUnsafe(sql, ...params),
+    transaction: (fn) =>
+      prisma.$transaction(
+        (tx) =>
+          fn(
+            (sql, params) => tx.$executeRawUnsafe(sql, ...params),
+            async (sql, params) =>
+              Number((await tx.$queryRawUnsafe<Array<{ id: number }>>(sql, ...params))[0]!.id),
+          ),
+        { timeout: TRANSACTION_TIMEOUT_MS, maxWait: 60_000 },
+      ),
+    end: async () => {},
+  };
+}
+
+/**
+ * Writes one run. Open it before the history is fetched, stage each cost page as it arrives
+ * (`stageHistory`), then `persist` the run with `historicalCosts: { staged }`; `close` always.
+ */
+export interface RunWriter {
+  stageHistory(page: readonly DailyCost[]): Promise<void>;
+  /** Cost rows staged so far. */
+  readonly stagedRows: number;
+  persist(data: RunToPersist): Promise<PersistStats>;
+  close(): Promise<void>;
+}
+
+export async function openRunWriter(prisma: PrismaClient, opts: PersistOptions = {}): Promise<RunWriter> {
+  const session = opts.postgresUrl
+    ? await postgresSession(opts.postgresUrl, opts.postgresTimeouts)
+    : prismaSession(prisma);
+  const stage = new HistoryStage(session.exec);
+  return {
+    stageHistory: (page) => stage.add(page),
+    get stagedRows() {
+      return stage.rows;
+    },
+    async persist(data) {
+      const started = performance.now();
+      let rows = 0;
+      const runId = await session.transaction(async (exec, queryId) => {
+        const id = await queryId(RUN_INSERT, runParams(data.run));
+        rows = 1 + (await insertChildren(exec, stage, id, data));
+        return id;
+      });
+      return { runId, rows, ms: stage.ms + performance.now() - started, stagingMs: stage.ms };
+    },
+    async close() {
+      try {
+        await stage.drop();
+      } catch {
+        // The session may be gone (that drops the table too); nothing is left to clean.
+      } finally {
+        await session.end();
+      }
+    },
+  };
+}
+
+/** Writes a run whose rows are all given (no staged history). */
 export async function persistRun(
   prisma: PrismaClient,
   data: RunToPersist,
   opts: PersistOptions = {},
 ): Promise<PersistStats> {
-  const started = performance.now();
-  let rows = 0;
-  let runId: number;
-  if (opts.postgresUrl) {
-    const client = new pg.Client({
-      connectionString: opts.postgresUrl,
-      application_name: 'finwatch-analysis-writer',
-      ...(opts.postgresTimeouts ? pgTimeoutOptions(opts.postgresTimeouts, 'long') : {}),
-    });
-    await client.connect();
-    try {
-      await client.query('BEGIN');
-      const run = await client.query<{ id: number }>(RUN_INSERT, runParams(data.run));
-      runId = run.rows[0]!.id;
-      rows =
-        1 +
-        (await insertChildren(
-          async (sql, params) => (await client.query(sql, params)).rowCount ?? 0,
-          runId,
-          data,
-        ));
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  } else {
-    runId = await prisma.$transaction(
-      async (tx) => {
-        const run = await tx.$queryRawUnsafe<Array<{ id: number }>>(RUN_INSERT, ...runParams(data.run));
-        const id = Number(run[0]!.id);
-        rows = 1 + (await insertChildren((sql, params) => tx.$executeRawUnsafe(sql, ...params), id, data));
-        return id;
-      },
-      { timeout: TRANSACTION_TIMEOUT_MS, maxWait: 60_000 },
-    );
+  const writer = await openRunWriter(prisma, opts);
+  try {
+    return await writer.persist(data);
+  } finally {
+    await writer.close();
   }
-  return { runId, rows, ms: performance.now() - started };
 }

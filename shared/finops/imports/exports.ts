@@ -15,8 +15,8 @@ import type { AppConfig } from '../../config/index.js';
 import type { AnalysisJob } from '../../db/generated/client.js';
 import { containerClient, namedBlobFiles, readSmallBlob, withoutQuery } from './blob.js';
 import { type CostMetric, ImportError } from './columns.js';
-import { ExportSet, finishExport, readExport } from './parse.js';
-import { counted, type ImportProgress } from './progress.js';
+import { ExportSet, finishExport } from './parse.js';
+import { type ImportProgress, readFiles } from './progress.js';
 import { type ImportSummary, importDeps, storeImports } from './store.js';
 
 const Manifest = z.object({
@@ -234,23 +234,16 @@ export async function runExportJob(
     manifest.exportConfig.exportName.toLowerCase(),
   );
   const set = new ExportSet(metric, only);
-  const total = files.reduce((t, f) => t + f.size, 0);
-  let read = 0;
   await progress('reading', 0);
-  for (const f of namedBlobFiles(
-    container,
-    files.map((p) => p.name),
-  )) {
-    const stream = (await f.open()) as AsyncIterable<Buffer>;
-    await readExport(
-      set,
-      counted(stream, (n) => {
-        read += n;
-        return progress('reading', total ? read / total : 0);
-      }),
-      f.name,
-    );
-  }
+  await readFiles(
+    set,
+    namedBlobFiles(
+      container,
+      files.map((p) => p.name),
+    ),
+    progress,
+    files.reduce((t, f) => t + f.size, 0),
+  );
   const accs = set.accumulators();
   if (!accs.length) {
     throw new ImportError(

@@ -18,7 +18,7 @@ import { blobFiles, withoutQuery } from './blob.js';
 import { ImportError } from './columns.js';
 import { runExportJob } from './exports.js';
 import { ExportAccumulator, finishExport, readExport } from './parse.js';
-import { counted, type ImportProgress } from './progress.js';
+import { counted, type ImportProgress, readFiles } from './progress.js';
 import type { ImportSpool, SpooledRequest } from './spool.js';
 import { type ImportSummary, importDeps, storeImport } from './store.js';
 
@@ -201,20 +201,7 @@ export class ImportJobs {
         }),
       );
     } else {
-      const files = await blobFiles(request.url, request.prefix);
-      const total = files.reduce((t, f) => t + (f.size ?? 0), 0);
-      let read = 0;
-      for (const f of files) {
-        const stream = (await f.open()) as AsyncIterable<Buffer>;
-        await readExport(
-          acc,
-          counted(stream, (n) => {
-            read += n;
-            return progress('reading', total ? read / total : 0);
-          }),
-          f.name,
-        );
-      }
+      await readFiles(acc, await blobFiles(request.url, request.prefix), progress);
       location = `${withoutQuery(request.url)}${request.prefix !== undefined ? `/${request.prefix}` : ''}`;
     }
     const parsed = finishExport(acc);
@@ -238,27 +225,15 @@ export class ImportJobs {
     const rows = summaries.reduce((n, s) => n + s.rows, 0);
     const anomalies = summaries.reduce((n, s) => n + s.newAnomalies, 0);
     const span = first ? ` (${first.from} to ${first.to})` : '';
-    const now = new Date();
-    await this.core.prisma.analysisJob.update({
-      where: { id },
-      data: {
-        status: 'completed',
-        phase: 'completed',
-        progress: 100,
-        success: true,
-        completedAt: now,
-        heartbeatAt: now,
-        subscriptionName: summaries.length === 1 ? (run?.subscriptionName ?? null) : 'Cost import',
-        analysisRunId: first?.analysisRunId ?? 0,
-        totalMonthlyCost: summaries.length === 1 ? (run?.totalMonthlyCost ?? null) : null,
-        resourcesAnalyzed: 0,
-        message: `Imported ${rows} rows${span} into ${summaries.length} run(s); ${anomalies} new anomalies.`,
-        errorDetails: null,
-        // What the job status route adds to the job: the import summary (or one per subscription).
-        result: (summaries.length === 1
-          ? { import: summaries[0] }
-          : { imports: summaries }) as unknown as Prisma.InputJsonObject,
-      },
+    await this.jobs.complete(id, {
+      subscriptionName: summaries.length === 1 ? (run?.subscriptionName ?? null) : 'Cost import',
+      analysisRunId: first?.analysisRunId ?? 0,
+      totalMonthlyCost: summaries.length === 1 && run ? Number(run.totalMonthlyCost) : null,
+      resourcesAnalyzed: 0,
+      message: `Imported ${rows} rows${span} into ${summaries.length} run(s); ${anomalies} new anomalies.`,
+      result: (summaries.length === 1
+        ? { import: summaries[0] }
+        : { imports: summaries }) as unknown as Prisma.InputJsonObject,
     });
   }
 

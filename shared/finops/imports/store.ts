@@ -6,8 +6,10 @@
 import type { CoreServices } from '../../app/services.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { Logger } from '../../observability/logger.js';
+import { historyRange } from '../azure/index.js';
 import { costDetailLines, costDetailRows } from '../engine/orchestrator.js';
-import { persistRun } from '../engine/persist.js';
+import { HISTORY_MONTHS } from '../engine/period.js';
+import { type CarriedHistory, persistRun } from '../engine/persist.js';
 import { afterRunStored } from '../intel/after-run.js';
 import type { DetectSettings } from '../intel/detect.js';
 import type { CostMetric } from './columns.js';
@@ -83,6 +85,33 @@ export async function storeImports(
 
 const round4 = (n: number) => Math.round(n * 10000) / 10000;
 
+/**
+ * The run an import creates becomes the subscription's latest, which dashboards, detection and the
+ * forecast read: it keeps the earlier run's days the export does not cover (a month-to-date export
+ * would otherwise leave one month of history), over the six months an analysis would cover,
+ * ending at the later of the two runs' last day.
+ */
+async function carriedHistory(
+  prisma: PrismaClient,
+  fromRunId: number,
+  parsed: ParsedExport,
+): Promise<CarriedHistory> {
+  const last = await prisma.historicalCost.aggregate({
+    where: { analysisRunId: fromRunId },
+    _max: { costDate: true },
+  });
+  const previousTo = last._max.costDate?.toISOString().slice(0, 10);
+  const to = previousTo && previousTo > parsed.to ? previousTo : parsed.to;
+  return {
+    fromRunId,
+    currency: parsed.currency,
+    from: historyRange(new Date(`${to}T00:00:00.000Z`), HISTORY_MONTHS).from,
+    to,
+    skipFrom: parsed.from,
+    skipTo: parsed.to,
+  };
+}
+
 export async function storeImport(
   deps: ImportDeps,
   subscriptionId: string,
@@ -94,7 +123,7 @@ export async function storeImport(
   const previous = await prisma.analysisRun.findFirst({
     where: { subscriptionId: { equals: subscriptionId, mode: 'insensitive' } },
     orderBy: [{ runDate: 'desc' }, { id: 'desc' }],
-    select: { subscriptionName: true },
+    select: { id: true, subscriptionName: true },
   });
   const monthFrom = `${parsed.to.slice(0, 7)}-01`;
   const lines = costDetailLines(parsed.lastMonth);
@@ -122,6 +151,7 @@ export async function storeImport(
       costDetails: costDetailRows(lines, currency, recordedAt),
       historicalCosts: parsed.history.historicalRows(subscriptionId, currency, recordedAt),
       recommendations: [],
+      carryHistory: previous ? await carriedHistory(prisma, previous.id, parsed) : undefined,
     },
     { postgresUrl: deps.postgresUrl },
   );

@@ -20,31 +20,49 @@ export interface NewAnomaly {
   currency: string;
 }
 
+const DAY_MS = 86_400_000;
+
 /**
- * The history of a run as the series builder reads it: Total and ResourceGroup rows as stored, and
- * Service rows summed per day and service in the database (a large subscription stores one per
- * day, group and service: hundreds of thousands, which need not cross into the process).
+ * The history of a run as the series builder reads it: one cost per day and scope, summed in the
+ * database and read as doubles (float8), never as Decimal objects, and sent as one row per scope
+ * (its days and costs as two arrays). A large subscription stores a Service row per day, group and
+ * service and a ResourceGroup row per day and group: hundreds of thousands of rows, of which only
+ * the daily sums of a few hundred scopes cross into the process. A sum is the exact numeric sum
+ * converted once, which is what the stored row itself reads as when it is the only one of its day
+ * and scope (an analysis stores one Total per day and one row per day and group). Ordered, so the
+ * series (and the anomalies found) come in the same order on every read. The rows are made one at
+ * a time as they are iterated.
  */
-export async function runHistory(prisma: PrismaClient, analysisRunId: number): Promise<HistoryRow[]> {
-  const rows = await prisma.historicalCost.findMany({
-    where: { analysisRunId, costType: { in: ['Total', 'ResourceGroup'] } },
-    select: { costDate: true, costType: true, resourceGroup: true, name: true, cost: true },
-  });
-  const services = await prisma.historicalCost.groupBy({
-    by: ['costDate', 'name'],
-    where: { analysisRunId, costType: 'Service' },
-    _sum: { cost: true },
-  });
-  return [
-    ...rows.map((r) => ({ ...r, cost: Number(r.cost) })),
-    ...services.map((r) => ({
-      costDate: r.costDate,
-      costType: 'Service',
-      resourceGroup: null,
-      name: r.name,
-      cost: Number(r._sum.cost ?? 0),
-    })),
-  ];
+export async function runHistory(prisma: PrismaClient, analysisRunId: number): Promise<Iterable<HistoryRow>> {
+  const scopes = await prisma.$queryRawUnsafe<
+    Array<{ costType: string; scope: string | null; days: number[]; costs: number[] }>
+  >(
+    `SELECT "costType", scope, array_agg(day ORDER BY day) AS days, array_agg(cost ORDER BY day) AS costs
+     FROM (SELECT "costType",
+                  CASE "costType" WHEN 'ResourceGroup' THEN "resourceGroup" WHEN 'Service' THEN "name" END AS scope,
+                  ("costDate"::date - DATE '1970-01-01') AS day,
+                  sum("cost")::float8 AS cost
+           FROM "HistoricalCosts"
+           WHERE "analysisRunId" = $1::integer
+             AND ("costType" = 'Total'
+                  OR ("costType" = 'ResourceGroup' AND "resourceGroup" IS NOT NULL)
+                  OR ("costType" = 'Service' AND "name" IS NOT NULL))
+           GROUP BY 1, 2, 3) daily
+     GROUP BY 1, 2
+     ORDER BY CASE "costType" WHEN 'Total' THEN 0 WHEN 'ResourceGroup' THEN 1 ELSE 2 END, 2`,
+    analysisRunId,
+  );
+  return {
+    *[Symbol.iterator]() {
+      for (const { costType, scope, days, costs } of scopes) {
+        const resourceGroup = costType === 'ResourceGroup' ? scope : null;
+        const name = costType === 'Service' ? scope : null;
+        for (let i = 0; i < days.length; i++) {
+          yield { costDate: new Date(days[i]! * DAY_MS), costType, resourceGroup, name, cost: costs[i]! };
+        }
+      }
+    },
+  };
 }
 
 /**

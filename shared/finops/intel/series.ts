@@ -27,13 +27,13 @@ export interface SubscriptionSeries {
 }
 
 const DAY_MS = 86_400_000;
-const dayIndex = (d: Date, first: number) =>
-  Math.round((Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()) - first) / DAY_MS);
 
 export const addDays = (d: Date, n: number) => new Date(d.getTime() + n * DAY_MS);
 export const ymd = (d: Date) => d.toISOString().slice(0, 10);
 
 /**
+ * @param rows iterated once; what is kept of them is their day, scope and cost (no row object), so a
+ *   source that makes rows as it is iterated (runHistory) is never held whole.
  * @param before days on or after this one (UTC) are left out: the analysis day's cost is still
  *   growing in Cost Management, and judging a partial day would report a drop every run.
  */
@@ -45,17 +45,36 @@ export function buildSeries(
   const limit = before
     ? Date.UTC(before.getUTCFullYear(), before.getUTCMonth(), before.getUTCDate())
     : Infinity;
-  const kept: HistoryRow[] = [];
+  // Parallel arrays of numbers and shared strings: a row object costs several times more.
+  const times: number[] = [];
+  const costs: number[] = [];
+  /** null: a row of another type, which widens the range only (as it always has). */
+  const kinds: Array<ScopeKind | null> = [];
+  const names: string[] = [];
   let min = Infinity;
   let max = -Infinity;
   for (const r of rows) {
     const t = Date.UTC(r.costDate.getUTCFullYear(), r.costDate.getUTCMonth(), r.costDate.getUTCDate());
     if (t >= limit) continue;
-    kept.push(r);
+    if (r.costType === 'Total') {
+      kinds.push('subscription');
+      names.push(subscriptionId);
+    } else if (r.costType === 'ResourceGroup' && r.resourceGroup) {
+      kinds.push('resourceGroup');
+      names.push(r.resourceGroup.toUpperCase());
+    } else if (r.costType === 'Service' && r.name) {
+      kinds.push('service');
+      names.push(r.name);
+    } else {
+      kinds.push(null);
+      names.push('');
+    }
+    times.push(t);
+    costs.push(r.cost);
     if (t < min) min = t;
     if (t > max) max = t;
   }
-  if (!kept.length) return undefined;
+  if (!times.length) return undefined;
   const days = Math.round((max - min) / DAY_MS) + 1;
   const byKey = new Map<string, ScopeSeries>();
   const get = (kind: ScopeKind, name: string) => {
@@ -67,13 +86,10 @@ export function buildSeries(
     }
     return s;
   };
-  const total = get('subscription', subscriptionId);
-  for (const r of kept) {
-    const i = dayIndex(r.costDate, min);
-    if (r.costType === 'Total') total.values[i]! += r.cost;
-    else if (r.costType === 'ResourceGroup' && r.resourceGroup)
-      get('resourceGroup', r.resourceGroup.toUpperCase()).values[i]! += r.cost;
-    else if (r.costType === 'Service' && r.name) get('service', r.name).values[i]! += r.cost;
+  get('subscription', subscriptionId);
+  for (let i = 0; i < times.length; i++) {
+    const kind = kinds[i];
+    if (kind) get(kind, names[i]!).values[Math.round((times[i]! - min) / DAY_MS)]! += costs[i]!;
   }
   return { firstDay: new Date(min), days, series: [...byKey.values()] };
 }
