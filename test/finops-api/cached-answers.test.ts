@@ -5,7 +5,8 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeRunTotals } from '../../shared/finops/engine/run-totals.js';
-import { startTestHost, type TestHost } from '../support/host.js';
+import { TEST_PG_URL } from '../support/databases.js';
+import { sharingWith, startTestHost, type TestHost } from '../support/host.js';
 import { apiClient } from '../support/http.js';
 import { createUser, ensureAuth, insertFixtureRun, type TestUser } from './support.js';
 
@@ -271,5 +272,167 @@ describe('run details are kept per run', () => {
     const third = await api.get(url, { token: user.token });
     expect(third.body.analysisRunId).toBe(newer.id);
     expect(third.body.byResourceType).toEqual(first.body.byResourceType);
+  });
+});
+
+describe('the waste summary beside the opportunities follows decisions at once', () => {
+  const SUB3 = '77777777-cccc-4ccc-8ccc-00000000e0a5';
+  const url = `/finops/api/Dashboard/optimization-opportunities?subscriptionId=${SUB3}`;
+  const decisions = `/finops/api/Waste/subscriptions/${SUB3}`;
+
+  const flag = (code: string, saving: number) => ({
+    code,
+    message: code,
+    monthToDateCost: 10,
+    category: 'waste',
+    estimatedMonthlySaving: saving,
+    status: 'active',
+  });
+
+  /** A run written with its totals: three flagged disks in two groups, one with two findings. */
+  async function flaggedRun(host: TestHost) {
+    const p = host.services.prisma;
+    const run = await insertFixtureRun(p, {
+      subscriptionId: SUB3,
+      subscriptionName: 'Waste',
+      runDate: new Date('2026-06-01T00:00:00Z'),
+      resources: 0,
+    });
+    const disks = [
+      ['disk-a', 'RG-ONE', [flag('UnattachedDisk', 10)]],
+      ['disk-b', 'RG-ONE', [flag('UnattachedDisk', 20), flag('OldSnapshot', 5)]],
+      ['disk-c', 'RG-TWO', [flag('UnattachedDisk', 40)]],
+    ] as const;
+    for (const [name, group, flags] of disks) {
+      await p.resourceAnalysis.create({
+        data: {
+          analysisRunId: run.id,
+          resourceId: `/subscriptions/${SUB3}/resourceGroups/${group}/providers/microsoft.compute/disks/${name}`,
+          resourceType: 'microsoft.compute/disks',
+          resourceName: name,
+          resourceGroup: group,
+          flags: flags.map((f) => f.code).join('; '),
+          flagDetails: flags.map((f) => ({ ...f })),
+          recordedAt: new Date('2026-06-01T00:00:00Z'),
+        },
+      });
+    }
+    await writeRunTotals((sql, params) => p.$executeRawUnsafe(sql, ...params), run.id, SUB3);
+    return run.id;
+  }
+
+  const diskId = (name: string, group: string) =>
+    `/subscriptions/${SUB3}/resourceGroups/${group}/providers/microsoft.compute/disks/${name}`;
+
+  describe('on one host', () => {
+    let host: TestHost;
+    let api: ReturnType<typeof apiClient>;
+    let admin: TestUser;
+
+    beforeAll(async () => {
+      host = await startTestHost({ queueWorker: false });
+      api = apiClient(host.url);
+      admin = await createUser(host.services.prisma, true);
+      await ensureAuth(host, admin);
+      await flaggedRun(host);
+    }, 120_000);
+    afterAll(async () => {
+      await host?.close();
+    });
+
+    const waste = async () => {
+      const res = await api.get(url, { token: admin.token });
+      expect(res.status).toBe(200);
+      return res.body.waste;
+    };
+
+    it('answers from the kept findings, and reflects a dismissal, its revocation and an exclusion in the next answer', async () => {
+      const first = await waste();
+      expect(first.totals).toMatchObject({ findings: 4, resources: 3, estimatedMonthlySaving: 70 });
+      // An edit no route makes (a run never changes once written): the kept findings are used.
+      await host.services.prisma.resourceAnalysis.updateMany({
+        where: { resourceName: 'disk-c' },
+        data: { flagDetails: [] },
+      });
+      expect(await waste()).toEqual(first);
+      await host.services.prisma.resourceAnalysis.updateMany({
+        where: { resourceName: 'disk-c' },
+        data: { flagDetails: [flag('UnattachedDisk', 40)] },
+      });
+
+      const dismissed = await api.post(`${decisions}/suppressions`, {
+        token: admin.token,
+        json: {
+          resourceId: diskId('disk-c', 'RG-TWO'),
+          code: 'UnattachedDisk',
+          action: 'dismiss',
+          reason: 'kept for DR',
+        },
+      });
+      expect(dismissed.status).toBe(201);
+      const afterDismissal = await waste();
+      expect(afterDismissal.totals).toMatchObject({ findings: 3, resources: 2, estimatedMonthlySaving: 30 });
+      expect(afterDismissal.leftOut.dismissed).toMatchObject({ findings: 1, estimatedMonthlySaving: 40 });
+
+      const revoked = await api.delete(`${decisions}/suppressions/${dismissed.body.id}`, {
+        token: admin.token,
+      });
+      expect(revoked.status).toBe(200);
+      expect(await waste()).toEqual(first);
+
+      const excluded = await api.post(`${decisions}/exclusions`, {
+        token: admin.token,
+        json: { resourceGroup: 'rg-one', reason: 'sandbox' },
+      });
+      expect(excluded.status).toBe(201);
+      const afterExclusion = await waste();
+      expect(afterExclusion.totals).toMatchObject({ findings: 1, resources: 1, estimatedMonthlySaving: 40 });
+      expect(afterExclusion.byResourceGroup.map((g: { resourceGroup: string }) => g.resourceGroup)).toEqual([
+        'RG-TWO',
+      ]);
+      expect(afterExclusion.leftOut.excluded).toMatchObject({ findings: 3, resources: 2 });
+    });
+  });
+
+  describe.runIf(TEST_PG_URL)('on two hosts sharing one PostgreSQL database', () => {
+    let a: TestHost;
+    let b: TestHost;
+    let admin: TestUser;
+
+    beforeAll(async () => {
+      a = await startTestHost({ queueWorker: false, database: 'postgres' });
+      b = await startTestHost(sharingWith(a, { queueWorker: false }));
+      admin = await createUser(a.services.prisma, true);
+      await ensureAuth(a, admin);
+      await flaggedRun(a);
+    }, 120_000);
+    afterAll(async () => {
+      await b?.close();
+      await a?.close();
+    });
+
+    it('shows a dismissal made through one host in the next answer of the other', async () => {
+      const [apiA, apiB] = [apiClient(a.url), apiClient(b.url)];
+      const wasteOf = async (api: ReturnType<typeof apiClient>) =>
+        (await api.get(url, { token: admin.token })).body.waste;
+      const before = await wasteOf(apiB);
+      expect(await wasteOf(apiA)).toEqual(before);
+      expect(before.totals.findings).toBe(4);
+      const dismissed = await apiA.post(`${decisions}/suppressions`, {
+        token: admin.token,
+        json: {
+          resourceId: diskId('disk-a', 'RG-ONE'),
+          code: 'UnattachedDisk',
+          action: 'dismiss',
+          reason: 'done',
+        },
+      });
+      expect(dismissed.status).toBe(201);
+      const after = await wasteOf(apiB);
+      expect(after.totals.findings).toBe(3);
+      expect(after.leftOut.dismissed.findings).toBe(1);
+      await apiB.delete(`${decisions}/suppressions/${dismissed.body.id}`, { token: admin.token });
+      expect(await wasteOf(apiA)).toEqual(before);
+    });
   });
 });

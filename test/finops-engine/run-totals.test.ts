@@ -11,6 +11,7 @@ import {
 import {
   countHistoricalByRun,
   countHistoricalBySubscription,
+  historicalByService,
 } from '../../shared/finops/queries/historical.js';
 import {
   findResources,
@@ -21,6 +22,7 @@ import { createPostgresDatabase, TEST_PG_URL } from '../support/databases.js';
 
 const SUB = '3c0f0000-0000-4000-8000-00000000a001';
 const OTHER = '3c0f0000-0000-4000-8000-00000000a002';
+const SERVICES = '3c0f0000-0000-4000-8000-00000000a003';
 const day = (iso: string) => new Date(`${iso}T00:00:00Z`);
 
 /** `days` days of history ending on `last`, `perDay` Service rows a day. */
@@ -165,6 +167,43 @@ describe.each(databases)('run history totals on %s', (_name, kind) => {
     }
     expect(await countHistoricalBySubscription(prisma, SUB, undefined, undefined)).toBe(217 + 300);
     expect(await countHistoricalBySubscription(prisma, SUB, day('2026-04-30'), day('2026-04-30'))).toBe(5);
+  });
+
+  it('stores the Service rows per name with the run, and pages by service from them as from the rows', async () => {
+    const unnamed: HistoricalCostRow = { ...history(SERVICES, '2026-06-30', 1, 1)[0]!, name: null };
+    const rows = [...history(SERVICES, '2026-06-30', 12, 4), unnamed];
+    rows.push({ ...rows[0]!, costType: 'Total', name: null });
+    const { runId } = await persist(prisma, SERVICES, rows, url);
+    const run = await prisma.analysisRun.findUniqueOrThrow({ where: { id: runId } });
+    expect(run.historyServiceCount).toBe(49);
+    const kept = await prisma.runServiceTotal.findMany({
+      where: { analysisRunId: runId },
+      orderBy: { name: 'asc' },
+    });
+    expect(kept.map((k) => [k.name, k.rows])).toEqual([
+      ['svc-0', 12],
+      ['svc-1', 12],
+      ['svc-2', 12],
+      ['svc-3', 12],
+    ]);
+    const asks: Array<[string | undefined, number, number]> = [
+      [undefined, 0, 10],
+      [undefined, 45, 10],
+      ['svc-1', 0, 5],
+      ['svc-1', 10, 5],
+      ['SVC-2', 5, 5], // no exact match: case-insensitive
+      ['svc-9', 0, 5],
+      ['svc-3', 40, 5], // past the end
+    ];
+    const answers = () =>
+      Promise.all(asks.map(([s, skip, take]) => historicalByService(prisma, runId, s, skip, take)));
+    const fromTotals = await answers();
+    await prisma.analysisRun.update({ where: { id: runId }, data: { historyServiceCount: null } });
+    expect(await answers()).toEqual(fromTotals);
+    expect(fromTotals.map((a) => a.total)).toEqual([49, 49, 12, 12, 12, 0, 12]);
+    expect(JSON.parse(fromTotals[4]!.json).map((r: { service: string }) => r.service)).toEqual(
+      Array(5).fill('svc-2'),
+    );
   });
 
   it('leaves the count unset for a run whose rows name another subscription, and counts rows then', async () => {

@@ -22,7 +22,24 @@ export const RUN_RESOURCE_TOTALS_SQL = `INSERT INTO "RunResourceTotals"
          count(*) FILTER (WHERE flags IS NOT NULL AND flags <> '')
   FROM "ResourceAnalyses" WHERE "analysisRunId" = $1::integer GROUP BY 2, 3`;
 
-/** Writes both inside the run's write transaction (`exec` runs one statement in it). */
+/**
+ * The run's Service history rows per service name (RunServiceTotals) and in all
+ * (historyServiceCount): a by-service page reads its X-Total-Count here. One read of the run's
+ * Service rows, just written (44k for the read bench's run: tens of ms once), against counting a
+ * service's rows on every paged request (7,320 rows, 10-20 ms of the database each). Rows without
+ * a name count in the whole only (no filter can name them). Parameter: $1 the run id.
+ */
+export const RUN_SERVICE_TOTALS_SQL = `WITH g AS (
+    SELECT name, count(*)::integer AS n FROM "HistoricalCosts"
+    WHERE "analysisRunId" = $1::integer AND "costType" = 'Service' GROUP BY name
+  ), kept AS (
+    INSERT INTO "RunServiceTotals" ("analysisRunId", "name", "rows")
+    SELECT $1::integer, name, n FROM g WHERE name IS NOT NULL
+  )
+  UPDATE "AnalysisRuns" SET "historyServiceCount" = (SELECT coalesce(sum(n), 0)::integer FROM g)
+  WHERE id = $1::integer`;
+
+/** Writes them all inside the run's write transaction (`exec` runs one statement in it). */
 export async function writeRunTotals(
   exec: (sql: string, params: unknown[]) => Promise<number>,
   runId: number,
@@ -30,4 +47,5 @@ export async function writeRunTotals(
 ): Promise<void> {
   await exec(RUN_RESOURCE_TOTALS_SQL, [runId]);
   await exec(RUN_HISTORY_TOTALS_SQL, [runId, subscriptionId]);
+  await exec(RUN_SERVICE_TOTALS_SQL, [runId]);
 }

@@ -165,6 +165,28 @@ export async function optimizationOpportunities(prisma: PrismaClient, cap: numbe
 }
 
 /**
+ * optimizationOpportunities with its JSON text (made once per kept answer: up to 5,000 issues,
+ * 150 KiB for the read bench's run, were serialised again on every request).
+ */
+export async function optimizationOpportunitiesJson(
+  prisma: PrismaClient,
+  cap: number,
+  subscriptionId?: string,
+) {
+  const answer = await optimizationOpportunities(prisma, cap, subscriptionId);
+  if (!answer) return null;
+  let json = opportunityTexts.get(answer);
+  if (json === undefined) {
+    json = JSON.stringify(answer);
+    opportunityTexts.set(answer, json);
+  }
+  return { analysisRunId: answer.analysisRunId, json };
+}
+
+/** The JSON text of each kept answer, for as long as the answer is kept. */
+const opportunityTexts = new WeakMap<object, string>();
+
+/**
  * Opportunities per run, per host: a run's resources never change once written, and finding its
  * flagged ones reads every resource of the run (10,000 for the bench's subscription) to answer up
  * to `cap` of them. Bounded by entries; a deleted run is never the latest, so never looked up.

@@ -3,7 +3,7 @@ import type { HistoricalCost, Prisma } from '../../db/generated/client.js';
 import { Prisma as P } from '../../db/generated/client.js';
 import { JsonText } from '../../http/stream-body.js';
 import { groupName, offsetFree, pageTotal, toCount } from './format.js';
-import { DEFAULT_INFRA_SUPPORT_COST, historicalOut } from './mappers.js';
+import { DEFAULT_INFRA_SUPPORT_COST } from './mappers.js';
 import { mergedGroupTags, tagKey } from './tags.js';
 
 type Decimal = Prisma.Decimal;
@@ -16,10 +16,9 @@ export async function infraSupportCosts(prisma: PrismaClient, subscriptionIds: s
   const ids = [...new Set(subscriptionIds.map((s) => s.trim().toLowerCase()))];
   const out = new Map<string, Decimal | number>();
   if (ids.length === 0) return out;
-  const rows = await prisma.subscription.findMany({
-    where: { subscriptionId: { in: ids } },
-    select: { subscriptionId: true, infraSupportCost: true },
-  });
+  // Raw: a model query costs several times its SQL in the client, on every page of history.
+  const rows = await prisma.$queryRaw<Array<{ subscriptionId: string; infraSupportCost: Decimal }>>`
+    SELECT "subscriptionId", "infraSupportCost" FROM "Subscriptions" WHERE "subscriptionId" IN (${P.join(ids)})`;
   for (const r of rows) out.set(r.subscriptionId, r.infraSupportCost);
   return out;
 }
@@ -37,56 +36,81 @@ export async function runInfraSupport(prisma: PrismaClient, runId: number) {
   return rows[0]?.infra ?? DEFAULT_INFRA_SUPPORT_COST;
 }
 
-/** What a page of rows is decorated with: its groups' merged tags and its subscriptions' overlay. */
-async function pageExtras(prisma: PrismaClient, rows: HistoricalCost[]) {
-  const runIds = [...new Set(rows.map((r) => r.analysisRunId))];
-  const [tags, infra] = await Promise.all([
-    mergedGroupTags(
-      prisma,
-      runIds,
-      rows.map((r) => r.resourceGroup),
-    ),
-    infraSupportCosts(prisma, [...new Set(rows.map((r) => r.subscriptionId))]),
-  ]);
-  return { tags, infra };
-}
+/** A stored history row as the read queries select it (HISTORY_COLUMNS). */
+type HistoryRow = Pick<
+  HistoricalCost,
+  | 'id'
+  | 'analysisRunId'
+  | 'subscriptionId'
+  | 'costDate'
+  | 'costType'
+  | 'resourceGroup'
+  | 'name'
+  | 'currency'
+  | 'recordedAt'
+> & { cost: number };
 
-async function decorate(prisma: PrismaClient, rows: HistoricalCost[]) {
-  const { tags, infra } = await pageExtras(prisma, rows);
-  return rows.map((h) =>
-    historicalOut(
-      h,
-      h.resourceGroup ? tags.get(tagKey(h.analysisRunId, h.resourceGroup)) : undefined,
-      infraOf(infra, h.subscriptionId),
-    ),
-  );
-}
+const HISTORY_COLUMNS = P.sql`id, "analysisRunId", "subscriptionId", "costDate", "costType", "resourceGroup",
+  name, cost::float8 AS cost, currency, "recordedAt"`;
 
 const jsonString = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
-const jsonMoney = (v: Decimal | number) => JSON.stringify(Number(String(v)));
+
+/**
+ * offsetFree, remembered per instant for one answer: a page's rows share a few dozen dates (one
+ * per day, and the run's recordedAt), and formatting each row's anew was a tenth of a page's CPU.
+ */
+function dateTexts() {
+  const seen = new Map<number, string>();
+  return (d: Date) => {
+    const t = d.getTime();
+    let text = seen.get(t);
+    if (text === undefined) {
+      text = offsetFree(d);
+      seen.set(t, text);
+    }
+    return text;
+  };
+}
+const jsonMoney = (v: Decimal | number | string) => JSON.stringify(Number(String(v)));
 
 /**
  * The JSON text of historicalOut(h, tags, infra) as stringify writes it, member for member, built
  * directly: a streamed answer writes tens of thousands of rows, and building an object per row
- * and serialising it through stringify's replacer doubled the CPU an answer costs. The streaming
- * test compares this text with the paged answers' byte for byte.
+ * and serialising it through stringify's replacer doubled the CPU an answer costs. Paged and
+ * streamed answers both go through it (the streaming test compares them byte for byte).
  */
-function historicalJson(h: HistoricalCost, tagsJson: string, infraJson: string): string {
+function historicalJson(
+  h: HistoryRow,
+  tagsJson: string,
+  infraJson: string,
+  date: (d: Date) => string,
+): string {
   return (
     `{"id":${h.id},"analysisRunId":${h.analysisRunId},"subscriptionId":${JSON.stringify(h.subscriptionId)},` +
-    `"costDate":"${offsetFree(h.costDate)}","costType":${JSON.stringify(h.costType)},` +
+    `"costDate":"${date(h.costDate)}","costType":${JSON.stringify(h.costType)},` +
     `"resourceGroup":${jsonString(groupName(h.resourceGroup))},"name":${jsonString(h.name)},` +
     `"cost":${jsonMoney(h.cost)},"currency":${JSON.stringify(h.currency)},` +
-    `"recordedAt":"${offsetFree(h.recordedAt)}","tags":${tagsJson},"analysisRun":null,` +
+    `"recordedAt":"${date(h.recordedAt)}","tags":${tagsJson},"analysisRun":null,` +
     `"infraSupportCost":${infraJson}}`
   );
 }
 
-/** A page of rows as JSON texts, with the same tags and overlay as decorate. */
-async function decorateAsJson(prisma: PrismaClient, rows: HistoricalCost[]): Promise<JsonText[]> {
-  const { tags, infra } = await pageExtras(prisma, rows);
+/**
+ * Rows as the JSON texts of the wire shape: each with its group's merged tags (per run) and its
+ * subscription's infra support cost.
+ */
+async function rowsAsJson(prisma: PrismaClient, rows: HistoryRow[]): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const [tags, infra] = await Promise.all([
+    mergedGroupTags(
+      prisma,
+      [...new Set(rows.map((r) => r.analysisRunId))],
+      rows.map((r) => r.resourceGroup),
+    ),
+    infraSupportCosts(prisma, [...new Set(rows.map((r) => r.subscriptionId))]),
+  ]);
   const tagTexts = new Map<string, string>();
-  const tagText = (h: HistoricalCost) => {
+  const tagText = (h: HistoryRow) => {
     if (!h.resourceGroup) return 'null';
     const key = tagKey(h.analysisRunId, h.resourceGroup);
     let text = tagTexts.get(key);
@@ -97,22 +121,37 @@ async function decorateAsJson(prisma: PrismaClient, rows: HistoricalCost[]): Pro
     }
     return text;
   };
-  return rows.map(
-    (h) => new JsonText(historicalJson(h, tagText(h), jsonMoney(infraOf(infra, h.subscriptionId)))),
-  );
+  const infraTexts = new Map<string, string>();
+  const infraText = (subscriptionId: string) => {
+    let text = infraTexts.get(subscriptionId);
+    if (text === undefined) {
+      text = jsonMoney(infraOf(infra, subscriptionId));
+      infraTexts.set(subscriptionId, text);
+    }
+    return text;
+  };
+  const date = dateTexts();
+  return rows.map((h) => historicalJson(h, tagText(h), infraText(h.subscriptionId), date));
 }
 
-const BY_DATE: Prisma.HistoricalCostOrderByWithRelationInput[] = [{ costDate: 'asc' }, { id: 'asc' }];
+/** A JSON array of texts already serialised. */
+const jsonArray = (texts: string[]) => `[${texts.join(',')}]`;
 
-/** Historical rows of a run (all three cost types), costDate ascending, with tags and overlay. */
+/**
+ * Historical rows of a run (all three cost types), costDate ascending, with tags and overlay: the
+ * page as JSON text, and the total.
+ */
 export async function historicalByRun(prisma: PrismaClient, runId: number, skip: number, take: number) {
-  const where = { analysisRunId: runId };
-  const rows = await prisma.historicalCost.findMany({ where, orderBy: BY_DATE, skip, take });
-  const total = await pageTotal(rows, skip, take, () => countHistoricalByRun(prisma, runId));
-  return { rows: await decorate(prisma, rows), total };
+  const rows = await prisma.$queryRaw<HistoryRow[]>`SELECT ${HISTORY_COLUMNS} FROM "HistoricalCosts"
+    WHERE "analysisRunId" = ${runId} ORDER BY "costDate", id LIMIT ${take} OFFSET ${skip}`;
+  const [json, total] = await Promise.all([
+    rowsAsJson(prisma, rows),
+    pageTotal(rows, skip, take, () => countHistoricalByRun(prisma, runId)),
+  ]);
+  return { json: jsonArray(json), total };
 }
 
-/** Historical rows of a subscription across its runs, optionally within [start, end]. */
+/** Historical rows of a subscription across its runs, optionally within [start, end], as JSON text. */
 export async function historicalBySubscription(
   prisma: PrismaClient,
   subscriptionId: string,
@@ -121,25 +160,28 @@ export async function historicalBySubscription(
   skip: number,
   take: number,
 ) {
-  const where: Prisma.HistoricalCostWhereInput = {
-    subscriptionId,
-    ...(start || end ? { costDate: { ...(start ? { gte: start } : {}), ...(end ? { lte: end } : {}) } } : {}),
-  };
-  const rows = await prisma.historicalCost.findMany({ where, orderBy: BY_DATE, skip, take });
-  const total = await pageTotal(rows, skip, take, () =>
-    countHistoricalBySubscription(prisma, subscriptionId, start, end),
-  );
-  return { rows: await decorate(prisma, rows), total };
+  const rows = await prisma.$queryRaw<HistoryRow[]>`SELECT ${HISTORY_COLUMNS} FROM "HistoricalCosts"
+    WHERE ${subscriptionWhere(subscriptionId, start, end)} ORDER BY "costDate", id LIMIT ${take} OFFSET ${skip}`;
+  const [json, total] = await Promise.all([
+    rowsAsJson(prisma, rows),
+    pageTotal(rows, skip, take, () => countHistoricalBySubscription(prisma, subscriptionId, start, end)),
+  ]);
+  return { json: jsonArray(json), total };
+}
+
+/** A timestamp(3) literal of the stored wall-clock value (Date's UTC fields), with no zone to shift it. */
+const wallClock = (d: Date) => P.sql`${d.toISOString().slice(0, 23)}::timestamp(3)`;
+
+/** A subscription's rows, optionally within [start, end] and only of `runIds`. */
+function subscriptionWhere(subscriptionId: string, start?: Date, end?: Date, runIds?: number[]) {
+  return P.sql`"subscriptionId" = ${subscriptionId}
+    ${runIds ? P.sql`AND "analysisRunId" IN (${runIds.length ? P.join(runIds) : P.sql`NULL`})` : P.empty}
+    ${start ? P.sql`AND "costDate" >= ${wallClock(start)}` : P.empty}
+    ${end ? P.sql`AND "costDate" <= ${wallClock(end)}` : P.empty}`;
 }
 
 /** Rows read per keyset page of a streamed answer: the most a streamed answer holds at once. */
 export const STREAM_PAGE_ROWS = 2000;
-
-const HISTORY_COLUMNS = P.sql`id, "analysisRunId", "subscriptionId", "costDate", "costType", "resourceGroup",
-  name, cost, currency, "recordedAt"`;
-
-/** A timestamp(3) literal of the stored wall-clock value (Date's UTC fields), with no zone to shift it. */
-const wallClock = (d: Date) => P.sql`${d.toISOString().slice(0, 23)}::timestamp(3)`;
 
 /**
  * Historical rows matching `where` in costDate then id order, at most `limit` of them, read in
@@ -158,9 +200,9 @@ async function* keysetHistory(prisma: PrismaClient, where: Prisma.Sql, limit: nu
   while (left > 0) {
     const take = Math.min(STREAM_PAGE_ROWS, left);
     const from = after ? P.sql`AND ("costDate", id) > (${wallClock(after.costDate)}, ${after.id})` : P.empty;
-    const rows = await prisma.$queryRaw<HistoricalCost[]>`SELECT ${HISTORY_COLUMNS} FROM "HistoricalCosts"
+    const rows = await prisma.$queryRaw<HistoryRow[]>`SELECT ${HISTORY_COLUMNS} FROM "HistoricalCosts"
       WHERE ${where} AND id <= ${last} ${from} ORDER BY "costDate", id LIMIT ${take}`;
-    yield* await decorateAsJson(prisma, rows);
+    for (const text of await rowsAsJson(prisma, rows)) yield new JsonText(text);
     if (rows.length < take) return;
     left -= rows.length;
     const end = rows[rows.length - 1]!;
@@ -184,10 +226,8 @@ export async function runHistoryTotal(
   prisma: PrismaClient,
   runId: number,
 ): Promise<{ total: number; kept: boolean }> {
-  const run = await prisma.analysisRun.findUnique({
-    where: { id: runId },
-    select: { historicalCostCount: true },
-  });
+  const [run] = await prisma.$queryRaw<Array<{ historicalCostCount: number | null }>>`
+    SELECT "historicalCostCount" FROM "AnalysisRuns" WHERE id = ${runId}`;
   if (!run) return { total: 0, kept: false };
   if (run.historicalCostCount !== null) return { total: run.historicalCostCount, kept: true };
   return { total: await prisma.historicalCost.count({ where: { analysisRunId: runId } }), kept: false };
@@ -228,14 +268,22 @@ export async function subscriptionHistoryTotal(
           : {}),
       },
     });
-  const [untotalled, runs] = await Promise.all([
-    prisma.analysisRun.count({ where: { historicalCostCount: null } }),
-    prisma.analysisRun.findMany({
-      where: { subscriptionId },
-      select: { id: true, historicalCostCount: true, historyFrom: true, historyTo: true },
-      orderBy: { id: 'asc' },
-    }),
-  ]);
+  // One statement: how many runs lack their totals, beside the subscription's runs (none: one
+  // row of NULLs).
+  const found = await prisma.$queryRaw<
+    Array<{
+      untotalled: bigint;
+      id: number | null;
+      historicalCostCount: number | null;
+      historyFrom: Date | null;
+      historyTo: Date | null;
+    }>
+  >`SELECT u.n AS untotalled, r.id, r."historicalCostCount", r."historyFrom", r."historyTo"
+    FROM (SELECT count(*) AS n FROM "AnalysisRuns" WHERE "historicalCostCount" IS NULL) u
+    LEFT JOIN "AnalysisRuns" r ON r."subscriptionId" = ${subscriptionId}
+    ORDER BY r.id`;
+  const untotalled = toCount(found[0]?.untotalled);
+  const runs = found.filter((r): r is (typeof found)[number] & { id: number } => r.id !== null);
   // Each run with totals has rows of its own subscription only, so with every run totalled the
   // subscription's rows are exactly the rows of its runs.
   if (untotalled > 0) return { total: await plainCount(), runIds: undefined };
@@ -281,39 +329,41 @@ export function streamHistoricalBySubscription(
   limit: number,
   runIds?: number[],
 ) {
-  const where = P.sql`"subscriptionId" = ${subscriptionId}
-    ${runIds ? P.sql`AND "analysisRunId" IN (${runIds.length ? P.join(runIds) : P.sql`NULL`})` : P.empty}
-    ${start ? P.sql`AND "costDate" >= ${wallClock(start)}` : P.empty}
-    ${end ? P.sql`AND "costDate" <= ${wallClock(end)}` : P.empty}`;
-  return keysetHistory(prisma, where, limit);
+  return keysetHistory(prisma, subscriptionWhere(subscriptionId, start, end, runIds), limit);
 }
 
-/** [{date, cost, currency, infraSupportCost}] from the run's Total rows, ascending. */
+const jsonText = (v: string) => JSON.stringify(v);
+
+/** [{date, cost, currency, infraSupportCost}] from the run's Total rows, ascending, as JSON text. */
 export async function dailyTotals(prisma: PrismaClient, runId: number, skip: number, take: number) {
-  const where = { analysisRunId: runId, costType: 'Total' };
   const [rows, infra] = await Promise.all([
-    prisma.historicalCost.findMany({
-      where,
-      orderBy: BY_DATE,
-      skip,
-      take,
-      select: { costDate: true, cost: true, currency: true },
-    }),
+    prisma.$queryRaw<Array<{ costDate: Date; cost: number; currency: string }>>`
+      SELECT "costDate", cost::float8 AS cost, currency FROM "HistoricalCosts"
+      WHERE "analysisRunId" = ${runId} AND "costType" = 'Total'
+      ORDER BY "costDate", id LIMIT ${take} OFFSET ${skip}`,
     runInfraSupport(prisma, runId),
   ]);
-  const total = await pageTotal(rows, skip, take, () => prisma.historicalCost.count({ where }));
+  const total = await pageTotal(rows, skip, take, () =>
+    prisma.historicalCost.count({ where: { analysisRunId: runId, costType: 'Total' } }),
+  );
+  const infraJson = jsonMoney(infra);
+  const date = dateTexts();
   return {
-    rows: rows.map((r) => ({
-      date: offsetFree(r.costDate),
-      cost: r.cost,
-      currency: r.currency,
-      infraSupportCost: infra,
-    })),
+    json: jsonArray(
+      rows.map(
+        (r) =>
+          `{"date":"${date(r.costDate)}","cost":${jsonMoney(r.cost)},"currency":${jsonText(r.currency)},` +
+          `"infraSupportCost":${infraJson}}`,
+      ),
+    ),
     total,
   };
 }
 
-/** [{date, resourceGroup, cost, currency}] of ResourceGroup rows, by date then group; filter case-insensitive. */
+/**
+ * [{date, resourceGroup, cost, currency}] of ResourceGroup rows, by date then group, as JSON text;
+ * filter case-insensitive.
+ */
 export async function historicalByGroup(
   prisma: PrismaClient,
   runId: number,
@@ -323,9 +373,9 @@ export async function historicalByGroup(
 ) {
   const filter = group ? P.sql`AND upper("resourceGroup") = upper(${group})` : P.empty;
   const rows = await prisma.$queryRaw<
-    Array<{ costDate: Date; resourceGroup: string | null; cost: Decimal; currency: string }>
+    Array<{ costDate: Date; resourceGroup: string | null; cost: number; currency: string }>
   >`
-      SELECT "costDate", "resourceGroup", cost, currency FROM "HistoricalCosts"
+      SELECT "costDate", "resourceGroup", cost::float8 AS cost, currency FROM "HistoricalCosts"
       WHERE "analysisRunId" = ${runId} AND "costType" = 'ResourceGroup' ${filter}
       ORDER BY "costDate", upper("resourceGroup"), id LIMIT ${take} OFFSET ${skip}`;
   const total = await pageTotal(rows, skip, take, () =>
@@ -334,23 +384,50 @@ export async function historicalByGroup(
       toCount(c[0]?.n),
     ),
   );
+  const date = dateTexts();
   return {
-    rows: rows.map((r) => ({
-      date: offsetFree(r.costDate),
-      resourceGroup: groupName(r.resourceGroup),
-      cost: r.cost,
-      currency: r.currency,
-    })),
+    json: jsonArray(
+      rows.map(
+        (r) =>
+          `{"date":"${date(r.costDate)}","resourceGroup":${jsonString(groupName(r.resourceGroup))},` +
+          `"cost":${jsonMoney(r.cost)},"currency":${jsonText(r.currency)}}`,
+      ),
+    ),
     total,
   };
 }
 
 /**
- * [{date, service, resourceGroup, cost, currency}] of Service rows, by date then service name. The
- * name matches exactly first, then case-insensitively when nothing matches exactly (as the type
- * filter of the resources): an exact name is known to the statistics, so the page is an ordered
- * read of the run's (costType, costDate) index that stops at the page, where lower(name) read
- * and sorted every Service row of the run (44k for 40 groups × 6 services × 183 days).
+ * How many Service rows of a run a by-service filter matches, from the totals kept with the run
+ * (RunServiceTotals), and the filter that matches them: the exact name when any row has it, else
+ * the name case-insensitively. Undefined for a run without them (or no run): count instead.
+ */
+async function keptServiceTotal(
+  prisma: PrismaClient,
+  runId: number,
+  service: string | undefined,
+): Promise<{ total: number; filter: Prisma.Sql } | undefined> {
+  const [t] = await prisma.$queryRaw<
+    Array<{ all: number | null; exact: number | null; folded: bigint | null }>
+  >`
+    SELECT r."historyServiceCount" AS all,
+      (SELECT rows FROM "RunServiceTotals" s WHERE s."analysisRunId" = r.id AND s.name = ${service ?? null}) AS exact,
+      (SELECT sum(rows) FROM "RunServiceTotals" s
+       WHERE s."analysisRunId" = r.id AND lower(s.name) = lower(${service ?? null})) AS folded
+    FROM "AnalysisRuns" r WHERE r.id = ${runId}`;
+  if (!t || t.all === null) return undefined;
+  if (!service) return { total: t.all, filter: P.empty };
+  if (t.exact) return { total: t.exact, filter: P.sql`AND name = ${service}` };
+  return { total: toCount(t.folded), filter: P.sql`AND lower(name) = lower(${service})` };
+}
+
+/**
+ * [{date, service, resourceGroup, cost, currency}] of Service rows, by date then service name, as
+ * JSON text. The name matches exactly first, then case-insensitively when nothing matches exactly
+ * (as the type filter of the resources): an exact name is known to the statistics, so the page is
+ * an ordered read of the run's (costType, costDate) index that stops at the page, where lower(name)
+ * read and sorted every Service row of the run (44k for 40 groups × 6 services × 183 days). The
+ * total is the one kept with the run; only a run without it counts the matching rows.
  */
 export async function historicalByService(
   prisma: PrismaClient,
@@ -359,35 +436,42 @@ export async function historicalByService(
   skip: number,
   take: number,
 ) {
-  const page = async (filter: Prisma.Sql) => {
-    const rows = await prisma.$queryRaw<
-      Array<{
-        costDate: Date;
-        name: string | null;
-        resourceGroup: string | null;
-        cost: Decimal;
-        currency: string;
-      }>
-    >`
-      SELECT "costDate", name, "resourceGroup", cost, currency FROM "HistoricalCosts"
+  type Row = {
+    costDate: Date;
+    name: string | null;
+    resourceGroup: string | null;
+    cost: number;
+    currency: string;
+  };
+  const read = (filter: Prisma.Sql) => prisma.$queryRaw<Row[]>`
+      SELECT "costDate", name, "resourceGroup", cost::float8 AS cost, currency FROM "HistoricalCosts"
       WHERE "analysisRunId" = ${runId} AND "costType" = 'Service' ${filter}
       ORDER BY "costDate", name, upper("resourceGroup"), id LIMIT ${take} OFFSET ${skip}`;
+  const counted = async (filter: Prisma.Sql) => {
+    const rows = await read(filter);
     const total = await pageTotal(rows, skip, take, () =>
       prisma.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM "HistoricalCosts"
         WHERE "analysisRunId" = ${runId} AND "costType" = 'Service' ${filter}`.then((c) => toCount(c[0]?.n)),
     );
     return { rows, total };
   };
-  let r = await page(service ? P.sql`AND name = ${service}` : P.empty);
-  if (service && r.total === 0) r = await page(P.sql`AND lower(name) = lower(${service})`);
+  const kept = await keptServiceTotal(prisma, runId, service);
+  let r: { rows: Row[]; total: number };
+  if (kept) r = { rows: kept.total > skip ? await read(kept.filter) : [], total: kept.total };
+  else {
+    r = await counted(service ? P.sql`AND name = ${service}` : P.empty);
+    if (service && r.total === 0) r = await counted(P.sql`AND lower(name) = lower(${service})`);
+  }
+  const date = dateTexts();
   return {
-    rows: r.rows.map((row) => ({
-      date: offsetFree(row.costDate),
-      service: row.name,
-      resourceGroup: groupName(row.resourceGroup),
-      cost: row.cost,
-      currency: row.currency,
-    })),
+    json: jsonArray(
+      r.rows.map(
+        (row) =>
+          `{"date":"${date(row.costDate)}","service":${jsonString(row.name)},` +
+          `"resourceGroup":${jsonString(groupName(row.resourceGroup))},"cost":${jsonMoney(row.cost)},` +
+          `"currency":${jsonText(row.currency)}}`,
+      ),
+    ),
     total: r.total,
   };
 }

@@ -2,8 +2,6 @@ import type {
   AiRecommendation,
   AnalysisRun,
   CostDetail,
-  HistoricalCost,
-  Prisma,
   ResourceAnalysis,
   Subscription,
 } from '../../db/generated/client.js';
@@ -11,9 +9,6 @@ import { groupName, instant, offsetFree } from './format.js';
 import type { Tags } from './tags.js';
 
 /** Wire shapes of the original's entities; child rows carry `analysisRun: null` (W1). */
-
-type Decimal = Prisma.Decimal;
-type Money = Decimal | number;
 
 export const DEFAULT_INFRA_SUPPORT_COST = 400;
 
@@ -99,24 +94,6 @@ export function costDetailOut(c: CostDetail, tags: Tags | undefined) {
     recordedAt: offsetFree(c.recordedAt),
     tags: tags && Object.keys(tags).length > 0 ? tags : null,
     analysisRun: null,
-  };
-}
-
-export function historicalOut(h: HistoricalCost, tags: Tags | undefined, infraSupportCost: Money) {
-  return {
-    id: h.id,
-    analysisRunId: h.analysisRunId,
-    subscriptionId: h.subscriptionId,
-    costDate: offsetFree(h.costDate),
-    costType: h.costType,
-    resourceGroup: groupName(h.resourceGroup),
-    name: h.name,
-    cost: h.cost,
-    currency: h.currency,
-    recordedAt: offsetFree(h.recordedAt),
-    tags: tags && Object.keys(tags).length > 0 ? tags : null,
-    analysisRun: null,
-    infraSupportCost,
   };
 }
 

@@ -3,6 +3,7 @@
  * stored status, overridden by a dismissal, snooze or exclusion), and their totals per rule and per
  * resource group. Only `active` findings count in the totals.
  */
+import { LRUCache } from 'lru-cache';
 import type { PrismaClient } from '../../db/generated/client.js';
 import type { FlagStatus, ResourceFlag } from '../engine/flags.js';
 import { type Decisions, decisionFor, loadDecisions, type Suppression } from './decisions.js';
@@ -40,11 +41,19 @@ function parseTags(json: string | null): Record<string, string> {
   }
 }
 
-/** Every finding of a run, with the decisions in force at `now` applied. */
-export async function runItems(prisma: PrismaClient, run: RunRef, now: Date, decisions?: Decisions) {
-  const d = decisions ?? (await loadDecisions(prisma, run.subscriptionId, now));
+/** A flagged resource of a run as the findings are made from it (what the run stored). */
+interface FlaggedResource {
+  resourceId: string;
+  resourceName: string;
+  resourceType: string;
+  resourceGroup: string;
+  tags: Record<string, string>;
+  flags: ResourceFlag[];
+}
+
+async function readFlagged(prisma: PrismaClient, runId: number): Promise<FlaggedResource[]> {
   const rows = await prisma.resourceAnalysis.findMany({
-    where: { analysisRunId: run.id, NOT: { flags: '' } },
+    where: { analysisRunId: runId, NOT: { flags: '' } },
     select: {
       resourceId: true,
       resourceName: true,
@@ -55,12 +64,26 @@ export async function runItems(prisma: PrismaClient, run: RunRef, now: Date, dec
     },
     orderBy: { id: 'asc' },
   });
-  const items: WasteItem[] = [];
+  const out: FlaggedResource[] = [];
   for (const r of rows) {
     if (!Array.isArray(r.flagDetails)) continue;
-    const ref = { resourceId: r.resourceId, resourceGroup: r.resourceGroup, tags: parseTags(r.tagsJson) };
-    for (const f of r.flagDetails as unknown as ResourceFlag[]) {
-      const suppression = decisionFor(ref, f.code, d) ?? null;
+    out.push({
+      resourceId: r.resourceId,
+      resourceName: r.resourceName,
+      resourceType: r.resourceType,
+      resourceGroup: r.resourceGroup,
+      tags: parseTags(r.tagsJson),
+      flags: r.flagDetails as unknown as ResourceFlag[],
+    });
+  }
+  return out;
+}
+
+function itemsOf(flagged: readonly FlaggedResource[], d: Decisions): WasteItem[] {
+  const items: WasteItem[] = [];
+  for (const r of flagged) {
+    for (const f of r.flags) {
+      const suppression = decisionFor(r, f.code, d) ?? null;
       items.push({
         resourceId: r.resourceId,
         resourceName: r.resourceName,
@@ -79,6 +102,12 @@ export async function runItems(prisma: PrismaClient, run: RunRef, now: Date, dec
     }
   }
   return items;
+}
+
+/** Every finding of a run, with the decisions in force at `now` applied. */
+export async function runItems(prisma: PrismaClient, run: RunRef, now: Date, decisions?: Decisions) {
+  const d = decisions ?? (await loadDecisions(prisma, run.subscriptionId, now));
+  return itemsOf(await readFlagged(prisma, run.id), d);
 }
 
 export interface Totals {
@@ -155,12 +184,85 @@ export function summarize(run: RunRef, items: readonly WasteItem[]) {
   };
 }
 
-/** The summary of a run by id (null when it does not exist), with the decisions in force now. */
+/**
+ * Per host: the flagged resources of runs written with their totals (the engine writes a run's
+ * resources once, in one transaction, and never changes them), and summaries by run and the
+ * decisions they were made with. A decision row only ever leaves force (revoked, or a snooze
+ * that expires) and new ones take new ids, so the ids in force name the decisions exactly, and a
+ * set of ids that has changed never comes back. Every answer reads those ids from the database
+ * first, so a dismissal made through any host shows in the next answer of every host.
+ */
+const FLAGGED_RUNS = 8;
+const SUMMARIES = 64;
+type Summary = ReturnType<typeof summarize>;
+const flaggedCaches = new WeakMap<object, LRUCache<number, FlaggedResource[]>>();
+const summaryCaches = new WeakMap<object, LRUCache<string, Summary>>();
+
+function cacheOf<K extends {}, V extends {}>(
+  map: WeakMap<object, LRUCache<K, V>>,
+  prisma: object,
+  max: number,
+) {
+  let cache = map.get(prisma);
+  if (!cache) {
+    cache = new LRUCache<K, V>({ max });
+    map.set(prisma, cache);
+  }
+  return cache;
+}
+
+/** A timestamp(3) literal of a Date's UTC fields: the columns hold UTC wall-clock values. */
+const wallClock = (d: Date) => d.toISOString().slice(0, 23);
+
+/** The run, whether its totals were written with it, and the ids of the decisions in force at `now`. */
+async function runAndDecisionIds(prisma: PrismaClient, runId: number, now: Date) {
+  const [row] = await prisma.$queryRaw<
+    Array<RunRef & { kept: boolean; suppressions: string | null; exclusions: string | null }>
+  >`SELECT r.id, r."subscriptionId", r."runDate", r.currency, r."totalsWrittenAt" IS NOT NULL AS kept,
+      (SELECT string_agg(s.id::text, ',' ORDER BY s.id) FROM "WasteSuppressions" s
+       WHERE s."subscriptionId" = lower(r."subscriptionId") AND s."revokedAt" IS NULL
+         AND (s."expiresAt" IS NULL OR s."expiresAt" > ${wallClock(now)}::timestamp(3))) AS suppressions,
+      (SELECT string_agg(e.id::text, ',' ORDER BY e.id) FROM "WasteExclusions" e
+       WHERE e."subscriptionId" = lower(r."subscriptionId") AND e."revokedAt" IS NULL) AS exclusions
+    FROM "AnalysisRuns" r WHERE r.id = ${runId}`;
+  return row;
+}
+
+const idList = (text: string | null) => (text ? text.split(',').map(Number) : []);
+
+/**
+ * The summary of a run by id (undefined when it does not exist), with the decisions in force now.
+ * For a run written with its totals, kept per host by run and decision ids (see above): reading
+ * every flagged resource of the run and applying the decisions to each cost more than anything
+ * else the dashboard's opportunities answer did.
+ */
 export async function runSummary(prisma: PrismaClient, runId: number) {
-  const run = await prisma.analysisRun.findUnique({
-    where: { id: runId },
-    select: { id: true, subscriptionId: true, runDate: true, currency: true },
-  });
-  if (!run) return undefined;
-  return summarize(run, await runItems(prisma, run, new Date()));
+  const row = await runAndDecisionIds(prisma, runId, new Date());
+  if (!row) return undefined;
+  const run: RunRef = {
+    id: row.id,
+    subscriptionId: row.subscriptionId,
+    runDate: row.runDate,
+    currency: row.currency,
+  };
+  const key = `${row.id}|${row.suppressions ?? ''}|${row.exclusions ?? ''}`;
+  const summaries = cacheOf(summaryCaches, prisma, SUMMARIES);
+  const hit = row.kept ? summaries.get(key) : undefined;
+  if (hit) return hit;
+  // The decisions of exactly those ids: the summary is then the one its key names.
+  const [suppressions, exclusions] = await Promise.all([
+    prisma.wasteSuppression.findMany({
+      where: { id: { in: idList(row.suppressions) } },
+      orderBy: { id: 'asc' },
+    }),
+    prisma.wasteExclusion.findMany({ where: { id: { in: idList(row.exclusions) } }, orderBy: { id: 'asc' } }),
+  ]);
+  let flagged = row.kept ? cacheOf(flaggedCaches, prisma, FLAGGED_RUNS).get(row.id) : undefined;
+  if (!flagged) {
+    flagged = await readFlagged(prisma, row.id);
+    if (row.kept) cacheOf(flaggedCaches, prisma, FLAGGED_RUNS).set(row.id, flagged);
+  }
+  const summary = summarize(run, itemsOf(flagged, { suppressions, exclusions }));
+  if (row.kept) summaries.set(key, summary);
+  return summary;
 }

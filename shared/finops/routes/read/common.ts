@@ -1,3 +1,4 @@
+import type { HttpResponseInit } from '@azure/functions';
 import { z } from 'zod';
 import { badRequest } from '../../../http/problem.js';
 import { pagingHeaders } from '../../../http/respond.js';
@@ -77,6 +78,15 @@ export function paging(query: URLSearchParams, defaultPageSize?: number): Paging
 }
 
 export const listHeaders = (total: number, p: Paging) => pagingHeaders(total, p.page, p.pageSize);
+
+/** 200 with a JSON body already serialised (built as text, not through stringify's replacer). */
+export function okJsonText(json: string, headers: Record<string, string> = {}): HttpResponseInit {
+  return {
+    status: 200,
+    body: json,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
+  };
+}
 
 // OpenAPI descriptions of the common parameters.
 export const runIdParams = z.object({ analysisRunId: z.string().regex(/^\d+$/) });

@@ -7,6 +7,7 @@ import { costSummary, findCostDetails } from '../../queries/cost-details.js';
 import {
   idParam,
   listHeaders,
+  okJsonText,
   PAGED_HEADERS_NOTE,
   paging,
   pagingQuery,
@@ -38,8 +39,8 @@ export const costDetailsRoutes: RouteDefinition[] = [
     async handler({ services, params, query }) {
       const runId = idParam(params, 'analysisRunId');
       const p = paging(query);
-      const { rows, total } = await findCostDetails(services.prisma, runId, undefined, p.skip, p.pageSize);
-      return ok(rows, listHeaders(total, p));
+      const { json, total } = await findCostDetails(services.prisma, runId, undefined, p.skip, p.pageSize);
+      return okJsonText(json, listHeaders(total, p));
     },
   }),
   defineRoute({
@@ -59,8 +60,8 @@ export const costDetailsRoutes: RouteDefinition[] = [
       const runId = idParam(params, 'analysisRunId');
       const costType = textParam(params, 'costType');
       const p = paging(query);
-      const { rows, total } = await findCostDetails(services.prisma, runId, costType, p.skip, p.pageSize);
-      return ok(rows, listHeaders(total, p));
+      const { json, total } = await findCostDetails(services.prisma, runId, costType, p.skip, p.pageSize);
+      return okJsonText(json, listHeaders(total, p));
     },
   }),
   defineRoute({
@@ -83,8 +84,8 @@ export const costDetailsRoutes: RouteDefinition[] = [
           count: [`The value '${raw}' is not valid.`],
         });
       }
-      const { rows } = await findCostDetails(services.prisma, runId, undefined, 0, count);
-      return ok(rows);
+      const { json } = await findCostDetails(services.prisma, runId, undefined, 0, count);
+      return okJsonText(json);
     },
   }),
   defineRoute({

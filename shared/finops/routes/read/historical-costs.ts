@@ -33,6 +33,7 @@ import {
   HEAVY_429,
   idParam,
   listHeaders,
+  okJsonText,
   PAGED_HEADERS_NOTE,
   type Paging,
   paging,
@@ -196,8 +197,8 @@ export const historicalCostsRoutes: RouteDefinition[] = [
       const p = paging(query);
       // Unpaged (the web client's call): tens of thousands of rows, streamed, never held.
       if (!p.explicit) return unpagedRunHistory(ctx, runId, p);
-      const { rows, total } = await historicalByRun(services.prisma, runId, p.skip, p.pageSize);
-      return ok(rows, listHeaders(total, p));
+      const { json, total } = await historicalByRun(services.prisma, runId, p.skip, p.pageSize);
+      return okJsonText(json, listHeaders(total, p));
     },
   }),
   defineRoute({
@@ -222,7 +223,7 @@ export const historicalCostsRoutes: RouteDefinition[] = [
       const p = paging(query);
       // Unpaged (the web client's call): streamed, or the compressed answer already made.
       if (!p.explicit) return unpagedSubscriptionHistory(ctx, subscriptionId, start, end, p);
-      const { rows, total } = await historicalBySubscription(
+      const { json, total } = await historicalBySubscription(
         services.prisma,
         subscriptionId,
         start,
@@ -230,7 +231,7 @@ export const historicalCostsRoutes: RouteDefinition[] = [
         p.skip,
         p.pageSize,
       );
-      return ok(rows, listHeaders(total, p));
+      return okJsonText(json, listHeaders(total, p));
     },
   }),
   defineRoute({
@@ -250,8 +251,8 @@ export const historicalCostsRoutes: RouteDefinition[] = [
     async handler({ services, params, query }) {
       const runId = idParam(params, 'analysisRunId');
       const p = paging(query);
-      const { rows, total } = await dailyTotals(services.prisma, runId, p.skip, p.pageSize);
-      return ok(rows, listHeaders(total, p));
+      const { json, total } = await dailyTotals(services.prisma, runId, p.skip, p.pageSize);
+      return okJsonText(json, listHeaders(total, p));
     },
   }),
   defineRoute({
@@ -273,8 +274,8 @@ export const historicalCostsRoutes: RouteDefinition[] = [
       const runId = idParam(params, 'analysisRunId');
       const group = query.get('resourceGroup')?.trim() || undefined;
       const p = paging(query);
-      const { rows, total } = await historicalByGroup(services.prisma, runId, group, p.skip, p.pageSize);
-      return ok(rows, listHeaders(total, p));
+      const { json, total } = await historicalByGroup(services.prisma, runId, group, p.skip, p.pageSize);
+      return okJsonText(json, listHeaders(total, p));
     },
   }),
   defineRoute({
@@ -295,8 +296,8 @@ export const historicalCostsRoutes: RouteDefinition[] = [
       const runId = idParam(params, 'analysisRunId');
       const service = query.get('serviceName')?.trim() || undefined;
       const p = paging(query);
-      const { rows, total } = await historicalByService(services.prisma, runId, service, p.skip, p.pageSize);
-      return ok(rows, listHeaders(total, p));
+      const { json, total } = await historicalByService(services.prisma, runId, service, p.skip, p.pageSize);
+      return okJsonText(json, listHeaders(total, p));
     },
   }),
   defineRoute({
