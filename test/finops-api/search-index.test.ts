@@ -4,7 +4,12 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type PrismaClient } from '../../shared/db/client.js';
 import { condition, findResources } from '../../shared/finops/queries/resources.js';
-import { createPostgresDatabase, TEST_PG_URL } from '../support/databases.js';
+import {
+  createPostgresDatabase,
+  openMigratedDatabase,
+  TEST_DATABASES,
+  TEST_PG_URL,
+} from '../support/databases.js';
 
 const TYPES = [
   'Microsoft.Compute/virtualMachines',
@@ -55,27 +60,13 @@ async function searchPlan(prisma: PrismaClient, runId: number, term: string) {
   return JSON.stringify(rows[0]!['QUERY PLAN']);
 }
 
-const databases: Array<[string, 'pglite' | 'postgres']> = [
-  ['PGlite', 'pglite'],
-  ...(TEST_PG_URL ? [['PostgreSQL', 'postgres'] as [string, 'postgres']] : []),
-];
-
-describe.each(databases)('substring search on %s', (_name, kind) => {
+describe.each(TEST_DATABASES)('substring search on %s', (_name, kind) => {
   let prisma: PrismaClient;
   let close: () => Promise<void>;
   let runId: number;
 
   beforeAll(async () => {
-    let url: string | undefined;
-    let drop: (() => Promise<void>) | undefined;
-    if (kind === 'postgres') ({ url, drop } = await createPostgresDatabase());
-    const db = await openDatabase({ connectionString: url, dataDir: 'memory://' });
-    await db.migrate();
-    prisma = db.prisma;
-    close = async () => {
-      await db.close();
-      await drop?.();
-    };
+    ({ prisma, close } = await openMigratedDatabase(kind));
     // PostgreSQL: a realistic table (12 runs of 10,000, the bench's run size), for the planner's choice. PGlite: the answers.
     runId = kind === 'postgres' ? await seed(prisma, 12, 10_000) : await seed(prisma, 3, 2_000);
   }, 180_000);

@@ -1,10 +1,10 @@
 // The analysis stages its daily history page by page (no page is held after it is staged) and the
 // run's write sums it into HistoricalCosts: these tests read the rows a run ends up with.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type PrismaClient } from '../../shared/db/client.js';
+import type { PrismaClient } from '../../shared/db/client.js';
 import type { DailyCost } from '../../shared/finops/azure/index.js';
 import { openRunWriter, type RunToPersist } from '../../shared/finops/engine/persist.js';
-import { createPostgresDatabase, TEST_PG_URL } from '../support/databases.js';
+import { openMigratedDatabase, TEST_DATABASES } from '../support/databases.js';
 
 const SUB = '3c0f0000-0000-4000-8000-00000000b001';
 const RECORDED = new Date('2026-04-01T08:00:00.000Z');
@@ -36,30 +36,13 @@ function run(extra: Partial<RunToPersist> = {}): RunToPersist {
   };
 }
 
-const databases: Array<[string, 'pglite' | 'postgres']> = [
-  ['PGlite', 'pglite'],
-  ...(TEST_PG_URL ? [['PostgreSQL', 'postgres'] as [string, 'postgres']] : []),
-];
-
-describe.each(databases)('staged analysis history on %s', (_name, kind) => {
+describe.each(TEST_DATABASES)('staged analysis history on %s', (_name, kind) => {
   let prisma: PrismaClient;
   let url: string | undefined;
   let close: () => Promise<void>;
 
   beforeAll(async () => {
-    let drop: (() => Promise<void>) | undefined;
-    if (kind === 'postgres') {
-      const pg = await createPostgresDatabase();
-      url = pg.url;
-      drop = pg.drop;
-    }
-    const db = await openDatabase({ connectionString: url, dataDir: 'memory://' });
-    await db.migrate();
-    prisma = db.prisma;
-    close = async () => {
-      await db.close();
-      await drop?.();
-    };
+    ({ prisma, url, close } = await openMigratedDatabase(kind));
   }, 120_000);
   afterAll(async () => {
     await close?.();

@@ -1,7 +1,7 @@
 // The history totals a run keeps (written once with the run) answer X-Total-Count without
 // counting the rows; these tests compare them with plain counts of the rows themselves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type PrismaClient } from '../../shared/db/client.js';
+import type { PrismaClient } from '../../shared/db/client.js';
 import { type HistoricalCostRow, persistRun, type ResourceRow } from '../../shared/finops/engine/persist.js';
 import {
   dashboardSummary,
@@ -18,7 +18,7 @@ import {
   resourceGroupSummary,
   resourceTypeSummary,
 } from '../../shared/finops/queries/resources.js';
-import { createPostgresDatabase, TEST_PG_URL } from '../support/databases.js';
+import { openMigratedDatabase, TEST_DATABASES } from '../support/databases.js';
 
 const SUB = '3c0f0000-0000-4000-8000-00000000a001';
 const OTHER = '3c0f0000-0000-4000-8000-00000000a002';
@@ -96,12 +96,7 @@ function persist(
   );
 }
 
-const databases: Array<[string, 'pglite' | 'postgres']> = [
-  ['PGlite', 'pglite'],
-  ...(TEST_PG_URL ? [['PostgreSQL', 'postgres'] as [string, 'postgres']] : []),
-];
-
-describe.each(databases)('run history totals on %s', (_name, kind) => {
+describe.each(TEST_DATABASES)('run history totals on %s', (_name, kind) => {
   let prisma: PrismaClient;
   let close: () => Promise<void>;
   let url: string | undefined;
@@ -109,19 +104,7 @@ describe.each(databases)('run history totals on %s', (_name, kind) => {
     prisma.historicalCost.count(where);
 
   beforeAll(async () => {
-    let drop: (() => Promise<void>) | undefined;
-    if (kind === 'postgres') {
-      const db = await createPostgresDatabase();
-      url = db.url;
-      drop = db.drop;
-    }
-    const db = await openDatabase({ connectionString: url, dataDir: 'memory://' });
-    await db.migrate();
-    prisma = db.prisma;
-    close = async () => {
-      await db.close();
-      await drop?.();
-    };
+    ({ prisma, url, close } = await openMigratedDatabase(kind));
   }, 120_000);
   afterAll(async () => {
     await close?.();

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { openDatabase, type PrismaClient } from '../../shared/db/client.js';
 
 /** The PostgreSQL server tests may use (CI sets it); unset → PostgreSQL tests do not run. */
 export const TEST_PG_URL = process.env.FINWATCH_TEST_PG_URL;
@@ -24,6 +25,34 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
+    },
+  };
+}
+
+/** The databases a data-layer test runs on: PGlite always, PostgreSQL when the test server is set. */
+export const TEST_DATABASES: Array<[string, 'pglite' | 'postgres']> = [
+  ['PGlite', 'pglite'],
+  ...(TEST_PG_URL ? [['PostgreSQL', 'postgres'] as [string, 'postgres']] : []),
+];
+
+/** A migrated database of that kind: in-memory PGlite, or a fresh PostgreSQL database that close() drops. */
+export async function openMigratedDatabase(kind: 'pglite' | 'postgres'): Promise<{
+  prisma: PrismaClient;
+  /** The PostgreSQL URL (undefined for PGlite). */
+  url: string | undefined;
+  close(): Promise<void>;
+}> {
+  let url: string | undefined;
+  let drop: (() => Promise<void>) | undefined;
+  if (kind === 'postgres') ({ url, drop } = await createPostgresDatabase());
+  const db = await openDatabase({ connectionString: url, dataDir: 'memory://' });
+  await db.migrate();
+  return {
+    prisma: db.prisma,
+    url,
+    async close() {
+      await db.close();
+      await drop?.();
     },
   };
 }
