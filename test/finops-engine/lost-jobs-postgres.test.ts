@@ -1,9 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type AzureSimulator, startAzureSimulator } from '../../dev/azure-sim/index.js';
 import { TEST_PG_URL } from '../support/databases.js';
-import { sharingWith, type TestHost } from '../support/host.js';
+import type { TestHost } from '../support/host.js';
 import { apiClient } from '../support/http.js';
-import { killChildHostMidJob, SUB_A, SUB_B, SUB_C, startAnalysisHost, waitForJob } from './support.js';
+import {
+  killChildHostMidJob,
+  SUB_A,
+  SUB_B,
+  SUB_C,
+  startAnalysisHost,
+  startTwoAnalysisHosts,
+  waitForJob,
+} from './support.js';
 
 // Heartbeat 1 s (simSettings), so a job is abandoned after 4 s of silence and the sweepers of both
 // hosts look every second.
@@ -14,9 +22,7 @@ describe.runIf(TEST_PG_URL)('jobs whose message or host is lost, on two hosts sh
 
   beforeAll(async () => {
     sim = await startAzureSimulator({ resourcesPerSubscription: 10 });
-    const worker = { pollMs: 50 };
-    a = await startAnalysisHost(sim, { database: 'postgres', queueWorker: worker });
-    b = await startAnalysisHost(sim, sharingWith(a, { queueWorker: worker }));
+    [a, b] = await startTwoAnalysisHosts(sim);
   });
   afterAll(async () => {
     await b?.close();

@@ -7,7 +7,13 @@ import type { AppServices } from '../../shared/app/services.js';
 import type { Caller } from '../../shared/auth/caller.js';
 import type { Settings } from '../../shared/config/index.js';
 import { unauthorized } from '../../shared/http/problem.js';
-import { startTestHost, type TestHost, type TestHostOptions, testSettings } from '../support/host.js';
+import {
+  sharingWith,
+  startTestHost,
+  type TestHost,
+  type TestHostOptions,
+  testSettings,
+} from '../support/host.js';
 import { apiClient } from '../support/http.js';
 
 export const SIM_CERT_FILE = fileURLToPath(new URL('../../dev/azure-sim/tls/sim-cert.pem', import.meta.url));
@@ -56,6 +62,21 @@ export async function startAnalysisHost(
   const host = await startTestHost({ ...rest, settings: { ...simSettings(sim, extra), ...settings } });
   stubAuth(host.services);
   return host;
+}
+
+/**
+ * Two instances of the app on one PostgreSQL database and one queue, both draining it every 50 ms:
+ * what two scaled-out Function App instances share.
+ */
+export async function startTwoAnalysisHosts(sim: AzureSimulator): Promise<[TestHost, TestHost]> {
+  const worker = { pollMs: 50 };
+  const a = await startAnalysisHost(sim, { database: 'postgres', queueWorker: worker });
+  try {
+    return [a, await startAnalysisHost(sim, sharingWith(a, { queueWorker: worker }))];
+  } catch (err) {
+    await a.close();
+    throw err;
+  }
 }
 
 export type Api = ReturnType<typeof apiClient>;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AzureSimulator, startAzureSimulator } from '../../dev/azure-sim/index.js';
 import { TEST_PG_URL } from '../support/databases.js';
-import { sharingWith, type TestHost } from '../support/host.js';
+import type { TestHost } from '../support/host.js';
 import { apiClient } from '../support/http.js';
-import { SUB_A, SUB_B, SUB_C, startAnalysisHost, USER, waitFor, waitForJob } from './support.js';
+import { SUB_A, SUB_B, SUB_C, startTwoAnalysisHosts, USER, waitFor, waitForJob } from './support.js';
 
 // Two hosts (two "instances" of the app) on one PostgreSQL database and one queue: the advisory
 // lock of the gate must keep their analyses one at a time.
@@ -14,9 +14,7 @@ describe.runIf(TEST_PG_URL)('two hosts sharing one PostgreSQL database', () => {
 
   beforeAll(async () => {
     sim = await startAzureSimulator({ resourcesPerSubscription: 20 });
-    const worker = { pollMs: 50 };
-    a = await startAnalysisHost(sim, { database: 'postgres', queueWorker: worker });
-    b = await startAnalysisHost(sim, sharingWith(a, { queueWorker: worker }));
+    [a, b] = await startTwoAnalysisHosts(sim);
   });
   afterAll(async () => {
     await b?.close();
