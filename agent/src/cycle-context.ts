@@ -35,6 +35,16 @@ export class CycleContext {
     return this.nodeList;
   }
 
+  /** The node list for a step that cannot go on without it: undefined (logged and counted) when it fails. */
+  async nodesOrSkip(): Promise<Node[] | undefined> {
+    try {
+      return await this.nodes();
+    } catch (error) {
+      this.kubeFailed('listing nodes', error);
+      return undefined;
+    }
+  }
+
   /** Logs and counts a failed Kubernetes call; the cycle goes on. */
   kubeFailed(what: string, error: unknown): void {
     this.kubeErrors++;

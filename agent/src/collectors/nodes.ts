@@ -88,13 +88,8 @@ export function nodePayload(
 
 /** Step 2: one payload for every node of the node list, with or without metrics. */
 export async function collectNodes(ctx: CycleContext): Promise<void> {
-  let nodes: Node[];
-  try {
-    nodes = await ctx.nodes();
-  } catch (error) {
-    ctx.kubeFailed('listing nodes', error);
-    return;
-  }
+  const nodes = await ctx.nodesOrSkip();
+  if (!nodes) return;
   let kubernetesVersion: string | null = null;
   try {
     kubernetesVersion = (await ctx.kube.getJson<{ gitVersion?: string }>('/version')).gitVersion ?? null;

@@ -95,13 +95,8 @@ async function collectNode(ctx: CycleContext, node: Node, watched: ReadonlySet<s
  */
 export async function collectPvcs(ctx: CycleContext): Promise<void> {
   if (!ctx.config.collectPvc) return;
-  let nodes: Node[];
-  try {
-    nodes = await ctx.nodes();
-  } catch (error) {
-    ctx.kubeFailed('listing nodes', error);
-    return;
-  }
+  const nodes = await ctx.nodesOrSkip();
+  if (!nodes) return;
   const watched = new Set(ctx.config.namespaces);
   // A NotReady node's kubelet does not answer, and the API server's proxy may wait its full dial timeout
   // before saying so; asking it each cycle would hold up the step and count an error every time.
