@@ -21,8 +21,10 @@
  * - after (history staged page by page, summed in SQL; detection reads daily sums), under tsx:
  *   peak 293-350 MB over seven runs at loads 3-12, ~220 MB before the analysis; write ratio
  *   0.71-0.97 (staging ~2-2.7 s of a ~13-20 s write).
- * - after, bundled as deployed (the default since): peak RSS 277 MB, 152 MB before (+124 MB), CPU
- *   6.3 s, write ratio 0.94 (load 4.2).
+ * - after, bundled as deployed (the default since): peak RSS 277, 340 and 356 MB over three runs
+ *   (125-152 MB before the analysis), CPU 6.3-8.1 s, write ratio 0.86-0.94 (loads 1.0-4.2). The
+ *   spread is V8's: the cost history phase alone went from ~210 to 243 MB in one run, to 339 MB in
+ *   another, with the same pages (each parsed, mapped and staged before the next is asked for).
  * The RSS before the analysis is the process at rest with a warm client: the Azure SDKs (~50 MB
  * under tsx, ~17 bundled) and Prisma's query compiler and pool (the first query alone adds ~70-85 MB).
  * The peak above it is V8's heap growing ahead of its collections: the live heap stays ~40-55 MB
@@ -43,6 +45,7 @@ import pino from 'pino';
 import { openDatabase } from '../shared/db/client.js';
 import { createAzureAccess } from '../shared/finops/azure/index.js';
 import { runAnalysis } from '../shared/finops/engine/orchestrator.js';
+import { simulatorAccess } from './sim-access.js';
 
 const arg = (name: string, d: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -263,12 +266,7 @@ try {
   await db.prisma.analysisRun.findFirst({ select: { id: true } });
   const log = pino({ level: 'warn' });
   const azure = createAzureAccess({
-    tenantId: '00000000-0000-0000-0000-0000000000aa',
-    clientId: 'bench',
-    clientSecret: 'bench',
-    armEndpoint: sim.url,
-    authorityHost: sim.url,
-    ca: sim.ca,
+    ...simulatorAccess(sim),
     costQueryType: 'ActualCost',
     paceScale: 0,
   });

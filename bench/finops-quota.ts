@@ -12,6 +12,7 @@ import { startAzureSimulator } from '../dev/azure-sim/index.js';
 import { createAzureAccess, historyRange } from '../shared/finops/azure/index.js';
 import { realSleep } from '../shared/finops/azure/pacing.js';
 import { queryQpu } from '../shared/finops/azure/qpu-pacer.js';
+import { simulatorAccess } from './sim-access.js';
 
 const SCALE = Number(process.env.BENCH_QUOTA_SCALE ?? 0.25);
 const ANALYSES = Number(process.env.BENCH_QUOTA_ANALYSES ?? 10);
@@ -48,12 +49,7 @@ export function quotaBoundSchedule(qpu: number[], scale: number): number[] {
 const sim = await startAzureSimulator({ resourcesPerSubscription: 30, costQuota: { scale: SCALE } });
 try {
   const azure = createAzureAccess({
-    tenantId: '00000000-0000-0000-0000-0000000000aa',
-    clientId: 'bench',
-    clientSecret: 'bench',
-    armEndpoint: sim.url,
-    authorityHost: sim.url,
-    ca: sim.ca,
+    ...simulatorAccess(sim),
     costQueryType: 'ActualCost',
     paceScale: SCALE,
     sleep: realSleep,
