@@ -18,7 +18,7 @@ import {
 } from '../contract/schemas.js';
 import { assertSubscriptionAccess } from '../waste/access.js';
 import { changesSincePreviousRun, latestRuns } from '../waste/changes.js';
-import { runItems, summarize } from '../waste/items.js';
+import { runItems, runSummary } from '../waste/items.js';
 import { idParam, runIdParams } from './read/common.js';
 
 const tags = ['Waste'];
@@ -83,8 +83,10 @@ export const wasteRoutes: RouteDefinition[] = [
       responses: { 200: { description: 'summary', schema: WasteSummary } },
     },
     async handler({ services, params }) {
-      const run = await runRef(services.prisma, idParam(params, 'analysisRunId'));
-      return ok(summarize(run, await runItems(services.prisma, run, new Date())));
+      // The summary the opportunities answer keeps per run and decisions in force.
+      const summary = await runSummary(services.prisma, idParam(params, 'analysisRunId'));
+      if (!summary) throw notFound('Analysis run not found');
+      return ok(summary);
     },
   }),
   defineRoute({
