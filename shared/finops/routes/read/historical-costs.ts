@@ -2,8 +2,8 @@ import type { Readable } from 'node:stream';
 import type { HttpResponseInit } from '@azure/functions';
 import { z } from 'zod';
 import { AnswerCache } from '../../../http/answer-cache.js';
-import { KeptAnswers } from '../../../http/kept-answers.js';
 import { type ContentCoding, compressStream, negotiateEncoding } from '../../../http/compression.js';
+import { KeptAnswers } from '../../../http/kept-answers.js';
 import { badRequest } from '../../../http/problem.js';
 import { ok } from '../../../http/respond.js';
 import { defineRoute, type RequestContext, type RouteDefinition } from '../../../http/route.js';
@@ -132,7 +132,7 @@ async function cachedHistory(
 }
 
 /**
- * Pages of history (of a run, of a run's services, of a subscription's runs) kept per host as
+ * Pages of history (of a run, its daily totals, groups and services, of a subscription's runs) kept per host as
  * bytes, with the br/gzip bytes clients asked for. A page is read from rows that never change once
  * their run is written, so its key holds every input that shapes it (the runs, the filters, the
  * page, the infra support cost), and those are looked up in the database on every request: a
@@ -179,7 +179,15 @@ async function subscriptionHistoryPage(
   // Named by its runs only when every run keeps its totals (runIds): then the page is read from
   // those runs alone, so a run written meanwhile is not kept under the key of the runs before it.
   const key = runIds
-    ? ['sub', subscriptionId, ...dates, runIds.join(','), p.skip, p.pageSize, String(infraOf(infra, subscriptionId))]
+    ? [
+        'sub',
+        subscriptionId,
+        ...dates,
+        runIds.join(','),
+        p.skip,
+        p.pageSize,
+        String(infraOf(infra, subscriptionId)),
+      ]
     : undefined;
   return keptPage(ctx, key, async () => {
     const page = await historicalBySubscription(
@@ -275,7 +283,7 @@ export const historicalCostsRoutes: RouteDefinition[] = [
       responses: { 200: { description: 'HistoricalCost[]', schema: z.array(HistoricalCost) }, ...HEAVY_429 },
     },
     async handler(ctx) {
-      const { services, params, query } = ctx;
+      const { params, query } = ctx;
       const runId = idParam(params, 'analysisRunId');
       const p = paging(query);
       // Unpaged (the web client's call): tens of thousands of rows, streamed, never held.
@@ -298,7 +306,7 @@ export const historicalCostsRoutes: RouteDefinition[] = [
       responses: { 200: { description: 'HistoricalCost[]', schema: z.array(HistoricalCost) }, ...HEAVY_429 },
     },
     async handler(ctx) {
-      const { services, params, query } = ctx;
+      const { params, query } = ctx;
       const subscriptionId = textParam(params, 'subscriptionId');
       const start = dateQuery(query, 'startDate');
       const end = dateQuery(query, 'endDate');
@@ -322,11 +330,16 @@ export const historicalCostsRoutes: RouteDefinition[] = [
       query: pagingQuery,
       responses: { 200: { description: '[{date, cost, currency}]', schema: z.array(DailyTotal) } },
     },
-    async handler({ services, params, query }) {
-      const runId = idParam(params, 'analysisRunId');
-      const p = paging(query);
-      const { json, total } = await dailyTotals(services.prisma, runId, p.skip, p.pageSize);
-      return okJsonText(json, listHeaders(total, p));
+    async handler(ctx) {
+      const runId = idParam(ctx.params, 'analysisRunId');
+      const p = paging(ctx.query);
+      const { prisma } = ctx.services;
+      const run = await runHistoryInputs(prisma, runId);
+      const key = run?.kept ? ['daily', runId, p.skip, p.pageSize, String(run.infra)] : undefined;
+      return keptPage(ctx, key, async () => {
+        const { json, total } = await dailyTotals(prisma, runId, p.skip, p.pageSize);
+        return okJsonText(json, listHeaders(total, p));
+      });
     },
   }),
   defineRoute({
@@ -344,12 +357,17 @@ export const historicalCostsRoutes: RouteDefinition[] = [
       query: pagingQuery.extend({ resourceGroup: z.string().optional() }),
       responses: { 200: { description: 'rows', schema: z.array(HistoricalByGroup) } },
     },
-    async handler({ services, params, query }) {
-      const runId = idParam(params, 'analysisRunId');
-      const group = query.get('resourceGroup')?.trim() || undefined;
-      const p = paging(query);
-      const { json, total } = await historicalByGroup(services.prisma, runId, group, p.skip, p.pageSize);
-      return okJsonText(json, listHeaders(total, p));
+    async handler(ctx) {
+      const runId = idParam(ctx.params, 'analysisRunId');
+      const group = ctx.query.get('resourceGroup')?.trim() || undefined;
+      const p = paging(ctx.query);
+      const { prisma } = ctx.services;
+      const run = await runHistoryInputs(prisma, runId);
+      const key = run?.kept ? ['group', runId, group ?? null, p.skip, p.pageSize] : undefined;
+      return keptPage(ctx, key, async () => {
+        const { json, total } = await historicalByGroup(prisma, runId, group, p.skip, p.pageSize);
+        return okJsonText(json, listHeaders(total, p));
+      });
     },
   }),
   defineRoute({
