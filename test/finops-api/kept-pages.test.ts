@@ -1,5 +1,5 @@
 // Pages of runs written with their totals (history pages, by-service and group pages, daily
-// totals, resource lists) are kept per host as bytes, with the gzip/br bytes clients asked for
+// totals, resource and cost lists, run details) are kept per host as bytes, with the gzip/br bytes clients asked for
 // (issue 16). A kept answer must be the very answer the route builds, for every caller, under
 // every parameter apart, and a new run, a deleted run or a new infra support cost answers anew.
 import http from 'node:http';
@@ -73,6 +73,7 @@ describe('pages of runs are kept with their compressed bytes', () => {
   async function editRows(runIds: number[], delta: number) {
     const p = host.services.prisma;
     await p.$executeRaw`UPDATE "HistoricalCosts" SET cost = cost + ${delta} WHERE "analysisRunId" = ANY(${runIds}::int[])`;
+    await p.$executeRaw`UPDATE "CostDetails" SET cost = cost + ${delta} WHERE "analysisRunId" = ANY(${runIds}::int[])`;
     await p.$executeRaw`UPDATE "ResourceAnalyses" SET location = ${delta > 0 ? 'edited' : 'westeurope'}
       WHERE "analysisRunId" = ANY(${runIds}::int[])`;
   }
@@ -88,6 +89,9 @@ describe('pages of runs are kept with their compressed bytes', () => {
     `Resources/analysis/${runId}`,
     `Resources/analysis/${runId}/flags?pageSize=3`,
     `Resources/analysis/${runId}/flags`,
+    `CostDetails/analysis/${runId}`,
+    `CostDetails/analysis/${runId}/type/Service?pageSize=4`,
+    `AnalysisRuns/${runId}`,
   ];
 
   beforeAll(async () => {
@@ -149,10 +153,14 @@ describe('pages of runs are kept with their compressed bytes', () => {
 
     const storage = await body(`HistoricalCosts/analysis/${a}/by-service?serviceName=Storage&pageSize=50`);
     const folded = await body(`HistoricalCosts/analysis/${a}/by-service?serviceName=storage&pageSize=50`);
-    const bandwidth = await body(`HistoricalCosts/analysis/${a}/by-service?serviceName=Bandwidth&pageSize=50`);
+    const bandwidth = await body(
+      `HistoricalCosts/analysis/${a}/by-service?serviceName=Bandwidth&pageSize=50`,
+    );
     expect(new Set(storage.body.map((r: { service: string }) => r.service))).toEqual(new Set(['Storage']));
     expect(folded.body).toEqual(storage.body);
-    expect(new Set(bandwidth.body.map((r: { service: string }) => r.service))).toEqual(new Set(['Bandwidth']));
+    expect(new Set(bandwidth.body.map((r: { service: string }) => r.service))).toEqual(
+      new Set(['Bandwidth']),
+    );
 
     const allFlags = await body(`Resources/analysis/${a}/flags?pageSize=50`);
     const someFlags = await body(`Resources/analysis/${a}/flags?pageSize=50&flagContains=zzz-none`);
@@ -176,7 +184,8 @@ describe('pages of runs are kept with their compressed bytes', () => {
     const runBefore = await api.get(runPage, { token: user.token });
     const added = await keptRun('2026-05-02T00:00:00Z');
     const withNew = await api.get(subPage, { token: user.token });
-    const ids = (res: { body: Array<{ analysisRunId: number }> }) => new Set(res.body.map((r) => r.analysisRunId));
+    const ids = (res: { body: Array<{ analysisRunId: number }> }) =>
+      new Set(res.body.map((r) => r.analysisRunId));
     expect(ids(before).has(added)).toBe(false);
     expect(ids(withNew).has(added)).toBe(true);
     expect(Number(withNew.headers.get('x-total-count'))).toBeGreaterThan(
@@ -205,10 +214,11 @@ describe('pages of runs are kept with their compressed bytes', () => {
       const gone = await api.get(`/finops/api/${path}`, { token: user.token });
       expect([path, gone.status, gone.body, gone.headers.get('x-total-count')]).toEqual([path, 200, [], '0']);
     }
-    const flags = await api.get(`/finops/api/Resources/analysis/${added}/flags?pageSize=3`, {
-      token: user.token,
-    });
-    expect([flags.body, flags.headers.get('x-total-count')]).toEqual([[], '0']);
+    for (const path of [`Resources/analysis/${added}/flags?pageSize=3`, `CostDetails/analysis/${added}`]) {
+      const gone = await api.get(`/finops/api/${path}`, { token: user.token });
+      expect([path, gone.body, gone.headers.get('x-total-count')]).toEqual([path, [], '0']);
+    }
+    expect((await api.get(`/finops/api/AnalysisRuns/${added}`, { token: user.token })).status).toBe(404);
   });
 
   it('reads the pages of a run written without its totals anew every time', async () => {
@@ -223,6 +233,7 @@ describe('pages of runs are kept with their compressed bytes', () => {
       `HistoricalCosts/analysis/${bare.id}?pageSize=7`,
       `HistoricalCosts/analysis/${bare.id}/by-service?serviceName=Storage&pageSize=5`,
       `Resources/analysis/${bare.id}/flags?pageSize=3`,
+      `CostDetails/analysis/${bare.id}?pageSize=3`,
     ];
     const read = async () =>
       Promise.all(paths.map(async (x) => (await api.get(`/finops/api/${x}`, { token: user.token })).text));

@@ -15,8 +15,10 @@ import {
   textParam,
   UNPAGED_NOTE,
 } from './common.js';
+import { keptRunAnswer } from './kept.js';
 
 const tags = ['CostDetails'];
+// A run's cost lines never change once written with it: its lists are kept (keptRunAnswer).
 const base = 'CostDetails/analysis/{analysisRunId}';
 const list = z.array(CostDetail);
 export const MAX_TOP_COUNT = 1000;
@@ -36,11 +38,19 @@ export const costDetailsRoutes: RouteDefinition[] = [
       query: pagingQuery,
       responses: { 200: { description: 'CostDetail[]', schema: list } },
     },
-    async handler({ services, params, query }) {
-      const runId = idParam(params, 'analysisRunId');
-      const p = paging(query);
-      const { json, total } = await findCostDetails(services.prisma, runId, undefined, p.skip, p.pageSize);
-      return okJsonText(json, listHeaders(total, p));
+    async handler(ctx) {
+      const runId = idParam(ctx.params, 'analysisRunId');
+      const p = paging(ctx.query);
+      return keptRunAnswer(ctx, runId, ['costs', null, p.skip, p.pageSize], async () => {
+        const { json, total } = await findCostDetails(
+          ctx.services.prisma,
+          runId,
+          undefined,
+          p.skip,
+          p.pageSize,
+        );
+        return okJsonText(json, listHeaders(total, p));
+      });
     },
   }),
   defineRoute({
@@ -56,12 +66,20 @@ export const costDetailsRoutes: RouteDefinition[] = [
       query: pagingQuery,
       responses: { 200: { description: 'CostDetail[]', schema: list } },
     },
-    async handler({ services, params, query }) {
-      const runId = idParam(params, 'analysisRunId');
-      const costType = textParam(params, 'costType');
-      const p = paging(query);
-      const { json, total } = await findCostDetails(services.prisma, runId, costType, p.skip, p.pageSize);
-      return okJsonText(json, listHeaders(total, p));
+    async handler(ctx) {
+      const runId = idParam(ctx.params, 'analysisRunId');
+      const costType = textParam(ctx.params, 'costType');
+      const p = paging(ctx.query);
+      return keptRunAnswer(ctx, runId, ['costs', costType, p.skip, p.pageSize], async () => {
+        const { json, total } = await findCostDetails(
+          ctx.services.prisma,
+          runId,
+          costType,
+          p.skip,
+          p.pageSize,
+        );
+        return okJsonText(json, listHeaders(total, p));
+      });
     },
   }),
   defineRoute({

@@ -3,7 +3,6 @@ import type { HttpResponseInit } from '@azure/functions';
 import { z } from 'zod';
 import { AnswerCache } from '../../../http/answer-cache.js';
 import { type ContentCoding, compressStream, negotiateEncoding } from '../../../http/compression.js';
-import { KeptAnswers } from '../../../http/kept-answers.js';
 import { badRequest } from '../../../http/problem.js';
 import { ok } from '../../../http/respond.js';
 import { defineRoute, type RequestContext, type RouteDefinition } from '../../../http/route.js';
@@ -46,6 +45,7 @@ import {
   textParam,
   UNPAGED_NOTE,
 } from './common.js';
+import { keptAnswer } from './kept.js';
 
 const tags = ['HistoricalCosts'];
 const base = 'HistoricalCosts/analysis/{analysisRunId}';
@@ -140,18 +140,8 @@ async function cachedHistory(
  * written without their totals (imported, or by hand) are never kept. A history page of 200 rows
  * cost about 3 ms of CPU to build; answering one from memory costs its lookup.
  */
-const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
-const pageCaches = new WeakMap<object, KeptAnswers>();
-
-function keptPage(ctx: RequestContext, key: unknown[] | undefined, build: () => Promise<HttpResponseInit>) {
-  const { services, request } = ctx;
-  let cache = pageCaches.get(services.prisma);
-  if (!cache) {
-    cache = new KeptAnswers(PAGE_CACHE_BYTES, services.config.platform.Http__CompressionMinBytes);
-    pageCaches.set(services.prisma, cache);
-  }
-  return cache.answer(key && JSON.stringify(key), request.headers.get('accept-encoding'), build);
-}
+const keptPage = (ctx: RequestContext, key: unknown[] | undefined, build: () => Promise<HttpResponseInit>) =>
+  keptAnswer(ctx, 'history', key, build);
 
 async function runHistoryPage(ctx: RequestContext, runId: number, p: Paging): Promise<HttpResponseInit> {
   const { prisma } = ctx.services;

@@ -1,6 +1,5 @@
 import type { HttpResponseInit } from '@azure/functions';
 import { z } from 'zod';
-import { KeptAnswers } from '../../../http/kept-answers.js';
 import { badRequest } from '../../../http/problem.js';
 import { ok } from '../../../http/respond.js';
 import { defineRoute, type RequestContext, type RouteDefinition } from '../../../http/route.js';
@@ -14,7 +13,6 @@ import {
   resourceTypeSummary,
   streamResources,
 } from '../../queries/resources.js';
-import { hasRunTotals } from '../../queries/run-totals.js';
 import {
   HEAVY_429,
   idParam,
@@ -27,6 +25,7 @@ import {
   textParam,
   UNPAGED_NOTE,
 } from './common.js';
+import { keptRunAnswer } from './kept.js';
 
 const tags = ['Resources'];
 const base = 'Resources/analysis/{analysisRunId}';
@@ -38,33 +37,11 @@ const list = z.array(ResourceAnalysis);
  * bytes with their headers and the br/gzip bytes clients asked for. Building one costs reading its
  * rows and up to 3 MiB of JSON (and compressing it, for a browser), and a run's resources never
  * change once the engine has written them with their totals; a run without totals (rows inserted
- * by other means) is never kept. The key is the run, the filter, the page and the row limit; the
- * run is looked up first, so a deleted run is not answered from memory.
+ * by other means) is never kept (keptRunAnswer). The key is the run, the filter, the page and the
+ * row limit.
  */
-const LIST_CACHE_BYTES = 24 * 1024 * 1024;
 /** The longest list kept: a run's flagged resources (2,208 of 10,000 in the bench) fit. */
 const KEPT_LIST_ROWS = 5000;
-const listCaches = new WeakMap<object, KeptAnswers>();
-
-async function keptList(
-  ctx: RequestContext,
-  runId: number,
-  key: unknown[],
-  build: (kept: boolean) => Promise<HttpResponseInit>,
-): Promise<HttpResponseInit> {
-  const { services, request } = ctx;
-  let cache = listCaches.get(services.prisma);
-  if (!cache) {
-    cache = new KeptAnswers(LIST_CACHE_BYTES, services.config.platform.Http__CompressionMinBytes);
-    listCaches.set(services.prisma, cache);
-  }
-  const kept = await hasRunTotals(services.prisma, runId);
-  return cache.answer(
-    kept ? JSON.stringify([runId, ...key]) : undefined,
-    request.headers.get('accept-encoding'),
-    () => build(kept),
-  );
-}
 
 function unpagedList(
   ctx: RequestContext,
@@ -73,7 +50,7 @@ function unpagedList(
   p: ReturnType<typeof paging>,
 ): Promise<HttpResponseInit> {
   const { prisma } = ctx.services;
-  return keptList(ctx, runId, ['all', p.pageSize, f], async (kept) => {
+  return keptRunAnswer(ctx, runId, ['resources', p.pageSize, f], async (kept) => {
     const streamed = await streamResources(prisma, runId, f, p.pageSize);
     // Only a list longer than one read is heavy: a search that finds ten resources costs what a
     // paged request costs, and the web client does not retry a 429. One that will be kept is
@@ -126,7 +103,7 @@ function listRoute(
         // The whole list (up to MAX_UNPAGED_ROWS): streamed, never held, unless one read holds it.
         return unpagedList(ctx, runId, f, p);
       }
-      return keptList(ctx, runId, ['page', p.skip, p.pageSize, f], async () => {
+      return keptRunAnswer(ctx, runId, ['resources', p.skip, p.pageSize, f], async () => {
         const { rows, total } = await findResources(ctx.services.prisma, runId, f, p.skip, p.pageSize);
         return ok(rows, listHeaders(total, p));
       });
