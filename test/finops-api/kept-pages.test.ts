@@ -91,6 +91,9 @@ describe('pages of runs are kept with their compressed bytes', () => {
     `Resources/analysis/${runId}/flags`,
     `CostDetails/analysis/${runId}`,
     `CostDetails/analysis/${runId}/type/Service?pageSize=4`,
+    `CostDetails/analysis/${runId}/top/3`,
+    `CostDetails/analysis/${runId}/summary/services`,
+    `Resources/analysis/${runId}/summary/types`,
     `AnalysisRuns/${runId}`,
   ];
 

@@ -93,7 +93,8 @@ export const costDetailsRoutes: RouteDefinition[] = [
       tags,
       responses: { 200: { description: 'CostDetail[]', schema: list } },
     },
-    async handler({ services, params }) {
+    async handler(ctx) {
+      const { params } = ctx;
       const runId = idParam(params, 'analysisRunId');
       const raw = (params.count ?? '').trim();
       const count = /^\d{1,5}$/.test(raw) ? Number(raw) : Number.NaN;
@@ -102,8 +103,9 @@ export const costDetailsRoutes: RouteDefinition[] = [
           count: [`The value '${raw}' is not valid.`],
         });
       }
-      const { json } = await findCostDetails(services.prisma, runId, undefined, 0, count);
-      return okJsonText(json);
+      return keptRunAnswer(ctx, runId, ['costs-top', count], async () =>
+        okJsonText((await findCostDetails(ctx.services.prisma, runId, undefined, 0, count)).json),
+      );
     },
   }),
   defineRoute({
@@ -118,8 +120,11 @@ export const costDetailsRoutes: RouteDefinition[] = [
       params: runIdParams,
       responses: { 200: { description: 'summary', schema: z.array(CostGroupSummary) } },
     },
-    async handler({ services, params }) {
-      return ok(await costSummary(services.prisma, idParam(params, 'analysisRunId'), 'ResourceGroup'));
+    async handler(ctx) {
+      const runId = idParam(ctx.params, 'analysisRunId');
+      return keptRunAnswer(ctx, runId, ['costs-summary', 'ResourceGroup'], async () =>
+        ok(await costSummary(ctx.services.prisma, runId, 'ResourceGroup')),
+      );
     },
   }),
   defineRoute({
@@ -134,8 +139,11 @@ export const costDetailsRoutes: RouteDefinition[] = [
       params: runIdParams,
       responses: { 200: { description: 'summary', schema: z.array(CostServiceSummary) } },
     },
-    async handler({ services, params }) {
-      return ok(await costSummary(services.prisma, idParam(params, 'analysisRunId'), 'Service'));
+    async handler(ctx) {
+      const runId = idParam(ctx.params, 'analysisRunId');
+      return keptRunAnswer(ctx, runId, ['costs-summary', 'Service'], async () =>
+        ok(await costSummary(ctx.services.prisma, runId, 'Service')),
+      );
     },
   }),
 ];

@@ -163,8 +163,11 @@ export const resourcesRoutes: RouteDefinition[] = [
       params: runIdParams,
       responses: { 200: { description: 'summary', schema: z.array(ResourceTypeSummary) } },
     },
-    async handler({ services, params }) {
-      return ok(await resourceTypeSummary(services.prisma, idParam(params, 'analysisRunId')));
+    async handler(ctx) {
+      const runId = idParam(ctx.params, 'analysisRunId');
+      return keptRunAnswer(ctx, runId, ['resources-summary', 'types'], async () =>
+        ok(await resourceTypeSummary(ctx.services.prisma, runId)),
+      );
     },
   }),
   defineRoute({
@@ -179,8 +182,11 @@ export const resourcesRoutes: RouteDefinition[] = [
       params: runIdParams,
       responses: { 200: { description: 'summary', schema: z.array(ResourceGroupSummary) } },
     },
-    async handler({ services, params }) {
-      return ok(await resourceGroupSummary(services.prisma, idParam(params, 'analysisRunId')));
+    async handler(ctx) {
+      const runId = idParam(ctx.params, 'analysisRunId');
+      return keptRunAnswer(ctx, runId, ['resources-summary', 'groups'], async () =>
+        ok(await resourceGroupSummary(ctx.services.prisma, runId)),
+      );
     },
   }),
 ];
