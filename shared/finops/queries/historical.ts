@@ -153,8 +153,9 @@ export async function historicalByRun(prisma: PrismaClient, runId: number, skip:
 
 /**
  * Historical rows of a subscription across its runs, optionally within [start, end], as JSON text.
- * With `known` (subscriptionHistoryTotal's answer, when it names the runs), only those runs' rows
- * are read, so a run written meanwhile cannot slip into a page named by the runs before it.
+ * With `known` (subscriptionHistoryTotal's answer) the total is not counted again, and when it
+ * names the runs only their rows are read, so a run written meanwhile cannot slip into a page
+ * named by the runs before it.
  */
 export async function historicalBySubscription(
   prisma: PrismaClient,
@@ -163,7 +164,7 @@ export async function historicalBySubscription(
   end: Date | undefined,
   skip: number,
   take: number,
-  known?: { total: number; runIds: number[] },
+  known?: { total: number; runIds: number[] | undefined },
 ) {
   const rows = await prisma.$queryRaw<HistoryRow[]>`SELECT ${HISTORY_COLUMNS} FROM "HistoricalCosts"
     WHERE ${subscriptionWhere(subscriptionId, start, end, known?.runIds)}

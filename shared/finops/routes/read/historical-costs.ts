@@ -180,15 +180,10 @@ async function subscriptionHistoryPage(
       ]
     : undefined;
   return keptPage(ctx, key, async () => {
-    const page = await historicalBySubscription(
-      prisma,
-      subscriptionId,
-      start,
-      end,
-      p.skip,
-      p.pageSize,
-      runIds ? { total, runIds } : undefined,
-    );
+    const page = await historicalBySubscription(prisma, subscriptionId, start, end, p.skip, p.pageSize, {
+      total,
+      runIds,
+    });
     return okJsonText(page.json, listHeaders(page.total, p));
   });
 }
