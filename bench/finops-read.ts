@@ -11,6 +11,12 @@
 // of 36 routes meet the aim; CPU ms/request: opportunities 13.1 -> 1.3, by-service page 6.8 -> 2.8,
 // history pages 4.8/5.0 -> 2.8/2.6, cost lines 3.4 -> 2.1. The unpaged flags list (1.3 MiB from
 // memory) is mostly this process's own reading of the answer.
+// Issue 16, read-routes (pages of runs kept with their br/gzip bytes; same kept database, main's
+// code then this branch's, back to back at load 9-10, so CPU ms/request, identity / browser):
+// run history page 200 5.6/9.4 -> 1.9/1.3, subscription history page 9.6/14.1 -> 1.8/1.7,
+// by-service page 500 3.7/5.0 -> 1.0/0.7, unpaged flags 9.6/25.1 -> 8.8/1.7 (identity: its 1.3 MiB).
+// At load 2.5 this branch's first three were 0.73/1.15/0.52 ms (identity). Each route is measured
+// without Accept-Encoding (id) and as browsers ask (br); BENCH_ENCODING=identity|browser picks one.
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import autocannon from 'autocannon';
