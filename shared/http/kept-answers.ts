@@ -27,15 +27,18 @@ const sizeOf = (k: Kept) =>
 export class KeptAnswers {
   private readonly cache: LRUCache<string, Kept>;
 
+  private readonly maxEntryBytes: number;
+
   constructor(
     maxBytes: number,
     /** Http__CompressionMinBytes: smaller answers go out as they are, as the dispatcher sends them. */
     private readonly minCompressBytes: number,
   ) {
+    // One answer must not push out all the others.
+    this.maxEntryBytes = Math.floor(maxBytes / 4);
     this.cache = new LRUCache<string, Kept>({
       maxSize: maxBytes,
-      // One answer must not push out all the others.
-      maxEntrySize: Math.floor(maxBytes / 4),
+      maxEntrySize: this.maxEntryBytes,
       sizeCalculation: sizeOf,
     });
   }
@@ -72,9 +75,13 @@ export class KeptAnswers {
     let coded = kept.coded[coding];
     if (!coded) {
       coded = await compressBytes(kept.body, coding);
-      kept.coded[coding] = coded;
-      // Set again so the cache counts the added bytes (unless the entry has been pushed out meanwhile).
-      if (key !== undefined && this.cache.peek(key) === kept) this.cache.set(key, kept);
+      // A new entry object: lru-cache counts a size only when the value changes. Not when the entry
+      // has been pushed out meanwhile, nor when it would outgrow the entry bound (lru-cache would
+      // then drop the answer itself).
+      const grown: Kept = { ...kept, coded: { ...kept.coded, [coding]: coded } };
+      if (key !== undefined && this.cache.peek(key) === kept && sizeOf(grown) <= this.maxEntryBytes) {
+        this.cache.set(key, grown);
+      }
     }
     return { status: 200, body: coded, headers: { ...headers, 'Content-Encoding': coding } };
   }
