@@ -50,7 +50,7 @@ function unpagedList(
   p: ReturnType<typeof paging>,
 ): Promise<HttpResponseInit> {
   const { prisma } = ctx.services;
-  return keptRunAnswer(ctx, runId, ['resources', p.pageSize, f], async (kept) => {
+  return keptRunAnswer(ctx, runId, ['resources-unpaged', p.pageSize, f], async (kept) => {
     const streamed = await streamResources(prisma, runId, f, p.pageSize);
     // Only a list longer than one read is heavy: a search that finds ten resources costs what a
     // paged request costs, and the web client does not retry a 429. One that will be kept is
@@ -103,7 +103,7 @@ function listRoute(
         // The whole list (up to MAX_UNPAGED_ROWS): streamed, never held, unless one read holds it.
         return unpagedList(ctx, runId, f, p);
       }
-      return keptRunAnswer(ctx, runId, ['resources', p.skip, p.pageSize, f], async () => {
+      return keptRunAnswer(ctx, runId, ['resources-page', p.skip, p.pageSize, f], async () => {
         const { rows, total } = await findResources(ctx.services.prisma, runId, f, p.skip, p.pageSize);
         return ok(rows, listHeaders(total, p));
       });
