@@ -16,55 +16,35 @@ export interface LogTarget {
 }
 
 /**
- * The escape of each byte JSON.stringify escapes in a string (C0 controls, quote, backslash), or undefined.
- * Taken from JSON.stringify itself so the short forms (\n, \t, ...) and the \u00XX ones cannot drift.
- */
-const ESCAPES: Array<Uint8Array | undefined> = Array.from({ length: 256 }, (_, byte) =>
-  byte < 0x20 || byte === 0x22 || byte === 0x5c
-    ? Buffer.from(JSON.stringify(String.fromCharCode(byte)).slice(1, -1), 'latin1')
-    : undefined,
-);
-/** No escape can be longer than \u00XX. */
-const MAX_ESCAPE = 6;
-/** Past this the scratch buffer is not grown: a log that large is rare and takes the decoding path. */
-const SCRATCH_LIMIT = 2 * 1024 * 1024;
-const SUFFIX = Buffer.from('"}');
-
-/**
  * One log post's JSON body, byte for byte what `JSON.stringify` gives for the PodLogRequest with the log
- * decoded as UTF-8, built without decoding the log into a string and encoding it back (6,000 times a cycle,
- * that round trip was a third of a log post's CPU). Valid UTF-8 is copied as is, escaping only what
- * JSON.stringify escapes; everything else in valid UTF-8 (U+2028, DEL, any non-ASCII character) it leaves
- * raw, and valid UTF-8 cannot hold the lone surrogates it would escape. A log that is not valid UTF-8 is
- * decoded first, so its bad bytes become U+FFFD exactly as before.
+ * decoded as UTF-8, without decoding the log as UTF-8 or encoding the escaped text back to UTF-8.
+ *
+ * A valid UTF-8 log is read as Latin-1: one character per byte, so the string stays one-byte and its bytes
+ * come back unchanged when written as Latin-1. JSON.stringify escapes the same bytes either way (C0
+ * controls, quote, backslash: all ASCII) and leaves every other byte raw, as it leaves raw every other
+ * character of the decoded text (U+2028, DEL, any non-ASCII); valid UTF-8 cannot hold the lone surrogates
+ * it would escape. A log that is not valid UTF-8 is decoded first, so its bad bytes become U+FFFD as before.
+ *
+ * Measured against decode + stringify + encode on the bench's 8 KB logs: about 13 instead of 16 µs of CPU.
+ * A byte loop in JS writing the escapes itself was no faster than JSON.stringify (about 1.5 ns a byte).
  */
-export class LogBodyEncoder {
-  private scratch = Buffer.allocUnsafe(64 * 1024);
-
-  encode(clusterName: string, { namespace, pod, container }: LogTarget, log: Buffer): Buffer {
-    const request: PodLogRequest = { clusterName, namespace, pod, container, logContent: '' };
-    const empty = JSON.stringify(request);
-    // The object's own encoding up to the opening quote of logContent, which is last: `..."logContent":"`.
-    const prefixLength = Buffer.byteLength(empty) - SUFFIX.length;
-    const worstCase = prefixLength + log.length * MAX_ESCAPE + SUFFIX.length;
-    if (worstCase > SCRATCH_LIMIT || !isUtf8(log)) {
-      request.logContent = log.toString('utf8');
-      return Buffer.from(JSON.stringify(request));
-    }
-    if (this.scratch.length < worstCase) this.scratch = Buffer.allocUnsafe(worstCase);
-    const out = this.scratch;
-    let at = out.write(empty, 0, prefixLength, 'utf8');
-    for (let i = 0; i < log.length; i++) {
-      const byte = log[i] as number;
-      const escape = ESCAPES[byte];
-      if (escape === undefined) {
-        out[at++] = byte;
-        continue;
-      }
-      for (let k = 0; k < escape.length; k++) out[at++] = escape[k] as number;
-    }
-    at += SUFFIX.copy(out, at);
-    // A copy of exactly the body: the scratch buffer is reused by the next log.
-    return Buffer.from(out.subarray(0, at));
+export function encodeLogBody(
+  clusterName: string,
+  { namespace, pod, container }: LogTarget,
+  log: Buffer,
+): Buffer {
+  const request: PodLogRequest = { clusterName, namespace, pod, container, logContent: '' };
+  if (!isUtf8(log)) {
+    request.logContent = log.toString('utf8');
+    return Buffer.from(JSON.stringify(request));
   }
+  // The request with an empty log ends `"logContent":""}`: its head is everything before the two quotes.
+  const head = JSON.stringify(request).slice(0, -3);
+  const content = JSON.stringify(log.toString('latin1'));
+  const headBytes = Buffer.byteLength(head);
+  const body = Buffer.allocUnsafe(headBytes + content.length + 1);
+  body.write(head, 0, 'utf8');
+  body.write(content, headBytes, 'latin1');
+  body[body.length - 1] = 0x7d; // }
+  return body;
 }

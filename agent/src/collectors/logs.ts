@@ -1,10 +1,7 @@
 import type { CycleContext } from '../cycle-context.js';
-import { LogBodyEncoder, type LogTarget } from './log-body.js';
+import { encodeLogBody, type LogTarget } from './log-body.js';
 
 export type { LogTarget } from './log-body.js';
-
-/** One per process: the agent encodes on one thread, and its scratch buffer is reused by every log. */
-const encoder = new LogBodyEncoder();
 
 /**
  * True when the log decodes to whitespace only (String#trim's sense). Decided on the bytes: one ASCII byte
@@ -45,5 +42,5 @@ export async function collectLogs(ctx: CycleContext, target: LogTarget): Promise
   }
   if (isBlankLog(bytes)) return;
   // Encoded now: the body waits for its post slot as bytes outside the JS heap, as the log it replaces did.
-  await ctx.ingest.send('log', encoder.encode(ctx.config.clusterName, target, bytes));
+  await ctx.ingest.send('log', encodeLogBody(ctx.config.clusterName, target, bytes));
 }
