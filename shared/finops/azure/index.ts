@@ -10,6 +10,7 @@ import {
   type CostQueryResult,
   type CostQueryType,
   type CostRow,
+  costCell,
   costOf,
   createCostClient,
   runCostQuery,
@@ -288,12 +289,15 @@ export function createAzureAccess(opts: AzureAccessOptions): AzureAccess {
         granularity: 'Daily',
         groupBy: ['ResourceGroupName', 'ServiceName'],
         beforePage: (i) => pace.beforeHistoryPage(i),
-        onPage: async (page, i) => {
-          // One plain literal per row, not `{ ...groupServiceOf(row), date }`: the spread made every
-          // page's rows outlive the page in V8's old space (a 10,000-resource history lifted the
-          // heap by ~100 MB of garbage before a full collection; measured with
-          // bench/finops-analysis.ts). The date text is made once per day of the query, not per row.
-          const mapped = page.map((row): DailyCost => {
+        onRawPage: async ({ columns, rows: cells }, i) => {
+          // One scratch row per page, refilled for each row, gives costOf and friends the cells
+          // rowsByName would, without an object per row; each row then becomes one plain literal,
+          // never `{ ...groupServiceOf(row), date }` (the spread made every page's rows outlive the
+          // page in V8's old space: ~100 MB of garbage before a full collection at 10,000
+          // resources, bench/finops-analysis.ts). The date text is made once per day of the query.
+          const row: CostRow = {};
+          const mapped = cells.map((received): DailyCost => {
+            for (let c = 0; c < columns.length; c++) row[columns[c]!] = costCell(received[c]);
             const usageDate = row['UsageDate'];
             let date = dates.get(usageDate);
             if (date === undefined) {
