@@ -78,9 +78,14 @@ if (
     extension: '.mjs',
     minify: false,
   });
+  // With the V8 flags the deployment gives the Functions worker (one file feeds both).
+  const workerArguments = readFileSync(`${root}/infra/worker-node-arguments.txt`, 'utf8')
+    .split(/\s+/)
+    .filter(Boolean);
   const r = spawnSync(
     process.execPath,
     [
+      ...workerArguments,
       ...process.execArgv.filter((a) => a !== 'tsx' && a !== '--import'),
       `${outdir}/finops-analysis.mjs`,
       ...process.argv.slice(2),
@@ -337,6 +342,7 @@ try {
     `  bulk INSERT baseline ${baseline.rows} rows in ${(baseline.ms / 1000).toFixed(2)} s (${Math.round(baseline.rows / (baseline.ms / 1000))} rows/s)`,
     `  write ratio          ${ratio.toFixed(2)} (aim < ${AIM_RATIO})`,
     `  peak RSS             ${mb(peakKb)}, ${Math.round(rssBefore / 2 ** 20)} MB before the analysis began, database client warm, ${process.env.FINWATCH_BENCH_BUNDLED ? 'bundled as deployed' : 'under tsx (BENCH_UNBUNDLED)'}${aimed ? ` (aim < ${AIM_RSS_MB} MB` : ' (the aim is for 10,000 resources'}; simulator in its own process)`,
+    `  node flags           ${process.execArgv.join(' ') || 'none'} (the worker's come from infra/worker-node-arguments.txt)`,
     `  analysis's own       ${Math.round(peakMb - rssBefore / 2 ** 20)} MB above the RSS before it, at ${RESOURCES} resources (${GROWTH})`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
