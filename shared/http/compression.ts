@@ -36,7 +36,7 @@ export function negotiateEncoding(header: string | null | undefined): ContentCod
 }
 
 /** Content types worth compressing: text, JSON, JavaScript, XML and SVG; never images or archives. */
-function compressible(contentType: string | undefined): boolean {
+export function compressible(contentType: string | undefined): boolean {
   if (!contentType) return false;
   return /^(text\/|application\/(?:[\w.+-]*\+)?(?:json|xml|javascript)|image\/svg\+xml)/i.test(
     contentType.trim(),
