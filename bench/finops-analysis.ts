@@ -31,6 +31,7 @@
  *   8.3-9.3 s, heap total ~70-80 MB through the history (was ~90-135), write ratio 1.21, 0.44, 1.02
  *   (loads 7.1, 13.3, 9.5; staging 3.1-6.1 s). The same code without the flags: 276 MB, CPU 7.9 s,
  *   ratio 0.89 (load 13.0); --optimize-for-size alone: 209 and 203 MB but CPU 16 s.
+ *   A fourth run after merging main: 227 MB, CPU 8.3 s, ratio 0.88 (load 6.6).
  *   The write ratio swings with the load (the baseline took 19-37 s in these runs).
  * The RSS before the analysis is the process at rest with a warm client: the Azure SDKs (~50 MB
  * under tsx, ~17 bundled) and Prisma's query compiler and pool (the first query alone adds ~70-85 MB).
