@@ -21,6 +21,7 @@ export const POSTGRES_PASS = [
   'test/finops-api/cached-answers.test.ts',
   'test/finops-api/contract-e2e.test.ts',
   'test/finops-api/history-recs-dashboard.test.ts',
+  'test/finops-api/kept-pages.test.ts',
   'test/finops-api/resources-costs.test.ts',
   'test/finops-api/streaming.test.ts',
   'test/finops-api/subscriptions-runs.test.ts',

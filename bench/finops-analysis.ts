@@ -25,15 +25,24 @@
  *   (125-152 MB before the analysis), CPU 6.3-8.1 s, write ratio 0.86-0.94 (loads 1.0-4.2). The
  *   spread is V8's: the cost history phase alone went from ~210 to 243 MB in one run, to 339 MB in
  *   another, with the same pages (each parsed, mapped and staged before the next is asked for).
+ * - with the worker's V8 flags (infra/worker-node-arguments.txt: --max-semi-space-size=8
+ *   --heap-growing-percent=20) and the history's rows read without an object per row, bundled: peak
+ *   RSS 218, 211 and 197 MB over three consecutive runs (136-149 MB before the analysis), CPU
+ *   8.3-9.3 s, heap total ~70-80 MB through the history (was ~90-135), write ratio 1.21, 0.44, 1.02
+ *   (loads 7.1, 13.3, 9.5; staging 3.1-6.1 s). The same code without the flags: 276 MB, CPU 7.9 s,
+ *   ratio 0.89 (load 13.0); --optimize-for-size alone: 209 and 203 MB but CPU 16 s.
+ *   A fourth run after merging main: 227 MB, CPU 8.3 s, ratio 0.88 (load 6.6).
+ *   The write ratio swings with the load (the baseline took 19-37 s in these runs).
  * The RSS before the analysis is the process at rest with a warm client: the Azure SDKs (~50 MB
  * under tsx, ~17 bundled) and Prisma's query compiler and pool (the first query alone adds ~70-85 MB).
  * The peak above it is V8's heap growing ahead of its collections: the live heap stays ~40-55 MB
  * through the run (BENCH_MEM=2).
- * Growth (npm run bench -- analysis-scale, bundled, one run each, load 3-4): peak RSS 277 MB at
- * 10,000 resources, 390 MB at 20,000 (+252 MB above the process at rest, write ratio 0.97), 342 MB at
- * 40,000 (+176 MB, 0.95): sub-linear and dominated by when V8 collects. The simulator's history barely
- * grows with the resources (653,137, 776,081 and 859,105 rows), so what grows is the resources (held
- * for flags and the write), not the history.
+ * Growth (npm run bench -- analysis-scale, bundled, one run each): before the worker's flags, 277 MB
+ * at 10,000 resources, 390 MB at 20,000, 342 MB at 40,000 (loads 3-4), set by when V8 collected.
+ * With them: 197-218 MB at 10,000, 225 MB at 20,000 (+82 MB above the process at rest, write ratio
+ * 0.74, load 10.9) and 274 MB at 40,000 (+139 MB, 1.20, load 9.1). The simulator's history barely
+ * grows with the resources (653,137, 776,081 and 859,105 rows), so what grows is the resources
+ * (held for flags and the write), not the history.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -55,7 +64,7 @@ const RESOURCES = arg('resources', 10_000);
 const AIM_RSS_MB = 300;
 /** Measured with `npm run bench -- analysis-scale` and this run at 10,000 (see the header). */
 const GROWTH =
-  'measured bundled: 10,000 resources peak 277 MB, 20,000 390 MB, 40,000 342 MB: with the resources, not the history, and when V8 collects';
+  'measured bundled with the worker flags: 10,000 resources peak 197-218 MB, 20,000 225 MB, 40,000 274 MB: with the resources, not the history';
 const AIM_RATIO = 1;
 const SUBSCRIPTION = '6b1f3c2a-7d4e-4f5a-9b8c-0d1e2f3a4b5c';
 const BASE_URL = process.env.FINWATCH_TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
@@ -78,9 +87,14 @@ if (
     extension: '.mjs',
     minify: false,
   });
+  // With the V8 flags the deployment gives the Functions worker (one file feeds both).
+  const workerArguments = readFileSync(`${root}/infra/worker-node-arguments.txt`, 'utf8')
+    .split(/\s+/)
+    .filter(Boolean);
   const r = spawnSync(
     process.execPath,
     [
+      ...workerArguments,
       ...process.execArgv.filter((a) => a !== 'tsx' && a !== '--import'),
       `${outdir}/finops-analysis.mjs`,
       ...process.argv.slice(2),
@@ -337,6 +351,7 @@ try {
     `  bulk INSERT baseline ${baseline.rows} rows in ${(baseline.ms / 1000).toFixed(2)} s (${Math.round(baseline.rows / (baseline.ms / 1000))} rows/s)`,
     `  write ratio          ${ratio.toFixed(2)} (aim < ${AIM_RATIO})`,
     `  peak RSS             ${mb(peakKb)}, ${Math.round(rssBefore / 2 ** 20)} MB before the analysis began, database client warm, ${process.env.FINWATCH_BENCH_BUNDLED ? 'bundled as deployed' : 'under tsx (BENCH_UNBUNDLED)'}${aimed ? ` (aim < ${AIM_RSS_MB} MB` : ' (the aim is for 10,000 resources'}; simulator in its own process)`,
+    `  node flags           ${process.execArgv.join(' ') || 'none'} (the worker's come from infra/worker-node-arguments.txt)`,
     `  analysis's own       ${Math.round(peakMb - rssBefore / 2 ** 20)} MB above the RSS before it, at ${RESOURCES} resources (${GROWTH})`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -786,6 +786,9 @@ var baseAppSettings = {
   // Platform
   APPLICATIONINSIGHTS_CONNECTION_STRING: appInsights.properties.ConnectionString
   AnalysisQueue__Name: analysisQueueName
+  // V8 flags of the Node worker (kept in one file: bench/finops-analysis.ts runs with the same ones).
+  // They keep an analysis's heap from growing far ahead of its live objects; docs/decisions.md.
+  languageWorkers__node__arguments: trim(loadTextContent('worker-node-arguments.txt'))
 
   // Both services
   WEBAPP_ENVIRONMENT: webappEnvironment

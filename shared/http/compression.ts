@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { pipeline, type Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { HttpResponseInit } from '@azure/functions';
+import { LRUCache } from 'lru-cache';
 import { dropHeader, headerRecord, headerValue } from './headers.js';
 import { isStreamBody, toReadable } from './stream-body.js';
 
@@ -36,7 +38,7 @@ export function negotiateEncoding(header: string | null | undefined): ContentCod
 }
 
 /** Content types worth compressing: text, JSON, JavaScript, XML and SVG; never images or archives. */
-function compressible(contentType: string | undefined): boolean {
+export function compressible(contentType: string | undefined): boolean {
   if (!contentType) return false;
   return /^(text\/|application\/(?:[\w.+-]*\+)?(?:json|xml|javascript)|image\/svg\+xml)/i.test(
     contentType.trim(),
@@ -58,6 +60,38 @@ const brotliAsync = promisify(zlib.brotliCompress);
 /** Compresses bytes in hand off the event loop (zlib's thread pool). */
 export async function compressBytes(bytes: Buffer, coding: ContentCoding): Promise<Buffer> {
   return coding === 'br' ? brotliAsync(bytes, BROTLI_OPTIONS(bytes.length)) : gzipAsync(bytes);
+}
+
+/**
+ * Compressed copies of answer bodies, found by a SHA-256 of the body and the coding. Dashboards
+ * and the web client fetch the same unchanged answers again and again, and every browser asks for
+ * br or gzip: hashing 100 KiB costs tens of microseconds, compressing it milliseconds. Keyed by the
+ * bytes themselves, a copy can only ever answer a request whose answer is exactly those bytes, so
+ * nothing needs invalidating and no caller can be handed another's answer. Bodies under
+ * COPIED_FROM_BYTES are compressed every time (cheap, and they would only churn the copies).
+ */
+const COPIES_MAX_BYTES = 16 * 1024 * 1024;
+export const COPIED_FROM_BYTES = 8 * 1024;
+const copies = new LRUCache<string, Buffer>({
+  maxSize: COPIES_MAX_BYTES,
+  maxEntrySize: COPIES_MAX_BYTES / 4,
+  sizeCalculation: (b) => b.length + 128,
+});
+
+/** compressBytes, from a kept copy when the same bytes were compressed the same way before. */
+export async function compressedCopy(bytes: Buffer, coding: ContentCoding): Promise<Buffer> {
+  if (bytes.length < COPIED_FROM_BYTES) return compressBytes(bytes, coding);
+  const key = `${coding}:${createHash('sha256').update(bytes).digest('base64')}`;
+  const kept = copies.get(key);
+  if (kept) return kept;
+  const coded = await compressBytes(bytes, coding);
+  copies.set(key, coded);
+  return coded;
+}
+
+/** What the compressed copies hold (entries and bytes), for tests and diagnostics. */
+export function compressedCopiesHeld(): { entries: number; bytes: number } {
+  return { entries: copies.size, bytes: copies.calculatedSize };
 }
 
 /**
@@ -115,5 +149,5 @@ export async function compressResponse(
   if (!coding || !bytes || bytes.length < minBytes) return { ...response, headers };
   dropHeader(headers, 'content-length');
   headers['Content-Encoding'] = coding;
-  return { ...response, headers, body: await compressBytes(bytes, coding) };
+  return { ...response, headers, body: await compressedCopy(bytes, coding) };
 }

@@ -73,6 +73,32 @@ describe('Azure access on the real SDK clients against the simulator', () => {
     expect(r.columns).toEqual(['Cost', 'ResourceId', 'Currency']);
   });
 
+  it('hands raw pages in their own column order and keeps none of their rows', async () => {
+    const q = {
+      subscriptionId: SUB,
+      timeframe: 'MonthToDate' as const,
+      granularity: 'None' as const,
+      groupBy: ['ResourceId'],
+    };
+    const named = await az.queryCost(q);
+    h.sim.faults.costColumnOrder('reversed');
+    const pages: number[] = [];
+    const rebuilt: Array<Record<string, unknown>> = [];
+    const raw = await az.queryCost({
+      ...q,
+      onRawPage: (page, i) => {
+        pages.push(i);
+        expect(page.columns).toEqual([...named.columns].reverse());
+        for (const cells of page.rows)
+          rebuilt.push(Object.fromEntries(page.columns.map((c, at) => [c, cells[at]])));
+      },
+    });
+    expect(pages).toEqual(Array.from({ length: named.pages }, (_, i) => i));
+    expect(raw.rows).toEqual([]);
+    expect(raw.rowCount).toBe(named.rowCount);
+    expect(rebuilt).toEqual(named.rows);
+  });
+
   it('reads columns by name, whatever their order', async () => {
     const q = {
       subscriptionId: SUB,

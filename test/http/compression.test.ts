@@ -1,9 +1,16 @@
+import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { text as streamText } from 'node:stream/consumers';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { AnswerCache } from '../../shared/http/answer-cache.js';
-import { compressResponse, negotiateEncoding } from '../../shared/http/compression.js';
+import {
+  COPIED_FROM_BYTES,
+  compressedCopiesHeld,
+  compressedCopy,
+  compressResponse,
+  negotiateEncoding,
+} from '../../shared/http/compression.js';
 import { PerKeyLimit } from '../../shared/http/per-user-limit.js';
 import { jsonArrayStream } from '../../shared/http/stream-body.js';
 
@@ -118,6 +125,52 @@ describe('compressResponse', () => {
     body.destroy();
     await new Promise((r) => setTimeout(r, 50));
     expect(closed).toBe(true);
+  });
+});
+
+describe('compressed copies', () => {
+  const page = (seed: string) =>
+    JSON.stringify(Array.from({ length: 400 }, (_, i) => ({ id: i, name: `${seed}-${i}` })));
+
+  it('hands the same compressed bytes for the same answer again, without compressing anew', async () => {
+    const body = page('same');
+    expect(body.length).toBeGreaterThan(COPIED_FROM_BYTES);
+    const first = await compressResponse({ status: 200, body, headers: JSON_HEADERS }, 'br', 1024);
+    const second = await compressResponse(
+      { status: 200, body: Buffer.from(body), headers: JSON_HEADERS },
+      'br',
+      1024,
+    );
+    // The very same buffer: the second answer was not compressed again.
+    expect(second.body).toBe(first.body);
+    expect(zlib.brotliDecompressSync(second.body as Buffer).toString()).toBe(body);
+  });
+
+  it('never answers one body with the copy of another, nor one coding with the other', async () => {
+    const a = Buffer.from(page('tenant-a'));
+    const b = Buffer.from(page('tenant-b'));
+    const aGzip = await compressedCopy(a, 'gzip');
+    const bGzip = await compressedCopy(b, 'gzip');
+    const aBr = await compressedCopy(a, 'br');
+    expect(zlib.gunzipSync(aGzip).toString()).toBe(a.toString());
+    expect(zlib.gunzipSync(bGzip).toString()).toBe(b.toString());
+    expect(zlib.brotliDecompressSync(aBr).toString()).toBe(a.toString());
+  });
+
+  it('compresses small answers every time and keeps no copy of them', async () => {
+    const small = Buffer.from('x'.repeat(COPIED_FROM_BYTES - 1));
+    const before = compressedCopiesHeld().entries;
+    const one = await compressedCopy(small, 'gzip');
+    const two = await compressedCopy(small, 'gzip');
+    expect(two).not.toBe(one);
+    expect(compressedCopiesHeld().entries).toBe(before);
+  });
+
+  it('stays within its byte bound however many different answers pass', async () => {
+    // Random bytes do not compress: 48 x 512 KiB is 24 MiB offered to a 16 MiB store.
+    for (let i = 0; i < 48; i++) await compressedCopy(randomBytes(512 * 1024), 'gzip');
+    expect(compressedCopiesHeld().bytes).toBeLessThanOrEqual(16 * 1024 * 1024);
+    expect(compressedCopiesHeld().bytes).toBeGreaterThan(8 * 1024 * 1024);
   });
 });
 

@@ -2,6 +2,7 @@
 // setting or a Key Vault reference) and the local developer setup (local.settings.sample.json).
 // The Bicep is read as text: no Bicep compiler exists on the development machines.
 
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -39,9 +40,12 @@ const secretSettings = [
   'SENDGRID_API_KEY',
 ];
 
-// Settings that only make sense in Azure (the local host sets up its own storage and telemetry).
+// Settings that only make sense in Azure (the local host sets up its own storage and telemetry, and
+// is not the Functions host's Node worker).
 const azureOnlySetting = (name: string) =>
-  name === 'APPLICATIONINSIGHTS_CONNECTION_STRING' || name.startsWith('AzureWebJobsStorage__');
+  name === 'APPLICATIONINSIGHTS_CONNECTION_STRING' ||
+  name === 'languageWorkers__node__arguments' ||
+  name.startsWith('AzureWebJobsStorage__');
 
 describe('spec setting names', () => {
   it('are read from both service specs (live spec or the checked-in copy)', () => {
@@ -118,6 +122,19 @@ describe('infra hosts the app as the functions expect', () => {
     expect(code).toMatch(/identity:\s*\{\s*type:\s*'SystemAssigned'\s*\}/);
     expect(code).toMatch(/maximumInstanceCount:\s*maximumInstanceCount\b/);
     expect(code).toMatch(/^param maximumInstanceCount int = \d+/m);
+  });
+
+  it('starts the Node worker with the flags of infra/worker-node-arguments.txt, which Node accepts', () => {
+    expect(appSettings.get('languageWorkers__node__arguments')).toBe(
+      "trim(loadTextContent('worker-node-arguments.txt'))",
+    );
+    const flags = readFileSync(path.join(repoRoot, 'infra/worker-node-arguments.txt'), 'utf8')
+      .split(/\s+/)
+      .filter(Boolean);
+    // A misspelt flag would stop the worker from starting; a low heap cap would trade a peak for a crash.
+    const run = spawnSync(process.execPath, [...flags, '-e', '0'], { encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    expect(flags.some((f) => f.startsWith('--max-old-space-size'))).toBe(false);
   });
 
   it('declares the analysis-jobs queue and its poison queue, and tells the app the queue name', () => {

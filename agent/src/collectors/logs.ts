@@ -1,43 +1,7 @@
 import type { CycleContext } from '../cycle-context.js';
+import { encodeLogBody, type LogTarget } from './log-body.js';
 
-export interface LogTarget {
-  namespace: string;
-  pod: string;
-  container: string;
-}
-
-/** The ingest API's PodLogRequest. */
-export interface PodLogRequest {
-  clusterName: string;
-  namespace: string;
-  pod: string;
-  container: string;
-  logContent: string;
-}
-
-/**
- * One log post. The log stays the bytes read until its body is serialised (JSON.stringify calls toJSON),
- * so while it waits for a post slot it sits outside the JS heap instead of being copied by each
- * young-generation collection and promoted, as a decoded 8 KB string was. The body is the same.
- */
-export class PodLogPayload {
-  constructor(
-    private readonly clusterName: string,
-    private readonly target: LogTarget,
-    private readonly bytes: Buffer,
-  ) {}
-
-  toJSON(): PodLogRequest {
-    const { namespace, pod, container } = this.target;
-    return {
-      clusterName: this.clusterName,
-      namespace,
-      pod,
-      container,
-      logContent: this.bytes.toString('utf8'),
-    };
-  }
-}
+export type { LogTarget } from './log-body.js';
 
 /**
  * True when the log decodes to whitespace only (String#trim's sense). Decided on the bytes: one ASCII byte
@@ -77,5 +41,6 @@ export async function collectLogs(ctx: CycleContext, target: LogTarget): Promise
     return;
   }
   if (isBlankLog(bytes)) return;
-  await ctx.ingest.send('log', new PodLogPayload(ctx.config.clusterName, target, bytes));
+  // Encoded now: the body waits for its post slot as bytes outside the JS heap, as the log it replaces did.
+  await ctx.ingest.send('log', encodeLogBody(ctx.config.clusterName, target, bytes));
 }

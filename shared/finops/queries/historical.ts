@@ -151,7 +151,12 @@ export async function historicalByRun(prisma: PrismaClient, runId: number, skip:
   return { json: jsonArray(json), total };
 }
 
-/** Historical rows of a subscription across its runs, optionally within [start, end], as JSON text. */
+/**
+ * Historical rows of a subscription across its runs, optionally within [start, end], as JSON text.
+ * With `known` (subscriptionHistoryTotal's answer) the total is not counted again, and when it
+ * names the runs only their rows are read, so a run written meanwhile cannot slip into a page
+ * named by the runs before it.
+ */
 export async function historicalBySubscription(
   prisma: PrismaClient,
   subscriptionId: string,
@@ -159,14 +164,35 @@ export async function historicalBySubscription(
   end: Date | undefined,
   skip: number,
   take: number,
+  known?: { total: number; runIds: number[] | undefined },
 ) {
   const rows = await prisma.$queryRaw<HistoryRow[]>`SELECT ${HISTORY_COLUMNS} FROM "HistoricalCosts"
-    WHERE ${subscriptionWhere(subscriptionId, start, end)} ORDER BY "costDate", id LIMIT ${take} OFFSET ${skip}`;
+    WHERE ${subscriptionWhere(subscriptionId, start, end, known?.runIds)}
+    ORDER BY "costDate", id LIMIT ${take} OFFSET ${skip}`;
   const [json, total] = await Promise.all([
     rowsAsJson(prisma, rows),
-    pageTotal(rows, skip, take, () => countHistoricalBySubscription(prisma, subscriptionId, start, end)),
+    known
+      ? known.total
+      : pageTotal(rows, skip, take, () => countHistoricalBySubscription(prisma, subscriptionId, start, end)),
   ]);
   return { json: jsonArray(json), total };
+}
+
+/**
+ * What a page of a run's history is made of besides the run's own rows: whether the run was
+ * written with its totals (then all its rows name its subscription, and its rows never change)
+ * and that subscription's infra support cost. Undefined for an unknown run.
+ */
+export async function runHistoryInputs(
+  prisma: PrismaClient,
+  runId: number,
+): Promise<{ kept: boolean; infra: Decimal | number } | undefined> {
+  const [run] = await prisma.$queryRaw<Array<{ kept: boolean; infra: Decimal }>>`
+    SELECT r."historicalCostCount" IS NOT NULL AS kept,
+      COALESCE(s."infraSupportCost", ${DEFAULT_INFRA_SUPPORT_COST}) AS infra
+    FROM "AnalysisRuns" r LEFT JOIN "Subscriptions" s ON s."subscriptionId" = lower(trim(r."subscriptionId"))
+    WHERE r.id = ${runId}`;
+  return run;
 }
 
 /** A timestamp(3) literal of the stored wall-clock value (Date's UTC fields), with no zone to shift it. */
@@ -402,7 +428,7 @@ export async function historicalByGroup(
  * (RunServiceTotals), and the filter that matches them: the exact name when any row has it, else
  * the name case-insensitively. Undefined for a run without them (or no run): count instead.
  */
-async function keptServiceTotal(
+export async function keptServiceTotal(
   prisma: PrismaClient,
   runId: number,
   service: string | undefined,
@@ -435,6 +461,8 @@ export async function historicalByService(
   service: string | undefined,
   skip: number,
   take: number,
+  /** keptServiceTotal's answer when the caller has already asked (null: the run keeps none). */
+  known?: { total: number; filter: Prisma.Sql } | null,
 ) {
   type Row = {
     costDate: Date;
@@ -455,7 +483,7 @@ export async function historicalByService(
     );
     return { rows, total };
   };
-  const kept = await keptServiceTotal(prisma, runId, service);
+  const kept = known === undefined ? await keptServiceTotal(prisma, runId, service) : known;
   let r: { rows: Row[]; total: number };
   if (kept) r = { rows: kept.total > skip ? await read(kept.filter) : [], total: kept.total };
   else {

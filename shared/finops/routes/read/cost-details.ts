@@ -15,8 +15,10 @@ import {
   textParam,
   UNPAGED_NOTE,
 } from './common.js';
+import { keptRunAnswer } from './kept.js';
 
 const tags = ['CostDetails'];
+// A run's cost lines never change once written with it: its lists are kept (keptRunAnswer).
 const base = 'CostDetails/analysis/{analysisRunId}';
 const list = z.array(CostDetail);
 export const MAX_TOP_COUNT = 1000;
@@ -36,11 +38,19 @@ export const costDetailsRoutes: RouteDefinition[] = [
       query: pagingQuery,
       responses: { 200: { description: 'CostDetail[]', schema: list } },
     },
-    async handler({ services, params, query }) {
-      const runId = idParam(params, 'analysisRunId');
-      const p = paging(query);
-      const { json, total } = await findCostDetails(services.prisma, runId, undefined, p.skip, p.pageSize);
-      return okJsonText(json, listHeaders(total, p));
+    async handler(ctx) {
+      const runId = idParam(ctx.params, 'analysisRunId');
+      const p = paging(ctx.query);
+      return keptRunAnswer(ctx, runId, ['costs', null, p.skip, p.pageSize], async () => {
+        const { json, total } = await findCostDetails(
+          ctx.services.prisma,
+          runId,
+          undefined,
+          p.skip,
+          p.pageSize,
+        );
+        return okJsonText(json, listHeaders(total, p));
+      });
     },
   }),
   defineRoute({
@@ -56,12 +66,20 @@ export const costDetailsRoutes: RouteDefinition[] = [
       query: pagingQuery,
       responses: { 200: { description: 'CostDetail[]', schema: list } },
     },
-    async handler({ services, params, query }) {
-      const runId = idParam(params, 'analysisRunId');
-      const costType = textParam(params, 'costType');
-      const p = paging(query);
-      const { json, total } = await findCostDetails(services.prisma, runId, costType, p.skip, p.pageSize);
-      return okJsonText(json, listHeaders(total, p));
+    async handler(ctx) {
+      const runId = idParam(ctx.params, 'analysisRunId');
+      const costType = textParam(ctx.params, 'costType');
+      const p = paging(ctx.query);
+      return keptRunAnswer(ctx, runId, ['costs', costType, p.skip, p.pageSize], async () => {
+        const { json, total } = await findCostDetails(
+          ctx.services.prisma,
+          runId,
+          costType,
+          p.skip,
+          p.pageSize,
+        );
+        return okJsonText(json, listHeaders(total, p));
+      });
     },
   }),
   defineRoute({
@@ -75,7 +93,8 @@ export const costDetailsRoutes: RouteDefinition[] = [
       tags,
       responses: { 200: { description: 'CostDetail[]', schema: list } },
     },
-    async handler({ services, params }) {
+    async handler(ctx) {
+      const { params } = ctx;
       const runId = idParam(params, 'analysisRunId');
       const raw = (params.count ?? '').trim();
       const count = /^\d{1,5}$/.test(raw) ? Number(raw) : Number.NaN;
@@ -84,8 +103,9 @@ export const costDetailsRoutes: RouteDefinition[] = [
           count: [`The value '${raw}' is not valid.`],
         });
       }
-      const { json } = await findCostDetails(services.prisma, runId, undefined, 0, count);
-      return okJsonText(json);
+      return keptRunAnswer(ctx, runId, ['costs-top', count], async () =>
+        okJsonText((await findCostDetails(ctx.services.prisma, runId, undefined, 0, count)).json),
+      );
     },
   }),
   defineRoute({
@@ -100,8 +120,11 @@ export const costDetailsRoutes: RouteDefinition[] = [
       params: runIdParams,
       responses: { 200: { description: 'summary', schema: z.array(CostGroupSummary) } },
     },
-    async handler({ services, params }) {
-      return ok(await costSummary(services.prisma, idParam(params, 'analysisRunId'), 'ResourceGroup'));
+    async handler(ctx) {
+      const runId = idParam(ctx.params, 'analysisRunId');
+      return keptRunAnswer(ctx, runId, ['costs-summary', 'ResourceGroup'], async () =>
+        ok(await costSummary(ctx.services.prisma, runId, 'ResourceGroup')),
+      );
     },
   }),
   defineRoute({
@@ -116,8 +139,11 @@ export const costDetailsRoutes: RouteDefinition[] = [
       params: runIdParams,
       responses: { 200: { description: 'summary', schema: z.array(CostServiceSummary) } },
     },
-    async handler({ services, params }) {
-      return ok(await costSummary(services.prisma, idParam(params, 'analysisRunId'), 'Service'));
+    async handler(ctx) {
+      const runId = idParam(ctx.params, 'analysisRunId');
+      return keptRunAnswer(ctx, runId, ['costs-summary', 'Service'], async () =>
+        ok(await costSummary(ctx.services.prisma, runId, 'Service')),
+      );
     },
   }),
 ];

@@ -1,7 +1,5 @@
 import type { HttpResponseInit } from '@azure/functions';
-import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
-import type { PrismaClient } from '../../../db/client.js';
 import { badRequest } from '../../../http/problem.js';
 import { ok } from '../../../http/respond.js';
 import { defineRoute, type RequestContext, type RouteDefinition } from '../../../http/route.js';
@@ -15,7 +13,6 @@ import {
   resourceTypeSummary,
   streamResources,
 } from '../../queries/resources.js';
-import { hasRunTotals } from '../../queries/run-totals.js';
 import {
   HEAVY_429,
   idParam,
@@ -28,63 +25,47 @@ import {
   textParam,
   UNPAGED_NOTE,
 } from './common.js';
+import { keptRunAnswer } from './kept.js';
 
 const tags = ['Resources'];
 const base = 'Resources/analysis/{analysisRunId}';
 const list = z.array(ResourceAnalysis);
 
 /**
- * Unpaged resource lists of up to KEPT_LIST_ROWS rows (a type, a group, a search, the flagged
- * resources), kept per host as JSON bytes with their total. Building one costs reading its rows
- * and 0.3-3 MiB of JSON, and a run's resources never change once the
- * engine has written them with their totals; a run without totals (rows inserted by other means)
- * is never kept. The key is the run, the filter and the row limit; the run is looked up first, so
- * a deleted run is not answered from memory.
+ * Resource lists of runs written with their totals (pages, and unpaged lists of up to
+ * KEPT_LIST_ROWS rows: a type, a group, a search, the flagged resources), kept per host as JSON
+ * bytes with their headers and the br/gzip bytes clients asked for. Building one costs reading its
+ * rows and up to 3 MiB of JSON (and compressing it, for a browser), and a run's resources never
+ * change once the engine has written them with their totals; a run without totals (rows inserted
+ * by other means) is never kept (keptRunAnswer). The key is the run, the filter, the page and the
+ * row limit.
  */
-const LIST_CACHE_BYTES = 24 * 1024 * 1024;
 /** The longest list kept: a run's flagged resources (2,208 of 10,000 in the bench) fit. */
 const KEPT_LIST_ROWS = 5000;
-type KeptList = { body: Buffer; total: number };
-const listCaches = new WeakMap<object, LRUCache<string, KeptList>>();
 
-function listCache(prisma: PrismaClient) {
-  let cache = listCaches.get(prisma);
-  if (!cache) {
-    cache = new LRUCache<string, KeptList>({
-      maxSize: LIST_CACHE_BYTES,
-      maxEntrySize: LIST_CACHE_BYTES / 4,
-      sizeCalculation: (v) => v.body.length + 64,
-    });
-    listCaches.set(prisma, cache);
-  }
-  return cache;
-}
-
-async function unpagedList(
+function unpagedList(
   ctx: RequestContext,
   runId: number,
   f: ResourceFilter,
   p: ReturnType<typeof paging>,
 ): Promise<HttpResponseInit> {
   const { prisma } = ctx.services;
-  const headersOf = (total: number) => ({
-    'Content-Type': 'application/json; charset=utf-8',
-    ...listHeaders(total, p),
+  return keptRunAnswer(ctx, runId, ['resources-unpaged', p.pageSize, f], async (kept) => {
+    const streamed = await streamResources(prisma, runId, f, p.pageSize);
+    // Only a list longer than one read is heavy: a search that finds ten resources costs what a
+    // paged request costs, and the web client does not retry a 429. One that will be kept is
+    // built whole (at most KEPT_LIST_ROWS, about 3 MiB); any other is streamed.
+    if (streamed.total > RESOURCE_STREAM_PAGE_ROWS) ctx.heavy();
+    if (streamed.total > (kept ? KEPT_LIST_ROWS : RESOURCE_STREAM_PAGE_ROWS)) {
+      return okStream(streamed.rows, listHeaders(streamed.total, p));
+    }
+    const body = Buffer.concat(await jsonArrayStream(streamed.rows).toArray());
+    return {
+      status: 200,
+      body,
+      headers: { 'Content-Type': 'application/json; charset=utf-8', ...listHeaders(streamed.total, p) },
+    };
   });
-  const key = (await hasRunTotals(prisma, runId)) ? `${runId}|${p.pageSize}|${JSON.stringify(f)}` : undefined;
-  const hit = key ? listCache(prisma).get(key) : undefined;
-  if (hit) return { status: 200, body: hit.body, headers: headersOf(hit.total) };
-  const streamed = await streamResources(prisma, runId, f, p.pageSize);
-  // Only a list longer than one read is heavy: a search that finds ten resources costs what a
-  // paged request costs, and the web client does not retry a 429. One that will be kept is built
-  // whole (at most KEPT_LIST_ROWS, about 3 MiB); any other is streamed.
-  if (streamed.total > RESOURCE_STREAM_PAGE_ROWS) ctx.heavy();
-  if (streamed.total > (key ? KEPT_LIST_ROWS : RESOURCE_STREAM_PAGE_ROWS)) {
-    return okStream(streamed.rows, listHeaders(streamed.total, p));
-  }
-  const body = Buffer.concat(await jsonArrayStream(streamed.rows).toArray());
-  if (key) listCache(prisma).set(key, { body, total: streamed.total });
-  return { status: 200, body, headers: headersOf(streamed.total) };
 }
 
 function listRoute(
@@ -122,8 +103,10 @@ function listRoute(
         // The whole list (up to MAX_UNPAGED_ROWS): streamed, never held, unless one read holds it.
         return unpagedList(ctx, runId, f, p);
       }
-      const { rows, total } = await findResources(ctx.services.prisma, runId, f, p.skip, p.pageSize);
-      return ok(rows, listHeaders(total, p));
+      return keptRunAnswer(ctx, runId, ['resources-page', p.skip, p.pageSize, f], async () => {
+        const { rows, total } = await findResources(ctx.services.prisma, runId, f, p.skip, p.pageSize);
+        return ok(rows, listHeaders(total, p));
+      });
     },
   });
 }
@@ -180,8 +163,11 @@ export const resourcesRoutes: RouteDefinition[] = [
       params: runIdParams,
       responses: { 200: { description: 'summary', schema: z.array(ResourceTypeSummary) } },
     },
-    async handler({ services, params }) {
-      return ok(await resourceTypeSummary(services.prisma, idParam(params, 'analysisRunId')));
+    async handler(ctx) {
+      const runId = idParam(ctx.params, 'analysisRunId');
+      return keptRunAnswer(ctx, runId, ['resources-summary', 'types'], async () =>
+        ok(await resourceTypeSummary(ctx.services.prisma, runId)),
+      );
     },
   }),
   defineRoute({
@@ -196,8 +182,11 @@ export const resourcesRoutes: RouteDefinition[] = [
       params: runIdParams,
       responses: { 200: { description: 'summary', schema: z.array(ResourceGroupSummary) } },
     },
-    async handler({ services, params }) {
-      return ok(await resourceGroupSummary(services.prisma, idParam(params, 'analysisRunId')));
+    async handler(ctx) {
+      const runId = idParam(ctx.params, 'analysisRunId');
+      return keptRunAnswer(ctx, runId, ['resources-summary', 'groups'], async () =>
+        ok(await resourceGroupSummary(ctx.services.prisma, runId)),
+      );
     },
   }),
 ];

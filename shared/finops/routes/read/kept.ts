@@ -1,0 +1,53 @@
+import type { HttpResponseInit } from '@azure/functions';
+import { KeptAnswers } from '../../../http/kept-answers.js';
+import type { RequestContext } from '../../../http/route.js';
+import { hasRunTotals } from '../../queries/run-totals.js';
+
+/**
+ * The per-host stores of answers made of runs (see KeptAnswers), each bounded apart so one kind
+ * of answer cannot push out all of another: history pages, lists of a run's rows (resources,
+ * cost lines), run details.
+ */
+const POOL_BYTES = { history: 32 * 1024 * 1024, lists: 24 * 1024 * 1024, details: 16 * 1024 * 1024 };
+export type Pool = keyof typeof POOL_BYTES;
+const pools = new WeakMap<object, Map<Pool, KeptAnswers>>();
+
+/**
+ * The answer kept under `key` in `pool`, or build()'s (kept when in hand). The caller has looked
+ * up, on this request, every input that shapes the answer and put it in the key; no key: built.
+ * Stores hang off the host's PrismaClient, so hosts sharing a process never share one.
+ */
+export function keptAnswer(
+  ctx: RequestContext,
+  pool: Pool,
+  key: unknown[] | undefined,
+  build: () => Promise<HttpResponseInit>,
+): Promise<HttpResponseInit> {
+  const { services, request } = ctx;
+  let byPool = pools.get(services.prisma);
+  if (!byPool) {
+    byPool = new Map();
+    pools.set(services.prisma, byPool);
+  }
+  let cache = byPool.get(pool);
+  if (!cache) {
+    cache = new KeptAnswers(POOL_BYTES[pool], services.config.platform.Http__CompressionMinBytes);
+    byPool.set(pool, cache);
+  }
+  return cache.answer(key && JSON.stringify([pool, ...key]), request.headers.get('accept-encoding'), build);
+}
+
+/**
+ * An answer read from one run's own rows alone (resources, cost lines), kept when the run was
+ * written with its totals: then its rows were written whole, in the run's transaction, and never
+ * change. The run is looked up on every request, so a deleted run is not answered from memory.
+ */
+export async function keptRunAnswer(
+  ctx: RequestContext,
+  runId: number,
+  key: unknown[],
+  build: (kept: boolean) => Promise<HttpResponseInit>,
+): Promise<HttpResponseInit> {
+  const kept = await hasRunTotals(ctx.services.prisma, runId);
+  return keptAnswer(ctx, 'lists', kept ? [runId, ...key] : undefined, () => build(kept));
+}

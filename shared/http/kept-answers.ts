@@ -1,0 +1,95 @@
+import type { HttpResponseInit } from '@azure/functions';
+import { LRUCache } from 'lru-cache';
+import { type ContentCoding, compressBytes, compressible, negotiateEncoding } from './compression.js';
+import { headerRecord, headerValue } from './headers.js';
+
+interface Kept {
+  body: Buffer;
+  headers: Record<string, string>;
+  /** The body compressed, per coding a client has asked for (made once, on its first request). */
+  coded: Partial<Record<ContentCoding, Buffer>>;
+}
+
+/** What an entry's bookkeeping costs beside its bytes, so a million tiny answers are still bounded. */
+const ENTRY_OVERHEAD = 256;
+const sizeOf = (k: Kept) =>
+  k.body.length + (k.coded.br?.length ?? 0) + (k.coded.gzip?.length ?? 0) + ENTRY_OVERHEAD;
+
+/**
+ * Whole 200 answers that cannot change under their key (pages of runs, which are never edited once
+ * written), kept as bytes with their headers, least recently used out first, bounded by their
+ * total size. Beside each answer it keeps the br or gzip bytes a client asked for: the dispatcher
+ * would otherwise compress the same bytes again for every browser request, which costs more CPU
+ * than building the page. The caller decides the key (every input that shapes the answer, looked
+ * up in the database on every request, so a deleted run or a changed figure is another key) and
+ * authenticates before asking: nothing here knows who asks.
+ */
+export class KeptAnswers {
+  private readonly cache: LRUCache<string, Kept>;
+
+  private readonly maxEntryBytes: number;
+
+  constructor(
+    maxBytes: number,
+    /** Http__CompressionMinBytes: smaller answers go out as they are, as the dispatcher sends them. */
+    private readonly minCompressBytes: number,
+  ) {
+    // One answer must not push out all the others.
+    this.maxEntryBytes = Math.floor(maxBytes / 4);
+    this.cache = new LRUCache<string, Kept>({
+      maxSize: maxBytes,
+      maxEntrySize: this.maxEntryBytes,
+      sizeCalculation: sizeOf,
+    });
+  }
+
+  get size(): number {
+    return this.cache.size;
+  }
+
+  /**
+   * The answer kept under `key`, or `build()`'s (kept when it is a 200 with its bytes in hand;
+   * a streamed answer is passed on as it is). No key: always built, never kept.
+   */
+  async answer(
+    key: string | undefined,
+    acceptEncoding: string | null,
+    build: () => Promise<HttpResponseInit>,
+  ): Promise<HttpResponseInit> {
+    let kept = key === undefined ? undefined : this.cache.get(key);
+    if (!kept) {
+      const built = await build();
+      const body = bytesOf(built);
+      if (key === undefined || !body || (built.status ?? 200) !== 200) return built;
+      kept = { body, headers: headerRecord(built.headers), coded: {} };
+      this.cache.set(key, kept);
+    }
+    const coding = negotiateEncoding(acceptEncoding);
+    if (!compressible(headerValue(kept.headers, 'content-type'))) {
+      return { status: 200, body: kept.body, headers: { ...kept.headers } };
+    }
+    const headers = { ...kept.headers, Vary: 'Accept-Encoding' };
+    if (!coding || kept.body.length < this.minCompressBytes) {
+      return { status: 200, body: kept.body, headers };
+    }
+    let coded = kept.coded[coding];
+    if (!coded) {
+      coded = await compressBytes(kept.body, coding);
+      // A new entry object: lru-cache counts a size only when the value changes. Not when the entry
+      // has been pushed out meanwhile, nor when it would outgrow the entry bound (lru-cache would
+      // then drop the answer itself).
+      const grown: Kept = { ...kept, coded: { ...kept.coded, [coding]: coded } };
+      if (key !== undefined && this.cache.peek(key) === kept && sizeOf(grown) <= this.maxEntryBytes) {
+        this.cache.set(key, grown);
+      }
+    }
+    return { status: 200, body: coded, headers: { ...headers, 'Content-Encoding': coding } };
+  }
+}
+
+function bytesOf(response: HttpResponseInit): Buffer | undefined {
+  const { body } = response;
+  if (typeof body === 'string') return Buffer.from(body);
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return undefined;
+}
