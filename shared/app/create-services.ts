@@ -13,6 +13,8 @@ export interface CreateServicesOptions {
   log?: Logger;
   /** Skip applying migrations (a second host on an already migrated database). */
   skipMigrations?: boolean;
+  /** PGlite only: the data directory tarball the database starts as (see DatabaseOptions). */
+  initialDataDir?: Blob;
 }
 
 /** Opens the database (migrating it), the queue and the service modules. */
@@ -33,6 +35,7 @@ export async function createServices(
       : `${config.platform.DATA_DIR.replace(/\/$/, '')}/pglite`,
     log: (m) => log.trace({ schemaEngine: m }),
     timeouts: databaseTimeouts(config.platform),
+    initialDataDir: options.initialDataDir,
   });
   if (!options.skipMigrations) {
     const result = await db.migrate();

@@ -16,6 +16,11 @@ export interface DatabaseOptions {
   log?: (message: string) => void;
   /** PostgreSQL only; unset: the driver's defaults (no timeouts at all). */
   timeouts?: DatabaseTimeouts | undefined;
+  /**
+   * PGlite only: a data directory (a PGlite dumpDataDir tarball) the database starts as, instead
+   * of running initdb. Tests load one migrated copy per host: initdb costs seconds of CPU each time.
+   */
+  initialDataDir?: Blob | undefined;
 }
 
 export interface Database {
@@ -30,12 +35,12 @@ export interface Database {
  * trigram indexes). Every PGlite that runs migrations is made here, the schema engine's shadow
  * database included, so a migration means the same on each.
  */
-export async function createPGlite(dataDir: string) {
+export async function createPGlite(dataDir: string, loadDataDir?: Blob) {
   const [{ PGlite }, { pg_trgm }] = await Promise.all([
     import('@electric-sql/pglite'),
     import('@electric-sql/pglite/contrib/pg_trgm'),
   ]);
-  return PGlite.create(dataDir, { extensions: { pg_trgm } });
+  return PGlite.create(dataDir, { extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) });
 }
 
 export function isPostgresUrl(value: string | undefined): value is string {
@@ -79,7 +84,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       dataDir = path.resolve(dataDir);
       mkdirSync(dataDir, { recursive: true });
     }
-    const pglite = await createPGlite(dataDir);
+    const pglite = await createPGlite(dataDir, options.initialDataDir);
     factory = new PrismaPGlite(pglite);
     migrationFactory = async () => factory;
     closeDriver = () => pglite.close();

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../shared/db/client.js';
 import { runLegacyColumnScripts } from '../../shared/db/legacy-scripts.js';
 import { createPostgresDatabase, TEST_PG_URL } from '../support/databases.js';
+import { migratedPgliteTemplate } from '../support/pglite-template.js';
 
 type Kind = 'pglite' | 'postgres';
 
@@ -101,5 +102,31 @@ describe.each(kinds)('database migrations on %s', (kind) => {
       await runLegacyColumnScripts(db.prisma);
       expect(await subscriptionColumns(db)).toEqual(after);
     });
+  });
+});
+
+describe('a PGlite started from a migrated data directory', () => {
+  it('has every migration recorded and the tables, so migrate applies nothing', async () => {
+    const db = await openDatabase({ dataDir: 'memory://', initialDataDir: await migratedPgliteTemplate() });
+    try {
+      const tables = await db.prisma.$queryRawUnsafe<Array<{ table_name: string }>>(
+        `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`,
+      );
+      expect(tables.map((t) => t.table_name)).toEqual(expect.arrayContaining(['Users', 'AnalysisRuns']));
+      expect((await db.migrate()).applied).toEqual([]);
+      // Its writes are its own: the next database from the same copy starts empty.
+      await db.prisma.$executeRawUnsafe(`DELETE FROM "_prisma_migrations"`);
+    } finally {
+      await db.close();
+    }
+    const next = await openDatabase({ dataDir: 'memory://', initialDataDir: await migratedPgliteTemplate() });
+    try {
+      const rows = await next.prisma.$queryRawUnsafe<Array<{ n: number }>>(
+        `SELECT count(*)::int AS n FROM "_prisma_migrations"`,
+      );
+      expect(rows[0]?.n).toBeGreaterThan(0);
+    } finally {
+      await next.close();
+    }
   });
 });

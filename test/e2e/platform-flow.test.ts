@@ -22,6 +22,8 @@ describe('platform end to end', () => {
     host = await startTestHost({
       settings: { ...simSettings(sim), ADMIN_EMAILS: 'ops@example.com', ADMIN_BOOTSTRAP_SECRET: BOOTSTRAP },
       queueWorker: { pollMs: 50 },
+      // The user's first start: initdb and every migration, not the run's migrated copy.
+      freshDatabase: true,
     });
     api = apiClient(host.url);
   });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, type PrismaClient } from '../../shared/db/client.js';
+import { migratedPgliteTemplate } from './pglite-template.js';
 
 /** The PostgreSQL server tests may use (CI sets it); unset → PostgreSQL tests do not run. */
 export const TEST_PG_URL = process.env.FINWATCH_TEST_PG_URL;
@@ -35,7 +36,7 @@ export const TEST_DATABASES: Array<[string, 'pglite' | 'postgres']> = [
   ...(TEST_PG_URL ? [['PostgreSQL', 'postgres'] as [string, 'postgres']] : []),
 ];
 
-/** A migrated database of that kind: in-memory PGlite, or a fresh PostgreSQL database that close() drops. */
+/** A migrated database of that kind: in-memory PGlite (from the run's migrated copy), or a fresh PostgreSQL database that close() drops. */
 export async function openMigratedDatabase(kind: 'pglite' | 'postgres'): Promise<{
   prisma: PrismaClient;
   /** The PostgreSQL URL (undefined for PGlite). */
@@ -45,7 +46,11 @@ export async function openMigratedDatabase(kind: 'pglite' | 'postgres'): Promise
   let url: string | undefined;
   let drop: (() => Promise<void>) | undefined;
   if (kind === 'postgres') ({ url, drop } = await createPostgresDatabase());
-  const db = await openDatabase({ connectionString: url, dataDir: 'memory://' });
+  const db = await openDatabase({
+    connectionString: url,
+    dataDir: 'memory://',
+    initialDataDir: kind === 'pglite' ? await migratedPgliteTemplate() : undefined,
+  });
   await db.migrate();
   return {
     prisma: db.prisma,

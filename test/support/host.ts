@@ -4,6 +4,7 @@ import { type LocalHost, type LocalHostOptions, startLocalHost } from '../../dev
 import { type AppConfig, loadConfig, type Settings } from '../../shared/config/index.js';
 import { createLogger } from '../../shared/observability/logger.js';
 import { createPostgresDatabase, USE_POSTGRES_EVERYWHERE } from './databases.js';
+import { migratedPgliteTemplate } from './pglite-template.js';
 
 export const TEST_JWT_KEY = 'test-signing-key-0123456789-0123456789-abcdef';
 
@@ -11,6 +12,11 @@ export interface TestHostOptions extends Partial<Omit<LocalHostOptions, 'config'
   settings?: Settings;
   /** pglite (default) or postgres (a fresh database on FINWATCH_TEST_PG_URL). */
   database?: 'pglite' | 'postgres';
+  /**
+   * An in-memory PGlite that runs initdb and every migration, as a user's first start does,
+   * instead of starting from the run's migrated copy (test/support/pglite-template.ts).
+   */
+  freshDatabase?: boolean;
 }
 
 export interface TestHost extends LocalHost {
@@ -46,13 +52,22 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
     drop = db.drop;
   }
   const config = loadConfig(settings);
-  const { settings: _s, database: _d, ...rest } = options;
+  const { settings: _s, database: _d, freshDatabase, ...rest } = options;
+  const onTemplate =
+    database === 'pglite' &&
+    !freshDatabase &&
+    !settings.ConnectionStrings__SqlConnectionString &&
+    config.platform.DATA_DIR.startsWith('memory://');
   const host = await startLocalHost({
     config,
     weeklyTimer: false,
     exportTimer: false,
     ...rest,
-    servicesOptions: { log: createLogger(settings.Logging__LogLevel__Default), ...rest.servicesOptions },
+    servicesOptions: {
+      log: createLogger(settings.Logging__LogLevel__Default),
+      ...(onTemplate ? { initialDataDir: await migratedPgliteTemplate() } : {}),
+      ...rest.servicesOptions,
+    },
   });
   return {
     ...host,

@@ -1,0 +1,40 @@
+import { defineConfig } from 'vitest/config';
+import base from './vitest.config.js';
+
+/**
+ * `npm run test:postgres`: the files run a second time with every test host on the PostgreSQL server
+ * (FINWATCH_TEST_DB=postgres), after `npm test` ran the whole suite on PGlite.
+ *
+ * The rule (docs/decisions.md, "The PostgreSQL pass"): a file is here when its tests read or write
+ * the app's tables through a host whose database the pass switches: analyses and their writes,
+ * the finops queries, users, tokens and reset codes, the end-to-end flow. It is not here when
+ * `npm test` already runs it on PostgreSQL (TEST_DATABASES, `database: 'postgres'`, *-postgres
+ * files), when it pins PGlite, or when it touches no table or only checks HTTP shape (docs, CORS,
+ * access log, mail transports, route matrices, Swagger gate, the browser page, pure units).
+ */
+export const POSTGRES_PASS = [
+  'test/auth/behaviour.test.ts',
+  'test/auth/email-reset.test.ts',
+  'test/auth/reset-requests.test.ts',
+  'test/auth/sessions.test.ts',
+  'test/e2e/platform-flow.test.ts',
+  'test/finops-api/cached-answers.test.ts',
+  'test/finops-api/contract-e2e.test.ts',
+  'test/finops-api/history-recs-dashboard.test.ts',
+  'test/finops-api/kept-pages.test.ts',
+  'test/finops-api/resources-costs.test.ts',
+  'test/finops-api/streaming.test.ts',
+  'test/finops-api/subscriptions-runs.test.ts',
+  'test/finops-engine/ai-step.test.ts',
+  'test/finops-engine/analysis-async.test.ts',
+  'test/finops-engine/analysis-start-bound.test.ts',
+  'test/finops-engine/analysis-sync.test.ts',
+  'test/finops-engine/waste-catalogue.test.ts',
+  'test/finops-engine/waste-lifecycle.test.ts',
+  // Concurrency on a pool of connections (PGlite has one): parallel logins, job sweeps, admin writes.
+  'test/hostile/login-throttle.test.ts',
+  'test/hostile/mobile-key-and-admins.test.ts',
+  'test/hostile/resilience-lost-jobs.test.ts',
+];
+
+export default defineConfig({ ...base, test: { ...base.test, include: POSTGRES_PASS } });
