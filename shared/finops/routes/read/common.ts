@@ -79,8 +79,8 @@ export function paging(query: URLSearchParams, defaultPageSize?: number): Paging
 
 export const listHeaders = (total: number, p: Paging) => pagingHeaders(total, p.page, p.pageSize);
 
-/** 200 with a JSON body already serialised (built as text, not through stringify's replacer). */
-export function okJsonText(json: string, headers: Record<string, string> = {}): HttpResponseInit {
+/** 200 with a JSON body already serialised (text or its UTF-8 bytes, not through stringify's replacer). */
+export function okJsonText(json: string | Buffer, headers: Record<string, string> = {}): HttpResponseInit {
   return {
     status: 200,
     body: json,
