@@ -33,6 +33,11 @@
  *   ratio 0.89 (load 13.0); --optimize-for-size alone: 209 and 203 MB but CPU 16 s.
  *   A fourth run after merging main: 227 MB, CPU 8.3 s, ratio 0.88 (load 6.6).
  *   The write ratio swings with the load (the baseline took 19-37 s in these runs).
+ *   On a quiet machine (loads 1.2-2.0), six runs of main after the merges: peak RSS 219-232 MB
+ *   (124-141 MB before), CPU 7.3-7.7 s, write ratio 0.91, 0.91, 1.10, 0.91, 1.08 (and 1.35 with
+ *   statement logging on). The run's history INSERT ... SELECT takes ~10-11 s of the ~12 s write,
+ *   nearly all of it the insert into HistoricalCosts and its four indexes that the baseline pays too
+ *   (work_mem 64 MB for its sorts changed nothing), so the engine writes at about a bulk insert's pace.
  * The RSS before the analysis is the process at rest with a warm client: the Azure SDKs (~50 MB
  * under tsx, ~17 bundled) and Prisma's query compiler and pool (the first query alone adds ~70-85 MB).
  * The peak above it is V8's heap growing ahead of its collections: the live heap stays ~40-55 MB
