@@ -10,7 +10,9 @@ import base from './vitest.config.js';
  * the finops queries, users, tokens and reset codes, the end-to-end flow. It is not here when
  * `npm test` already runs it on PostgreSQL (TEST_DATABASES, `database: 'postgres'`, *-postgres
  * files), when it pins PGlite, or when it touches no table or only checks HTTP shape (docs, CORS,
- * access log, mail transports, route matrices, Swagger gate, the browser page, pure units).
+ * access log, mail transports, route matrices, Swagger gate, the browser page, pure units), nor
+ * when its time is waiting out a timer over SQL another file here runs (analysis-start-bound: 45 s
+ * of back-off and bound, the same job and run writes as analysis-sync and analysis-async).
  */
 export const POSTGRES_PASS = [
   'test/auth/behaviour.test.ts',
@@ -27,7 +29,6 @@ export const POSTGRES_PASS = [
   'test/finops-api/subscriptions-runs.test.ts',
   'test/finops-engine/ai-step.test.ts',
   'test/finops-engine/analysis-async.test.ts',
-  'test/finops-engine/analysis-start-bound.test.ts',
   'test/finops-engine/analysis-sync.test.ts',
   'test/finops-engine/waste-catalogue.test.ts',
   'test/finops-engine/waste-lifecycle.test.ts',
