@@ -1,42 +1,32 @@
 import { pipeline, type Readable, Transform } from 'node:stream';
+import { LRUCache } from 'lru-cache';
 
 /**
  * Whole answers (compressed bytes) by key, least recently used first out, bounded by their total
  * size. Only for answers that cannot change under the same key.
  */
 export class AnswerCache {
-  private readonly entries = new Map<string, Buffer>();
-  private bytes = 0;
+  private readonly entries: LRUCache<string, Buffer>;
 
   constructor(
     readonly maxBytes: number,
     /** An answer larger than this is never kept: one must not push out all the others. */
     readonly maxEntryBytes = Math.floor(maxBytes / 4),
-  ) {}
+  ) {
+    this.entries = new LRUCache<string, Buffer>({
+      maxSize: maxBytes,
+      maxEntrySize: maxEntryBytes,
+      // lru-cache wants a positive size; an empty answer still holds an entry.
+      sizeCalculation: (value) => value.length || 1,
+    });
+  }
 
   get(key: string): Buffer | undefined {
-    const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-    }
-    return hit;
+    return this.entries.get(key);
   }
 
   set(key: string, value: Buffer): void {
-    if (value.length > this.maxEntryBytes) return;
-    const old = this.entries.get(key);
-    if (old) {
-      this.bytes -= old.length;
-      this.entries.delete(key);
-    }
     this.entries.set(key, value);
-    this.bytes += value.length;
-    for (const [k, v] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
-      this.entries.delete(k);
-      this.bytes -= v.length;
-    }
   }
 
   get size(): number {
