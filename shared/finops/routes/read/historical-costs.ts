@@ -153,6 +153,24 @@ async function runHistoryPage(ctx: RequestContext, runId: number, p: Paging): Pr
   });
 }
 
+/** What names a subscription's history, paged or not: its runs, the dates asked and its infra cost. */
+function subscriptionHistoryKey(
+  subscriptionId: string,
+  start: Date | undefined,
+  end: Date | undefined,
+  runIds: number[],
+  infra: unknown,
+): unknown[] {
+  return [
+    'sub',
+    subscriptionId,
+    start?.toISOString() ?? null,
+    end?.toISOString() ?? null,
+    runIds.join(','),
+    String(infra),
+  ];
+}
+
 async function subscriptionHistoryPage(
   ctx: RequestContext,
   subscriptionId: string,
@@ -165,18 +183,13 @@ async function subscriptionHistoryPage(
     subscriptionHistoryTotal(prisma, subscriptionId, start, end),
     infraSupportCosts(prisma, [subscriptionId]),
   ]);
-  const dates = [start?.toISOString() ?? null, end?.toISOString() ?? null];
   // Named by its runs only when every run keeps its totals (runIds): then the page is read from
   // those runs alone, so a run written meanwhile is not kept under the key of the runs before it.
   const key = runIds
     ? [
-        'sub',
-        subscriptionId,
-        ...dates,
-        runIds.join(','),
+        ...subscriptionHistoryKey(subscriptionId, start, end, runIds, infraOf(infra, subscriptionId)),
         p.skip,
         p.pageSize,
-        String(infraOf(infra, subscriptionId)),
       ]
     : undefined;
   return keptPage(ctx, key, async () => {
@@ -237,8 +250,8 @@ async function unpagedSubscriptionHistory(
     async (coding) => {
       if (!named) return undefined;
       const infra = infraOf(await infraSupportCosts(prisma, [subscriptionId]), subscriptionId);
-      const dates = `${start?.toISOString() ?? ''}|${end?.toISOString() ?? ''}`;
-      return `sub|${subscriptionId}|${dates}|${runIds.join(',')}|${total}|${p.pageSize}|${String(infra)}|${coding}`;
+      const runs = subscriptionHistoryKey(subscriptionId, start, end, runIds, infra);
+      return JSON.stringify([...runs, total, p.pageSize, coding]);
     },
     () =>
       streamHistoricalBySubscription(
