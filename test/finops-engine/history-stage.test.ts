@@ -151,6 +151,78 @@ describe.each(TEST_DATABASES)('staged analysis history on %s', (_name, kind) => 
     expect(await stagingTables()).toBe(0);
   });
 
+  it('keeps group and service names with tabs, newlines, backslashes and unicode as they came', async () => {
+    // The characters COPY's text format reads specially, COPY's end marker, and text beyond ASCII.
+    const hostile = [
+      ['rg\ttab', 'svc\twith\ttabs'],
+      ['rg\nline', 'svc\r\nwindows'],
+      ['rg\\back', '\\.'],
+      ['rg\\N', '\\N'],
+      ['rg-ünï', 'Servicé 日本 🚀'],
+      ['', ''],
+    ] as const;
+    const writer = await openRunWriter(prisma, { postgresUrl: url });
+    let runId: number;
+    try {
+      await writer.stageHistory(hostile.map(([g, s], i) => cost('2026-03-01', g, s, i + 1)));
+      ({ runId } = await writer.persist(run()));
+    } finally {
+      await writer.close();
+    }
+    const services = await prisma.historicalCost.findMany({
+      where: { analysisRunId: runId, costType: 'Service' },
+      select: { resourceGroup: true, name: true, cost: true },
+    });
+    expect(
+      services
+        .map((h) => [h.resourceGroup, h.name, h.cost.toFixed(4)])
+        .sort((a, b) => Number(a[2]) - Number(b[2])),
+    ).toEqual(hostile.map(([g, s], i) => [g.toUpperCase(), s, `${i + 1}.0000`]));
+  });
+
+  it('sums a cell, a group and a day in the order their rows came', async () => {
+    // Added as they come these three round (half up, 4 decimals) to 0.5755; added reversed or
+    // sorted either way, to 0.5756: a sum in any other order than arrival changes the written cost.
+    const [x, y, z] = [0.45808, 0.05462, 0.06285];
+    const writer = await openRunWriter(prisma, { postgresUrl: url });
+    let runId: number;
+    try {
+      await writer.stageHistory([cost('2026-03-01', 'rg-a', 'svc', x), cost('2026-03-02', 'rg-a', 'svc', x)]);
+      await writer.stageHistory([cost('2026-03-01', 'rg-a', 'svc', y), cost('2026-03-02', 'rg-b', 'svc', y)]);
+      await writer.stageHistory([
+        cost('2026-03-01', 'rg-a', 'svc', z),
+        cost('2026-03-02', 'rg-b', 'other', z),
+      ]);
+      ({ runId } = await writer.persist(run()));
+    } finally {
+      await writer.close();
+    }
+    const rows = await prisma.historicalCost.findMany({
+      where: { analysisRunId: runId },
+      orderBy: { id: 'asc' },
+    });
+    expect(
+      rows.map((r) => [
+        r.costDate.toISOString().slice(0, 10),
+        r.costType,
+        r.resourceGroup,
+        r.name,
+        r.cost.toFixed(4),
+      ]),
+    ).toEqual([
+      // 03-01: one cell of three rows; 03-02: three cells, two groups, summed by their first rows.
+      ['2026-03-01', 'Total', null, null, '0.5755'],
+      ['2026-03-02', 'Total', null, null, '0.5755'],
+      ['2026-03-01', 'ResourceGroup', 'RG-A', null, '0.5755'],
+      ['2026-03-02', 'ResourceGroup', 'RG-A', null, '0.4581'],
+      ['2026-03-02', 'ResourceGroup', 'RG-B', null, '0.1175'],
+      ['2026-03-01', 'Service', 'RG-A', 'svc', '0.5755'],
+      ['2026-03-02', 'Service', 'RG-A', 'svc', '0.4581'],
+      ['2026-03-02', 'Service', 'RG-B', 'other', '0.0629'],
+      ['2026-03-02', 'Service', 'RG-B', 'svc', '0.0546'],
+    ]);
+  });
+
   it('writes a run without history when no page came', async () => {
     const writer = await openRunWriter(prisma, { postgresUrl: url });
     try {
