@@ -109,25 +109,42 @@ export class HistoryStage {
   }
 
   /**
-   * The page as COPY text, STAGE_CHUNK_ROWS rows a chunk: one big string per chunk is cheaper for
-   * the heap than a string per row, and one COPY per page is one round trip. Costs go as String()
-   * writes them (the shortest text that reads back as the same double, as JSON does); one that is
-   * not finite goes as NULL, which the NOT NULL column refuses, as the JSON path's null is.
+   * The page as COPY text, STAGE_CHUNK_ROWS rows a chunk (one round trip a page). Measured per
+   * 560,000 rows: String() per cost and a regular expression per field cost ~0.8 s of CPU, the JSON
+   * path's stringify 0.2 s; JSON.stringify writes a chunk's costs in one native call (the same
+   * shortest text String() gives; a cost that is not finite becomes NULL, which the NOT NULL column
+   * refuses as the JSON path's null was), and each page's few distinct dates, groups and services
+   * are folded and escaped once.
    */
   private *copyText(page: readonly DailyCost[]): Generator<string> {
-    let text = '';
-    let inChunk = 0;
-    for (const r of page) {
-      if (!r.date) continue;
-      const c = Number.isFinite(r.cost) ? String(r.cost) : '\\N';
-      text += `${this.seq++}\t${copyField(r.date)}\t${copyField((r.resourceGroup ?? '').toUpperCase())}\t${copyField(r.serviceName ?? '')}\t${c}\n`;
-      if (++inChunk === STAGE_CHUNK_ROWS) {
-        yield text;
-        text = '';
-        inChunk = 0;
+    const groups = new Map<string, string>();
+    const texts = new Map<string, string>();
+    const text = (v: string) => {
+      let e = texts.get(v);
+      if (e === undefined) texts.set(v, (e = copyField(v)));
+      return e;
+    };
+    const group = (v: string) => {
+      let e = groups.get(v);
+      // JavaScript's upper case, not SQL's upper(): the same groups as every other place that folds them.
+      if (e === undefined) groups.set(v, (e = copyField(v.toUpperCase())));
+      return e;
+    };
+    for (let at = 0; at < page.length; at += STAGE_CHUNK_ROWS) {
+      const rows = page.slice(at, at + STAGE_CHUNK_ROWS).filter((r) => r.date);
+      if (rows.length === 0) continue;
+      const costs = JSON.stringify(rows.map((r) => r.cost))
+        .slice(1, -1)
+        .split(',');
+      const lines: string[] = new Array(rows.length);
+      for (let i = 0; i < rows.length; i++) {
+        const r = rows[i]!;
+        const c = costs[i]!;
+        lines[i] =
+          `${this.seq++}\t${text(r.date)}\t${group(r.resourceGroup ?? '')}\t${text(r.serviceName ?? '')}\t${c === 'null' ? '\\N' : c}\n`;
       }
+      yield lines.join('');
     }
-    if (text) yield text;
   }
 
   /**
