@@ -223,6 +223,22 @@ describe.each(TEST_DATABASES)('staged analysis history on %s', (_name, kind) => 
     ]);
   });
 
+  it('refuses a page with a cost that is not a number and leaves no staging table', async () => {
+    const writer = await openRunWriter(prisma, { postgresUrl: url });
+    try {
+      await writer.stageHistory([cost('2026-03-01', 'rg-a', 'Storage', 1)]);
+      await expect(
+        writer.stageHistory([
+          cost('2026-03-02', 'rg-a', 'Storage', 2),
+          cost('2026-03-02', 'rg-b', 'Storage', Number.NaN),
+        ]),
+      ).rejects.toThrow();
+    } finally {
+      await writer.close();
+    }
+    expect(await stagingTables()).toBe(0);
+  });
+
   it('writes a run without history when no page came', async () => {
     const writer = await openRunWriter(prisma, { postgresUrl: url });
     try {

@@ -43,8 +43,6 @@ const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': 
 export interface HistoryStageOptions {
   /** Stage by COPY instead of INSERT … SELECT FROM json_array_elements (PostgreSQL's writer). */
   copyIn?: CopyIn | undefined;
-  /** work_mem for the run's history statement (SET LOCAL, so the transaction's only). */
-  sortMemory?: string | undefined;
 }
 
 export class HistoryStage {
@@ -59,14 +57,12 @@ export class HistoryStage {
   private seq = 0;
 
   private readonly copyIn: CopyIn | undefined;
-  private readonly sortMemory: string | undefined;
 
   constructor(
     private readonly exec: Exec,
     options: HistoryStageOptions = {},
   ) {
     this.copyIn = options.copyIn;
-    this.sortMemory = options.sortMemory;
   }
 
   /** Stages one page: yyyy-MM-dd, upper-case group, service, cost. Rows without a date are left out. */
@@ -121,13 +117,19 @@ export class HistoryStage {
     const texts = new Map<string, string>();
     const text = (v: string) => {
       let e = texts.get(v);
-      if (e === undefined) texts.set(v, (e = copyField(v)));
+      if (e === undefined) {
+        e = copyField(v);
+        texts.set(v, e);
+      }
       return e;
     };
     const group = (v: string) => {
       let e = groups.get(v);
       // JavaScript's upper case, not SQL's upper(): the same groups as every other place that folds them.
-      if (e === undefined) groups.set(v, (e = copyField(v.toUpperCase())));
+      if (e === undefined) {
+        e = copyField(v.toUpperCase());
+        groups.set(v, e);
+      }
       return e;
     };
     for (let at = 0; at < page.length; at += STAGE_CHUNK_ROWS) {
@@ -159,17 +161,15 @@ export class HistoryStage {
    */
   async writeRun(exec: Exec, analysisRunId: number, target: StagedHistoryTarget): Promise<number> {
     if (!this.created) return 0;
-    // Its sorts (the staged rows by cell, the cells by day and group, the rows by kind, day, group
-    // and service) hold 60-100 MB each on 10,000 resources: with the default 4 MB they were external
-    // merges through temporary files.
-    if (this.sortMemory) await exec(`SET LOCAL work_mem = '${this.sortMemory}'`, []);
-    // One grouping-sets pass over the cells sorted by (d, g) gives the days' Totals and the groups'
-    // rows together (two GROUP BYs sorted the cells twice); grouping(g) is 1 on the day's row.
+    // Measured on 560,000 staged rows (PostgreSQL 15): work_mem 128 MB for this statement's sorts
+    // (in memory instead of external merges), Totals and groups from one GROUPING SETS pass, and
+    // sorting on ranks of the group and service names instead of the texts each took as long or
+    // longer; the insert into HistoricalCosts, its indexes and its foreign key are ~70% of it.
     return exec(
       `WITH cells AS (SELECT d, g, s, sum(c ORDER BY n) AS c, min(n) AS f FROM ${this.table} GROUP BY d, g, s),
        summed AS (
-         SELECT grouping(g) # 1 AS k, d, g, NULL::text AS s, sum(c ORDER BY f) AS c
-           FROM cells GROUP BY GROUPING SETS ((d), (d, g))
+         SELECT 0 AS k, d, NULL::text AS g, NULL::text AS s, sum(c ORDER BY f) AS c FROM cells GROUP BY d
+         UNION ALL SELECT 1, d, g, NULL::text, sum(c ORDER BY f) FROM cells GROUP BY d, g
          UNION ALL SELECT 2, d, g, s, c FROM cells)
        INSERT INTO "HistoricalCosts"
          ("analysisRunId", "subscriptionId", "costDate", "costType", "resourceGroup", "name", "cost", "currency", "recordedAt")

@@ -313,11 +313,6 @@ export interface PersistOptions {
   postgresTimeouts?: DatabaseTimeouts | undefined;
 }
 
-/** temp_buffers of the writer's session (PostgreSQL), sized for the staged history. */
-const STAGE_TEMP_BUFFERS = '64MB';
-/** work_mem of the run's history statement (PostgreSQL): see HistoryStage.writeRun. */
-const HISTORY_SORT_MEMORY = '128MB';
-
 /** One database session: statements outside a transaction, and one transaction. */
 interface Session {
   exec: Exec;
@@ -337,10 +332,6 @@ async function postgresSession(url: string, timeouts: DatabaseTimeouts | undefin
   });
   await client.connect();
   const exec: Exec = async (sql, params) => (await client.query(sql, params)).rowCount ?? 0;
-  // The staged history (~40 MB on 10,000 resources) is a temporary table: with the default 8 MB of
-  // temp_buffers its pages went to disk while staging and were read back by the run's statement.
-  // Set before the session's first temporary table, the only time it can be.
-  await client.query(`SET temp_buffers = '${STAGE_TEMP_BUFFERS}'`);
   return {
     exec,
     async copyIn(sql, data) {
@@ -399,10 +390,7 @@ export async function openRunWriter(prisma: PrismaClient, opts: PersistOptions =
   const session = opts.postgresUrl
     ? await postgresSession(opts.postgresUrl, opts.postgresTimeouts)
     : prismaSession(prisma);
-  const stage = new HistoryStage(
-    session.exec,
-    session.copyIn ? { copyIn: session.copyIn, sortMemory: HISTORY_SORT_MEMORY } : {},
-  );
+  const stage = new HistoryStage(session.exec, { copyIn: session.copyIn });
   return {
     stageHistory: (page) => stage.add(page),
     get stagedRows() {
