@@ -38,6 +38,15 @@
  *   statement logging on). The run's history INSERT ... SELECT takes ~10-11 s of the ~12 s write,
  *   nearly all of it the insert into HistoricalCosts and its four indexes that the baseline pays too
  *   (work_mem 64 MB for its sorts changed nothing), so the engine writes at about a bulk insert's pace.
+ * - history staged by COPY FROM STDIN on PostgreSQL (pg-copy-streams) instead of INSERT … SELECT
+ *   FROM json_array_elements: alone on synthetic history (556,818 rows, loads 0.9-1.5) staging took
+ *   1.24-1.27 s against 1.74-2.17 s, for ~0.7 s more of the host's CPU (the COPY text). In this
+ *   bench, alternated with main at loads 2.3-4.0: after 0.90, 0.80, 0.98 (staging 1.93, 1.71,
+ *   2.49 s; transaction 11.3, 10.1, 12.6 s; baseline 14.7-15.4 s; CPU 8.2-9.0 s; peak RSS 220-228
+ *   MB), main 0.93, 0.93 (staging 2.00, 2.17 s; transaction 11.5, 11.6 s; baseline 14.6, 14.8 s;
+ *   CPU 7.3-7.7 s; 210-229 MB): within the noise, the aim of <= 0.8 in three runs not reached.
+ *   work_mem 128 MB (sorts in memory), temp_buffers 64 MB, one GROUPING SETS pass for the Totals and
+ *   groups, and sorting on ranks of the names measured as long or longer (docs/decisions.md).
  * The RSS before the analysis is the process at rest with a warm client: the Azure SDKs (~50 MB
  * under tsx, ~17 bundled) and Prisma's query compiler and pool (the first query alone adds ~70-85 MB).
  * The peak above it is V8's heap growing ahead of its collections: the live heap stays ~40-55 MB
