@@ -132,8 +132,11 @@ async function writeResponse(
   } else if (typeof init.body === 'string') {
     body = init.body;
     out['content-type'] ??= 'text/plain; charset=utf-8';
-  } else if (init.body instanceof Uint8Array || init.body instanceof ArrayBuffer) {
-    body = Buffer.from(init.body as ArrayBuffer);
+  } else if (init.body instanceof Uint8Array) {
+    // A view, not a copy: kept answers are megabyte Buffers handed out to every request.
+    body = Buffer.from(init.body.buffer, init.body.byteOffset, init.body.byteLength);
+  } else if (init.body instanceof ArrayBuffer) {
+    body = Buffer.from(init.body);
   } else if (init.body !== undefined && init.body !== null) {
     body = Buffer.from(
       await new Response(init.body as ConstructorParameters<typeof Response>[0]).arrayBuffer(),

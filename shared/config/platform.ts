@@ -30,6 +30,11 @@ export const platformSettingsSchema = z.object({
   Http__MaxHeavyRequestsPerUser: int(2, 1, 100),
   /** Answers at least this long are compressed when the client accepts br or gzip; 0 compresses all. */
   Http__CompressionMinBytes: int(1024, 0, 10_485_760),
+  /**
+   * Memory one instance may spend keeping answers it will send again (pages of runs, which never
+   * change once written, and compressed copies of answers), in MiB; 0 keeps none.
+   */
+  Http__KeptAnswersMiB: int(120, 0, 16_384),
   /** Public origin (and path prefix) of the app for absolute Location headers; unset: relative. */
   PUBLIC_BASE_URL: url(),
   ...databaseSettingsShape,

@@ -6,31 +6,35 @@ import { LRUCache } from 'lru-cache';
  * size. Only for answers that cannot change under the same key.
  */
 export class AnswerCache {
-  private readonly entries: LRUCache<string, Buffer>;
+  /** None when the bound is 0: nothing is kept. */
+  private readonly entries: LRUCache<string, Buffer> | undefined;
 
   constructor(
     readonly maxBytes: number,
     /** An answer larger than this is never kept: one must not push out all the others. */
     readonly maxEntryBytes = Math.floor(maxBytes / 4),
   ) {
-    this.entries = new LRUCache<string, Buffer>({
-      maxSize: maxBytes,
-      maxEntrySize: maxEntryBytes,
-      // lru-cache wants a positive size; an empty answer still holds an entry.
-      sizeCalculation: (value) => value.length || 1,
-    });
+    this.entries =
+      maxBytes > 0
+        ? new LRUCache<string, Buffer>({
+            maxSize: maxBytes,
+            maxEntrySize: maxEntryBytes,
+            // lru-cache wants a positive size; an empty answer still holds an entry.
+            sizeCalculation: (value) => value.length || 1,
+          })
+        : undefined;
   }
 
   get(key: string): Buffer | undefined {
-    return this.entries.get(key);
+    return this.entries?.get(key);
   }
 
   set(key: string, value: Buffer): void {
-    this.entries.set(key, value);
+    this.entries?.set(key, value);
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.entries?.size ?? 0;
   }
 
   /**
@@ -39,6 +43,7 @@ export class AnswerCache {
    * the source.
    */
   fillFrom(key: string, source: Readable): Readable {
+    if (!this.entries) return source;
     let parts: Buffer[] | undefined = [];
     let size = 0;
     const cache = this;

@@ -62,36 +62,47 @@ export async function compressBytes(bytes: Buffer, coding: ContentCoding): Promi
   return coding === 'br' ? brotliAsync(bytes, BROTLI_OPTIONS(bytes.length)) : gzipAsync(bytes);
 }
 
+/** Bodies under this many bytes are compressed every time: cheap, and they would only churn the copies. */
+export const COPIED_FROM_BYTES = 8 * 1024;
+
 /**
  * Compressed copies of answer bodies, found by a SHA-256 of the body and the coding. Dashboards
  * and the web client fetch the same unchanged answers again and again, and every browser asks for
  * br or gzip: hashing 100 KiB costs tens of microseconds, compressing it milliseconds. Keyed by the
  * bytes themselves, a copy can only ever answer a request whose answer is exactly those bytes, so
- * nothing needs invalidating and no caller can be handed another's answer. Bodies under
- * COPIED_FROM_BYTES are compressed every time (cheap, and they would only churn the copies).
+ * nothing needs invalidating and no caller can be handed another's answer. One store per host,
+ * bounded by bytes (0: none kept).
  */
-const COPIES_MAX_BYTES = 16 * 1024 * 1024;
-export const COPIED_FROM_BYTES = 8 * 1024;
-const copies = new LRUCache<string, Buffer>({
-  maxSize: COPIES_MAX_BYTES,
-  maxEntrySize: COPIES_MAX_BYTES / 4,
-  sizeCalculation: (b) => b.length + 128,
-});
+export class CompressedCopies {
+  private readonly copies: LRUCache<string, Buffer> | undefined;
 
-/** compressBytes, from a kept copy when the same bytes were compressed the same way before. */
-export async function compressedCopy(bytes: Buffer, coding: ContentCoding): Promise<Buffer> {
-  if (bytes.length < COPIED_FROM_BYTES) return compressBytes(bytes, coding);
-  const key = `${coding}:${createHash('sha256').update(bytes).digest('base64')}`;
-  const kept = copies.get(key);
-  if (kept) return kept;
-  const coded = await compressBytes(bytes, coding);
-  copies.set(key, coded);
-  return coded;
-}
+  constructor(maxBytes: number) {
+    this.copies =
+      maxBytes > 0
+        ? new LRUCache<string, Buffer>({
+            maxSize: maxBytes,
+            maxEntrySize: Math.max(1, Math.floor(maxBytes / 4)),
+            sizeCalculation: (b) => b.length + 128,
+          })
+        : undefined;
+  }
 
-/** What the compressed copies hold (entries and bytes), for tests and diagnostics. */
-export function compressedCopiesHeld(): { entries: number; bytes: number } {
-  return { entries: copies.size, bytes: copies.calculatedSize };
+  /** compressBytes, from a kept copy when the same bytes were compressed the same way before. */
+  async copy(bytes: Buffer, coding: ContentCoding): Promise<Buffer> {
+    const copies = this.copies;
+    if (!copies || bytes.length < COPIED_FROM_BYTES) return compressBytes(bytes, coding);
+    const key = `${coding}:${createHash('sha256').update(bytes).digest('base64')}`;
+    const kept = copies.get(key);
+    if (kept) return kept;
+    const coded = await compressBytes(bytes, coding);
+    copies.set(key, coded);
+    return coded;
+  }
+
+  /** What the store holds (entries and bytes), for tests and diagnostics. */
+  held(): { entries: number; bytes: number } {
+    return { entries: this.copies?.size ?? 0, bytes: this.copies?.calculatedSize ?? 0 };
+  }
 }
 
 /**
@@ -125,6 +136,8 @@ export async function compressResponse(
   response: HttpResponseInit,
   acceptEncoding: string | null,
   minBytes: number,
+  /** The host's compressed copies; none: every answer is compressed afresh. */
+  copies?: CompressedCopies,
 ): Promise<HttpResponseInit> {
   const { body } = response;
   if (body === undefined || body === null || response.jsonBody !== undefined) return response;
@@ -149,5 +162,9 @@ export async function compressResponse(
   if (!coding || !bytes || bytes.length < minBytes) return { ...response, headers };
   dropHeader(headers, 'content-length');
   headers['Content-Encoding'] = coding;
-  return { ...response, headers, body: await compressedCopy(bytes, coding) };
+  return {
+    ...response,
+    headers,
+    body: copies ? await copies.copy(bytes, coding) : await compressBytes(bytes, coding),
+  };
 }

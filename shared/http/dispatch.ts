@@ -1,11 +1,14 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { ZodError, type ZodType } from 'zod';
+import { perHost } from '../app/per-host.js';
 import type { AppServices } from '../app/services.js';
 import type { Caller } from '../auth/caller.js';
+import type { PlatformSettings } from '../config/platform.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { parseJsonText, validate, validationProblem } from './body.js';
-import { compressResponse } from './compression.js';
+import { CompressedCopies, compressResponse } from './compression.js';
 import { type CorsPolicy, corsHeaders, parseCorsOrigins, preflightHeaders } from './cors.js';
+import { keptBytes } from './kept-budget.js';
 import { checkBodyStrings, checkRequestStrings } from './limits.js';
 import { PerKeyLimit } from './per-user-limit.js';
 import { badRequest, forbidden, HttpError, problemResponse, serviceUnavailable } from './problem.js';
@@ -29,29 +32,20 @@ function withHeaders(response: HttpResponseInit, extra: Record<string, string>):
   return { ...response, headers: Object.fromEntries(headers.entries()) };
 }
 
-const policies = new WeakMap<object, CorsPolicy>();
-
 /** The CORS policy of a configuration, parsed once. */
-function corsPolicyOf(services: Pick<AppServices, 'config'>): CorsPolicy {
-  let policy = policies.get(services.config.platform);
-  if (!policy) {
-    policy = parseCorsOrigins(services.config.platform.CORS_ALLOWED_ORIGINS);
-    policies.set(services.config.platform, policy);
-  }
-  return policy;
-}
+const corsPolicyOf = perHost(
+  (platform: PlatformSettings): CorsPolicy => parseCorsOrigins(platform.CORS_ALLOWED_ORIGINS),
+);
 
-const heavyLimits = new WeakMap<object, PerKeyLimit>();
+/** The host's compressed copies of answers, their share of Http__KeptAnswersMiB. */
+const compressedCopiesOf = perHost(
+  (platform: PlatformSettings) => new CompressedCopies(keptBytes(platform, 'compressedCopies')),
+);
 
 /** The per-user limit of heavy requests of a configuration (one per host). */
-function heavyLimitOf(services: Pick<AppServices, 'config'>): PerKeyLimit {
-  let limit = heavyLimits.get(services.config.platform);
-  if (!limit) {
-    limit = new PerKeyLimit(services.config.platform.Http__MaxHeavyRequestsPerUser);
-    heavyLimits.set(services.config.platform, limit);
-  }
-  return limit;
-}
+const heavyLimitOf = perHost(
+  (platform: PlatformSettings) => new PerKeyLimit(platform.Http__MaxHeavyRequestsPerUser),
+);
 
 /** Seconds a client refused for too many heavy requests is asked to wait. */
 export const HEAVY_RETRY_AFTER_SECONDS = 2;
@@ -173,7 +167,7 @@ export async function dispatchRoute(
       },
       heavy() {
         if (release || !caller) return;
-        release = heavyLimitOf(services).tryAcquire(caller.userId);
+        release = heavyLimitOf(services.config.platform).tryAcquire(caller.userId);
         if (!release) {
           const max = services.config.platform.Http__MaxHeavyRequestsPerUser;
           throw new HttpError(
@@ -194,6 +188,7 @@ export async function dispatchRoute(
     withHeaders(response, { ...cors, ...securityHeaders(response, route.service) }),
     request.headers.get('accept-encoding'),
     services.config.platform.Http__CompressionMinBytes,
+    compressedCopiesOf(services.config.platform),
   );
 }
 
@@ -221,7 +216,7 @@ export function unmatchedResponse(
   request: HttpRequest,
   invocation: InvocationContext,
 ): HttpResponseInit {
-  const policy = corsPolicyOf(services);
+  const policy = corsPolicyOf(services.config.platform);
   const origin = request.headers.get('origin');
   if (request.method === 'OPTIONS' && match.kind === 'method-not-allowed') {
     const preflight: HttpResponseInit = {

@@ -25,7 +25,8 @@ const sizeOf = (k: Kept) =>
  * authenticates before asking: nothing here knows who asks.
  */
 export class KeptAnswers {
-  private readonly cache: LRUCache<string, Kept>;
+  /** None when the bound is 0: every answer is built. */
+  private readonly cache: LRUCache<string, Kept> | undefined;
 
   private readonly maxEntryBytes: number;
 
@@ -36,15 +37,18 @@ export class KeptAnswers {
   ) {
     // One answer must not push out all the others.
     this.maxEntryBytes = Math.floor(maxBytes / 4);
-    this.cache = new LRUCache<string, Kept>({
-      maxSize: maxBytes,
-      maxEntrySize: this.maxEntryBytes,
-      sizeCalculation: sizeOf,
-    });
+    this.cache =
+      maxBytes > 0
+        ? new LRUCache<string, Kept>({
+            maxSize: maxBytes,
+            maxEntrySize: this.maxEntryBytes,
+            sizeCalculation: sizeOf,
+          })
+        : undefined;
   }
 
   get size(): number {
-    return this.cache.size;
+    return this.cache?.size ?? 0;
   }
 
   /**
@@ -56,13 +60,15 @@ export class KeptAnswers {
     acceptEncoding: string | null,
     build: () => Promise<HttpResponseInit>,
   ): Promise<HttpResponseInit> {
-    let kept = key === undefined ? undefined : this.cache.get(key);
+    const cache = this.cache;
+    if (!cache) return build();
+    let kept = key === undefined ? undefined : cache.get(key);
     if (!kept) {
       const built = await build();
       const body = bytesOf(built);
       if (key === undefined || !body || (built.status ?? 200) !== 200) return built;
       kept = { body, headers: headerRecord(built.headers), coded: {} };
-      this.cache.set(key, kept);
+      cache.set(key, kept);
     }
     const coding = negotiateEncoding(acceptEncoding);
     if (!compressible(headerValue(kept.headers, 'content-type'))) {
@@ -79,8 +85,8 @@ export class KeptAnswers {
       // has been pushed out meanwhile, nor when it would outgrow the entry bound (lru-cache would
       // then drop the answer itself).
       const grown: Kept = { ...kept, coded: { ...kept.coded, [coding]: coded } };
-      if (key !== undefined && this.cache.peek(key) === kept && sizeOf(grown) <= this.maxEntryBytes) {
-        this.cache.set(key, grown);
+      if (key !== undefined && cache.peek(key) === kept && sizeOf(grown) <= this.maxEntryBytes) {
+        cache.set(key, grown);
       }
     }
     return { status: 200, body: coded, headers: { ...headers, 'Content-Encoding': coding } };

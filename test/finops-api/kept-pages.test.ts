@@ -247,3 +247,39 @@ describe('pages of runs are kept with their compressed bytes', () => {
     expect(after[2]).toContain('"location":"edited"');
   });
 });
+
+describe('with Http__KeptAnswersMiB=0 nothing is kept', () => {
+  let host: TestHost;
+  let user: TestUser;
+  beforeAll(async () => {
+    host = await startTestHost({ queueWorker: false, settings: { Http__KeptAnswersMiB: '0' } });
+    user = await createUser(host.services.prisma, false);
+    await ensureAuth(host, user);
+  }, 120_000);
+  afterAll(async () => {
+    await host?.close();
+  });
+
+  it('reads a run written with its totals anew on every request, and still compresses as asked', async () => {
+    const p = host.services.prisma;
+    const run = await insertFixtureRun(p, {
+      subscriptionId: SUB,
+      subscriptionName: 'Nothing kept',
+      runDate: new Date('2026-03-01T00:00:00Z'),
+      days: 20,
+    });
+    await writeRunTotals((sql, params) => p.$executeRawUnsafe(sql, ...params), run.id, SUB);
+    const api = apiClient(host.url);
+    const paths = [`HistoricalCosts/analysis/${run.id}?pageSize=50`, `HistoricalCosts/subscription/${SUB}`];
+    const read = (headers: Record<string, string> = {}) =>
+      Promise.all(paths.map((x) => api.get(`/finops/api/${x}`, { token: user.token, headers })));
+    const before = await read();
+    await p.$executeRaw`UPDATE "HistoricalCosts" SET cost = cost + 1000 WHERE "analysisRunId" = ${run.id}`;
+    const after = await read({ 'accept-encoding': 'gzip' });
+    for (const [i, res] of after.entries()) {
+      expect(res.status).toBe(200);
+      expect(res.text).not.toBe(before[i]!.text);
+      expect(res.headers.get('content-encoding')).toBe('gzip');
+    }
+  });
+});

@@ -39,6 +39,19 @@ const testRoutes = [
     },
   }),
   defineRoute({
+    name: 'slice',
+    service: 'finops',
+    method: 'GET',
+    path: 'Slice',
+    auth: 'none',
+    async handler() {
+      // A view into a larger buffer (as Buffer.from of a short string is, in Node's pool): only
+      // the view's bytes are the answer.
+      const whole = Buffer.from('xxxx{"kept":true}yyyy');
+      return { status: 200, headers: { 'content-type': 'application/json' }, body: whole.subarray(4, 17) };
+    },
+  }),
+  defineRoute({
     name: 'boom',
     service: 'finops',
     method: 'GET',
@@ -111,6 +124,13 @@ describe('local host', () => {
       raw: JSON.stringify({ subscriptionId: 'x'.repeat(1_100_000) }),
     });
     expect(isProblem(res, 413)).toBe(true);
+  });
+
+  it('writes a byte body that is a view into a larger buffer as exactly the view', async () => {
+    const res = await api.get('/finops/api/Slice');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-length')).toBe('13');
+    expect(res.text).toBe('{"kept":true}');
   });
 
   it('answers an unhandled error 500 without internals', async () => {

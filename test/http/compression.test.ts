@@ -6,8 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { AnswerCache } from '../../shared/http/answer-cache.js';
 import {
   COPIED_FROM_BYTES,
-  compressedCopiesHeld,
-  compressedCopy,
+  CompressedCopies,
   compressResponse,
   negotiateEncoding,
 } from '../../shared/http/compression.js';
@@ -132,14 +131,18 @@ describe('compressed copies', () => {
   const page = (seed: string) =>
     JSON.stringify(Array.from({ length: 400 }, (_, i) => ({ id: i, name: `${seed}-${i}` })));
 
+  const MiB = 1024 * 1024;
+
   it('hands the same compressed bytes for the same answer again, without compressing anew', async () => {
     const body = page('same');
     expect(body.length).toBeGreaterThan(COPIED_FROM_BYTES);
-    const first = await compressResponse({ status: 200, body, headers: JSON_HEADERS }, 'br', 1024);
+    const copies = new CompressedCopies(16 * MiB);
+    const first = await compressResponse({ status: 200, body, headers: JSON_HEADERS }, 'br', 1024, copies);
     const second = await compressResponse(
       { status: 200, body: Buffer.from(body), headers: JSON_HEADERS },
       'br',
       1024,
+      copies,
     );
     // The very same buffer: the second answer was not compressed again.
     expect(second.body).toBe(first.body);
@@ -147,30 +150,42 @@ describe('compressed copies', () => {
   });
 
   it('never answers one body with the copy of another, nor one coding with the other', async () => {
+    const copies = new CompressedCopies(16 * MiB);
     const a = Buffer.from(page('tenant-a'));
     const b = Buffer.from(page('tenant-b'));
-    const aGzip = await compressedCopy(a, 'gzip');
-    const bGzip = await compressedCopy(b, 'gzip');
-    const aBr = await compressedCopy(a, 'br');
+    const aGzip = await copies.copy(a, 'gzip');
+    const bGzip = await copies.copy(b, 'gzip');
+    const aBr = await copies.copy(a, 'br');
     expect(zlib.gunzipSync(aGzip).toString()).toBe(a.toString());
     expect(zlib.gunzipSync(bGzip).toString()).toBe(b.toString());
     expect(zlib.brotliDecompressSync(aBr).toString()).toBe(a.toString());
   });
 
   it('compresses small answers every time and keeps no copy of them', async () => {
+    const copies = new CompressedCopies(16 * MiB);
     const small = Buffer.from('x'.repeat(COPIED_FROM_BYTES - 1));
-    const before = compressedCopiesHeld().entries;
-    const one = await compressedCopy(small, 'gzip');
-    const two = await compressedCopy(small, 'gzip');
+    const one = await copies.copy(small, 'gzip');
+    const two = await copies.copy(small, 'gzip');
     expect(two).not.toBe(one);
-    expect(compressedCopiesHeld().entries).toBe(before);
+    expect(copies.held().entries).toBe(0);
   });
 
   it('stays within its byte bound however many different answers pass', async () => {
     // Random bytes do not compress: 48 x 512 KiB is 24 MiB offered to a 16 MiB store.
-    for (let i = 0; i < 48; i++) await compressedCopy(randomBytes(512 * 1024), 'gzip');
-    expect(compressedCopiesHeld().bytes).toBeLessThanOrEqual(16 * 1024 * 1024);
-    expect(compressedCopiesHeld().bytes).toBeGreaterThan(8 * 1024 * 1024);
+    const copies = new CompressedCopies(16 * MiB);
+    for (let i = 0; i < 48; i++) await copies.copy(randomBytes(512 * 1024), 'gzip');
+    expect(copies.held().bytes).toBeLessThanOrEqual(16 * MiB);
+    expect(copies.held().bytes).toBeGreaterThan(8 * MiB);
+  });
+
+  it('keeps nothing when its bound is 0, and still compresses every answer', async () => {
+    const copies = new CompressedCopies(0);
+    const body = Buffer.from(page('none'));
+    const one = await copies.copy(body, 'gzip');
+    const two = await copies.copy(body, 'gzip');
+    expect(two).not.toBe(one);
+    expect(zlib.gunzipSync(two).toString()).toBe(body.toString());
+    expect(copies.held()).toEqual({ entries: 0, bytes: 0 });
   });
 });
 
@@ -216,6 +231,18 @@ describe('AnswerCache', () => {
     cache.set('big', Buffer.alloc(61));
     expect(cache.get('big')).toBeUndefined();
     expect(cache.size).toBe(2);
+  });
+
+  it('keeps nothing when its bound is 0, and passes a streamed answer on whole', async () => {
+    const cache = new AnswerCache(0);
+    cache.set('a', Buffer.alloc(10));
+    expect(cache.get('a')).toBeUndefined();
+    const passed = await streamText(
+      cache.fillFrom('k', Readable.from([Buffer.from('ab'), Buffer.from('cd')])),
+    );
+    expect(passed).toBe('abcd');
+    expect(cache.get('k')).toBeUndefined();
+    expect(cache.size).toBe(0);
   });
 
   it('keeps a streamed answer only once it has ended whole', async () => {

@@ -54,6 +54,19 @@ describe('KeptAnswers', () => {
     expect(builds[4]!.calls.n).toBe(1);
   });
 
+  it('keeps nothing when its bound is 0: every answer is built, and handed on as built', async () => {
+    const cache = new KeptAnswers(0, 1024);
+    const json = JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ id: i })));
+    const { calls, build } = builder(json);
+    const first = await cache.answer('k', 'gzip', build);
+    const second = await cache.answer('k', 'gzip', build);
+    expect(calls.n).toBe(2);
+    expect(cache.size).toBe(0);
+    // Uncompressed: the dispatcher compresses it, as it does every answer not kept.
+    expect(second.body).toBe(json);
+    expect(first.headers).toEqual(JSON_TYPE);
+  });
+
   it('passes streamed answers, errors and unkeyed answers through, building them every time', async () => {
     const cache = new KeptAnswers(1 << 20, 1024);
     const failed = builder('{"status":404}', JSON_TYPE, 404);

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { perHost } from '../../app/per-host.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { Prisma } from '../../db/generated/client.js';
 import { Prisma as P } from '../../db/generated/client.js';
@@ -150,11 +151,7 @@ export async function resourceDistribution(prisma: PrismaClient, subscriptionId?
 export async function optimizationOpportunities(prisma: PrismaClient, cap: number, subscriptionId?: string) {
   const run = await latestRun(prisma, subscriptionId);
   if (!run) return null;
-  let kept = opportunityCaches.get(prisma);
-  if (!kept) {
-    kept = new LRUCache({ max: OPPORTUNITY_RUNS });
-    opportunityCaches.set(prisma, kept);
-  }
+  const kept = opportunityCacheOf(prisma);
   const key = `${run.id}|${cap}`;
   let answer = kept.get(key);
   if (!answer) {
@@ -193,7 +190,7 @@ const opportunityTexts = new WeakMap<object, string>();
  */
 const OPPORTUNITY_RUNS = 16;
 type Opportunities = Awaited<ReturnType<typeof runOpportunities>>;
-const opportunityCaches = new WeakMap<object, LRUCache<string, Opportunities>>();
+const opportunityCacheOf = perHost(() => new LRUCache<string, Opportunities>({ max: OPPORTUNITY_RUNS }));
 
 async function runOpportunities(
   prisma: PrismaClient,

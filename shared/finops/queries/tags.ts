@@ -1,3 +1,4 @@
+import { perHost } from '../../app/per-host.js';
 import type { PrismaClient } from '../../db/client.js';
 
 export type Tags = Record<string, string>;
@@ -32,7 +33,7 @@ function parseTags(text: string): Tags | null {
 const CACHE_RUNS = 64;
 const CACHE_TTL_MS = 10 * 60_000;
 type RunTags = Map<string, Tags>; // GROUP (upper-case) → merged tags
-const caches = new WeakMap<object, Map<number, { at: number; groups: RunTags }>>();
+const cacheOf = perHost(() => new Map<number, { at: number; groups: RunTags }>());
 
 async function computeRunTags(prisma: PrismaClient, runIds: number[]): Promise<Map<number, RunTags>> {
   // Distinct (group, tagsJson) pairs: resources of a group mostly share their tags, so this ships
@@ -76,11 +77,7 @@ export async function mergedGroupTags(
 ): Promise<Map<string, Tags>> {
   const out = new Map<string, Tags>();
   if (runIds.length === 0) return out;
-  let cache = caches.get(prisma);
-  if (!cache) {
-    cache = new Map();
-    caches.set(prisma, cache);
-  }
+  const cache = cacheOf(prisma);
   const now = Date.now();
   const byRun = new Map<number, RunTags>();
   const missing: number[] = [];

@@ -4,6 +4,7 @@
  * resource group. Only `active` findings count in the totals.
  */
 import { LRUCache } from 'lru-cache';
+import { perHost } from '../../app/per-host.js';
 import type { PrismaClient } from '../../db/generated/client.js';
 import type { FlagStatus, ResourceFlag } from '../engine/flags.js';
 import { type Decisions, decisionFor, loadDecisions, type Suppression } from './decisions.js';
@@ -195,21 +196,8 @@ export function summarize(run: RunRef, items: readonly WasteItem[]) {
 const FLAGGED_RUNS = 8;
 const SUMMARIES = 64;
 type Summary = ReturnType<typeof summarize>;
-const flaggedCaches = new WeakMap<object, LRUCache<number, FlaggedResource[]>>();
-const summaryCaches = new WeakMap<object, LRUCache<string, Summary>>();
-
-function cacheOf<K extends {}, V extends {}>(
-  map: WeakMap<object, LRUCache<K, V>>,
-  prisma: object,
-  max: number,
-) {
-  let cache = map.get(prisma);
-  if (!cache) {
-    cache = new LRUCache<K, V>({ max });
-    map.set(prisma, cache);
-  }
-  return cache;
-}
+const flaggedCacheOf = perHost(() => new LRUCache<number, FlaggedResource[]>({ max: FLAGGED_RUNS }));
+const summaryCacheOf = perHost(() => new LRUCache<string, Summary>({ max: SUMMARIES }));
 
 /** A timestamp(3) literal of a Date's UTC fields: the columns hold UTC wall-clock values. */
 const wallClock = (d: Date) => d.toISOString().slice(0, 23);
@@ -246,7 +234,7 @@ export async function runSummary(prisma: PrismaClient, runId: number) {
     currency: row.currency,
   };
   const key = `${row.id}|${row.suppressions ?? ''}|${row.exclusions ?? ''}`;
-  const summaries = cacheOf(summaryCaches, prisma, SUMMARIES);
+  const summaries = summaryCacheOf(prisma);
   const hit = row.kept ? summaries.get(key) : undefined;
   if (hit) return hit;
   // The decisions of exactly those ids: the summary is then the one its key names.
@@ -257,10 +245,10 @@ export async function runSummary(prisma: PrismaClient, runId: number) {
     }),
     prisma.wasteExclusion.findMany({ where: { id: { in: idList(row.exclusions) } }, orderBy: { id: 'asc' } }),
   ]);
-  let flagged = row.kept ? cacheOf(flaggedCaches, prisma, FLAGGED_RUNS).get(row.id) : undefined;
+  let flagged = row.kept ? flaggedCacheOf(prisma).get(row.id) : undefined;
   if (!flagged) {
     flagged = await readFlagged(prisma, row.id);
-    if (row.kept) cacheOf(flaggedCaches, prisma, FLAGGED_RUNS).set(row.id, flagged);
+    if (row.kept) flaggedCacheOf(prisma).set(row.id, flagged);
   }
   const summary = summarize(run, itemsOf(flagged, { suppressions, exclusions }));
   if (row.kept) summaries.set(key, summary);

@@ -1,8 +1,11 @@
 import type { Readable } from 'node:stream';
 import type { HttpResponseInit } from '@azure/functions';
 import { z } from 'zod';
+import { perDatabase } from '../../../app/per-host.js';
+import type { AppServices } from '../../../app/services.js';
 import { AnswerCache } from '../../../http/answer-cache.js';
 import { type ContentCoding, compressStream, negotiateEncoding } from '../../../http/compression.js';
+import { keptBytes } from '../../../http/kept-budget.js';
 import { badRequest } from '../../../http/problem.js';
 import { ok } from '../../../http/respond.js';
 import { defineRoute, type RequestContext, type RouteDefinition } from '../../../http/route.js';
@@ -92,8 +95,9 @@ function dateQuery(query: URLSearchParams, name: string): Date | undefined {
  * viewer of a subscription reads the same runs: 51k rows are about 0.7 MiB compressed and take a
  * second of CPU to produce. Uncompressed answers (17 MiB per 51k rows) are never kept.
  */
-const HISTORY_CACHE_BYTES = 32 * 1024 * 1024;
-const historyCaches = new WeakMap<object, AnswerCache>();
+const historyCacheOf = perDatabase(
+  ({ config }: AppServices) => new AnswerCache(keptBytes(config.platform, 'unpagedHistory')),
+);
 
 /**
  * The unpaged answer under `key` from the cache, or streamed from `rows()` (and kept under `key`
@@ -113,11 +117,7 @@ async function cachedHistory(
     heavy();
     return okStream(rows(), headers);
   }
-  let cache = historyCaches.get(services.prisma);
-  if (!cache) {
-    cache = new AnswerCache(HISTORY_CACHE_BYTES);
-    historyCaches.set(services.prisma, cache);
-  }
+  const cache = historyCacheOf(services);
   const compressed = {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Encoding': coding,

@@ -1,16 +1,23 @@
 import type { HttpResponseInit } from '@azure/functions';
+import { perDatabase } from '../../../app/per-host.js';
+import type { AppServices } from '../../../app/services.js';
 import { KeptAnswers } from '../../../http/kept-answers.js';
+import { type KeptStore, keptBytes } from '../../../http/kept-budget.js';
 import type { RequestContext } from '../../../http/route.js';
 import { hasRunTotals } from '../../queries/run-totals.js';
 
 /**
  * The per-host stores of answers made of runs (see KeptAnswers), each bounded apart so one kind
  * of answer cannot push out all of another: history pages, lists of a run's rows (resources,
- * cost lines), run details.
+ * cost lines), run details. Their bounds are shares of Http__KeptAnswersMiB (kept-budget.ts).
  */
-const POOL_BYTES = { history: 32 * 1024 * 1024, lists: 24 * 1024 * 1024, details: 16 * 1024 * 1024 };
-export type Pool = keyof typeof POOL_BYTES;
-const pools = new WeakMap<object, Map<Pool, KeptAnswers>>();
+const poolsOf = perDatabase(({ config }: AppServices) => {
+  const { platform } = config;
+  const pool = (store: KeptStore) =>
+    new KeptAnswers(keptBytes(platform, store), platform.Http__CompressionMinBytes);
+  return { history: pool('historyPages'), lists: pool('lists'), details: pool('details') };
+});
+export type Pool = keyof ReturnType<typeof poolsOf>;
 
 /**
  * The answer kept under `key` in `pool`, or build()'s (kept when in hand). The caller has looked
@@ -24,16 +31,7 @@ export function keptAnswer(
   build: () => Promise<HttpResponseInit>,
 ): Promise<HttpResponseInit> {
   const { services, request } = ctx;
-  let byPool = pools.get(services.prisma);
-  if (!byPool) {
-    byPool = new Map();
-    pools.set(services.prisma, byPool);
-  }
-  let cache = byPool.get(pool);
-  if (!cache) {
-    cache = new KeptAnswers(POOL_BYTES[pool], services.config.platform.Http__CompressionMinBytes);
-    byPool.set(pool, cache);
-  }
+  const cache = poolsOf(services)[pool];
   return cache.answer(key && JSON.stringify([pool, ...key]), request.headers.get('accept-encoding'), build);
 }
 
