@@ -240,7 +240,10 @@ for (let round = 0; round < rounds; round++) {
  */
 async function perOperationCpuUs(): Promise<{ logRead: number; logPost: number }> {
   const batch = 2000;
-  const kube = new KubeClient(await resolveKube(env, env['BENCH_SERVICE_ACCOUNT_DIR']));
+  const kube = new KubeClient(
+    await resolveKube(env, env['BENCH_SERVICE_ACCOUNT_DIR']),
+    config.logConcurrency,
+  );
   await kube.refreshCredentials();
   const ingest = new IngestClient(
     config.metricsApiUrl,

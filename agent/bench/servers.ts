@@ -13,7 +13,10 @@ export const SHAPE = {
   nodes: 200,
   events: 5000,
   logLines: 100,
-  /** Every tenth pod mounts one PVC, reported through its node's kubelet stats summary. */
+  /**
+   * Every tenth pod mounts one PVC, declared in its spec and reported through its node's kubelet stats
+   * summary: 200 PVCs on 20 of the 200 nodes.
+   */
   pvcEvery: 10,
 };
 
@@ -80,6 +83,12 @@ function bigCluster() {
   for (const [i, pod] of cluster.pods.entries()) {
     if (i % SHAPE.pvcEvery !== 0) continue;
     const nodeName = pod.spec?.nodeName ?? '';
+    if (pod.spec) {
+      pod.spec.volumes = [
+        { name: 'data', persistentVolumeClaim: { claimName: `data-${i}` } },
+        { name: 'kube-api-access-x' },
+      ];
+    }
     const summary = cluster.volumeStats[nodeName] ?? { pods: [] };
     cluster.volumeStats[nodeName] = summary;
     summary.pods?.push({

@@ -25,7 +25,7 @@ export class Agent {
     serviceAccountDir = SERVICE_ACCOUNT_DIR,
   ): Promise<Agent> {
     const target = await resolveKube(env, serviceAccountDir);
-    const kube = new KubeClient(target);
+    const kube = new KubeClient(target, config.logConcurrency);
     await kube.refreshCredentials();
     log.info({ kubeconfig: target.source, server: target.server.href }, 'Kubernetes configuration loaded');
     const ingest = new IngestClient(

@@ -10,6 +10,13 @@ export class CycleContext {
   kubeErrors = 0;
   kubeUnreachable = false;
   logReadErrors = 0;
+  /**
+   * Nodes running a pod of a watched namespace that declares a PVC-backed volume, gathered by the pods step;
+   * the PVC step reads only these nodes' stats summaries.
+   */
+  readonly pvcNodes = new Set<string>();
+  /** Set once every watched namespace's pods were listed in full; until then `pvcNodes` may miss nodes. */
+  podsListed = false;
   private nodeList: Promise<Node[]> | undefined;
 
   constructor(

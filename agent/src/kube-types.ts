@@ -38,9 +38,16 @@ export interface ContainerStatus {
   state?: ContainerState;
 }
 
+/** Only whether a volume is PVC-backed matters: a generic ephemeral volume makes its own PVC. */
+export interface Volume {
+  name: string;
+  persistentVolumeClaim?: { claimName?: string };
+  ephemeral?: unknown;
+}
+
 export interface Pod {
   metadata?: ObjectMeta;
-  spec?: { nodeName?: string; containers?: Container[]; initContainers?: Container[] };
+  spec?: { nodeName?: string; containers?: Container[]; initContainers?: Container[]; volumes?: Volume[] };
   status?: {
     phase?: string;
     reason?: string;

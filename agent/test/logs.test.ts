@@ -46,6 +46,28 @@ describe('pod logs', () => {
     expect(logs.every((l) => String(l['logContent']).length === 2048)).toBe(true);
   });
 
+  it('reads every log when reads share pipelined connections and capped ones are cut off mid-answer', async () => {
+    const cluster = sampleCluster();
+    const web = cluster.pods.find((p) => p.metadata?.name === 'web-1');
+    // 28 running containers in all: each of the log pool's connections carries several reads at once.
+    for (let i = 0; i < 12; i++) {
+      cluster.pods.push({
+        ...structuredClone(web),
+        metadata: { ...web?.metadata, name: `web-x${i}`, uid: `x${i}` },
+      });
+    }
+    cluster.ignoreLimitBytes = true;
+    // The 13 `app` logs are over the cap, so their reads are aborted while others wait behind them.
+    cluster.logs = (_ns, _pod, container) => (container === 'app' ? 'y'.repeat(200_000) : 'short line\n');
+    h = await harness(cluster, { COLLECT_LOGS: 'true', LOG_MAX_BYTES: '2048' });
+    const summary = await h.agent.runOnce();
+    const logs = bodies(h.ingest, '/api/metrics/pod/log');
+    expect(logs).toHaveLength(28);
+    expect(logs.filter((l) => l['logContent'] === 'short line\n')).toHaveLength(15);
+    expect(logs.filter((l) => String(l['logContent']).length === 2048)).toHaveLength(13);
+    expect(summary.logReadErrors).toBe(0);
+  });
+
   it('posts each log as the API server sent it: non-ASCII text, quotes, backslashes, control characters, invalid bytes as U+FFFD', async () => {
     const cluster = sampleCluster();
     const sent = Buffer.concat([

@@ -90,6 +90,10 @@ describe('deploy manifests', () => {
     for (const podMetrics of ['working', 'absent'] as const) {
       const cluster = sampleCluster();
       if (podMetrics === 'absent') cluster.podMetrics = 'absent';
+      // A pod with a claim: only its node's stats summary is read through nodes/proxy.
+      const db = cluster.pods.find((p) => p.metadata?.name === 'db-0');
+      if (db?.spec)
+        db.spec.volumes = [{ name: 'pgdata', persistentVolumeClaim: { claimName: 'pgdata-db-0' } }];
       h = await harness(cluster, { COLLECT_LOGS: 'true' });
       await h.agent.runOnce();
       for (const r of h.kube.requests) used.add(permissionFor(r.path));

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StatsSummary } from '../src/collectors/pvc.js';
+import type { Pod, Volume } from '../src/kube-types.js';
 import { node, sampleCluster } from './fixtures.js';
 import { bodies, type Harness, harness } from './helpers.js';
 
@@ -9,9 +10,38 @@ afterEach(async () => {
   h = undefined;
 });
 
-/** Shaped like a kubelet's /stats/summary: PVC-backed, projected and emptyDir volumes side by side. */
+const pvc = (name: string, claimName: string): Volume => ({ name, persistentVolumeClaim: { claimName } });
+const projected: Volume = { name: 'kube-api-access-abcde' };
+
+function declare(pod: Pod | undefined, ...volumes: Volume[]): void {
+  if (!pod?.spec) throw new Error('fixture pod missing');
+  pod.spec.volumes = volumes;
+}
+
+const podNamed = (pods: Pod[], name: string): Pod | undefined => pods.find((p) => p.metadata?.name === name);
+
+function runningPod(name: string, namespace: string, nodeName: string, volumes: Volume[]): Pod {
+  return {
+    metadata: { name, namespace, uid: `pod-${name}`, creationTimestamp: new Date().toISOString() },
+    spec: { nodeName, containers: [{ name: 'app' }], volumes },
+    status: { phase: 'Running', containerStatuses: [{ name: 'app', state: { running: {} } }] },
+  };
+}
+
+const proxiedPaths = (harnessed: Harness): string[] =>
+  harnessed.kube.requests
+    .filter((r) => r.path.includes('/proxy/'))
+    .map((r) => r.path)
+    .sort();
+
+/**
+ * Shaped like a kubelet's /stats/summary: PVC-backed, projected and emptyDir volumes side by side. The pods
+ * that mount a PVC declare it in their spec, as a real pod does.
+ */
 function clusterWithVolumes() {
   const cluster = sampleCluster();
+  declare(podNamed(cluster.pods, 'web-1'), pvc('uploads', 'uploads'), projected);
+  declare(podNamed(cluster.pods, 'db-0'), pvc('pgdata', 'pgdata-db-0'), projected, { name: 'scratch' });
   const dbOnC: StatsSummary = {
     pods: [
       {
@@ -81,13 +111,65 @@ describe('PVC metrics', () => {
     expect(summary.kubeErrors).toBe(0);
   });
 
-  it('reads the summary of each Ready node through the API server node proxy, skipping NotReady node-b', async () => {
+  it('reads the summary of each Ready node running a PVC pod through the API server node proxy', async () => {
     h = await harness(clusterWithVolumes());
     await h.agent.runOnce();
-    const proxied = h.kube.requests.filter((r) => r.path.includes('/proxy/'));
-    expect(proxied.map((r) => r.path).sort()).toEqual([
+    expect(proxiedPaths(h)).toEqual([
       '/api/v1/nodes/node-a/proxy/stats/summary',
       '/api/v1/nodes/node-c/proxy/stats/summary',
+    ]);
+  });
+
+  it('does not ask a node whose watched pods declare no PVC-backed volume', async () => {
+    const cluster = clusterWithVolumes();
+    declare(podNamed(cluster.pods, 'web-1'), projected, { name: 'cache' });
+    // A PVC pod outside the watched namespaces does not make its node worth asking.
+    cluster.nodes.push(node('node-d'));
+    cluster.pods.push(runningPod('prometheus-0', 'monitoring', 'node-d', [pvc('tsdb', 'tsdb')]));
+    h = await harness(cluster);
+    const summary = await h.agent.runOnce();
+    expect(proxiedPaths(h)).toEqual(['/api/v1/nodes/node-c/proxy/stats/summary']);
+    expect(bodies(h.ingest, '/api/metrics/pvc').map((r) => r['pvcName'])).toEqual(['pgdata-db-0']);
+    expect(summary.kubeErrors).toBe(0);
+  });
+
+  it('asks the node of a pod with a generic ephemeral volume, whose PVC the kubelet reports', async () => {
+    const cluster = clusterWithVolumes();
+    cluster.nodes.push(node('node-d'));
+    const ephemeral: Volume = {
+      name: 'work',
+      ephemeral: { volumeClaimTemplate: { spec: { accessModes: ['ReadWriteOnce'] } } },
+    };
+    cluster.pods.push(runningPod('batch-1', 'shop', 'node-d', [ephemeral]));
+    cluster.volumeStats['node-d'] = {
+      pods: [
+        {
+          podRef: { name: 'batch-1', namespace: 'shop' },
+          volume: [{ name: 'work', pvcRef: { name: 'batch-1-work', namespace: 'shop' }, usedBytes: 7 }],
+        },
+      ],
+    };
+    h = await harness(cluster);
+    await h.agent.runOnce();
+    expect(proxiedPaths(h)).toContain('/api/v1/nodes/node-d/proxy/stats/summary');
+    expect(bodies(h.ingest, '/api/metrics/pvc').find((r) => r['pvcName'] === 'batch-1-work')).toMatchObject({
+      namespace: 'shop',
+      pod: 'batch-1',
+      volumeName: 'work',
+      usedBytes: 7,
+    });
+  });
+
+  it('asks every Ready node, not NotReady node-b, when a watched namespace could not be listed', async () => {
+    const cluster = clusterWithVolumes();
+    cluster.failing.add('/api/v1/namespaces/shop/pods');
+    cluster.nodes.push(node('node-d'));
+    h = await harness(cluster);
+    await h.agent.runOnce();
+    expect(proxiedPaths(h)).toEqual([
+      '/api/v1/nodes/node-a/proxy/stats/summary',
+      '/api/v1/nodes/node-c/proxy/stats/summary',
+      '/api/v1/nodes/node-d/proxy/stats/summary',
     ]);
   });
 
@@ -118,6 +200,7 @@ describe('PVC metrics', () => {
     const aci = node('virtual-node-aci-linux');
     aci.metadata = { name: 'virtual-node-aci-linux', uid: 'uid-aci', labels: { type: 'virtual-kubelet' } };
     cluster.nodes.push(aci);
+    cluster.pods.push(runningPod('aci-job', 'shop', 'virtual-node-aci-linux', [pvc('data', 'aci-data')]));
     h = await harness(cluster);
     await h.agent.runOnce();
     expect(h.kube.requests.some((r) => r.path.includes('virtual-node-aci-linux'))).toBe(false);

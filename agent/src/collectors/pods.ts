@@ -306,6 +306,10 @@ export async function collectPods(ctx: CycleContext): Promise<void> {
   }
 }
 
+/** A PVC-backed volume: a claim, or a generic ephemeral volume (the kubelet reports its PVC like any other). */
+export const hasPvcVolume = (pod: Pod): boolean =>
+  pod.spec?.volumes?.some((v) => v.persistentVolumeClaim !== undefined || v.ephemeral !== undefined) === true;
+
 /**
  * A page's payloads, encoded at once. While its posts wait for slots, the page's parsed pods (about 1 MB
  * per 200) are no longer referenced, so they die young instead of being promoted and collected again.
@@ -320,6 +324,8 @@ function encodePage(
 ): Buffer[] {
   const bodies: Buffer[] = [];
   for (const pod of pods) {
+    const node = pod.spec?.nodeName;
+    if (node && hasPvcVolume(pod)) ctx.pvcNodes.add(node);
     for (const payload of podPayloads(pod, ctx.config.clusterName, ctx.now, metrics, shares)) {
       if (payload.containerState === 'running') {
         onRunning({ namespace, pod: payload.pod, container: payload.container });
@@ -339,6 +345,7 @@ async function postBodies(ctx: CycleContext, bodies: Buffer[]): Promise<void> {
 
 async function postPodMetrics(ctx: CycleContext, onRunning: (target: LogTarget) => void): Promise<void> {
   let shares: Promise<NodeShares | undefined> | undefined;
+  let listed = true;
   for (const namespace of ctx.config.namespaces) {
     if (ctx.stopping) return;
     const metrics = await podMetrics(ctx, namespace);
@@ -358,7 +365,9 @@ async function postPodMetrics(ctx: CycleContext, onRunning: (target: LogTarget) 
         ctx.signal,
       );
     } catch (error) {
+      listed = false;
       ctx.kubeFailed(`listing pods in ${namespace}`, error);
     }
   }
+  ctx.podsListed = listed && !ctx.stopping;
 }

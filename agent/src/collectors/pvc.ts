@@ -100,7 +100,12 @@ export async function collectPvcs(ctx: CycleContext): Promise<void> {
   const watched = new Set(ctx.config.namespaces);
   // A NotReady node's kubelet does not answer, and the API server's proxy may wait its full dial timeout
   // before saying so; asking it each cycle would hold up the step and count an error every time.
-  const queue = nodes.filter(isReady);
+  // Summaries are hundreds of KB on busy nodes, each through the API server's proxy: only a node running a
+  // pod that declares a PVC-backed volume can report one. Without a full pod listing this cycle, every Ready
+  // node is read, as the original did, so no volume goes unreported.
+  const queue = nodes.filter(
+    (node) => isReady(node) && (!ctx.podsListed || ctx.pvcNodes.has(node.metadata?.name ?? '')),
+  );
   const worker = async (): Promise<void> => {
     for (let node = queue.shift(); node; node = queue.shift()) {
       if (ctx.stopping || ctx.ingest.down) return;
