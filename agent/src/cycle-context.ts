@@ -5,6 +5,10 @@ import type { Node } from './kube-types.js';
 import type { Logger } from './logger.js';
 import { isVirtualNode } from './virtual-nodes.js';
 
+/** The node's Ready condition is True. */
+export const isReadyNode = (node: Node): boolean =>
+  node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+
 /** What one cycle shares between its steps: clients, the per-cycle node list, and its failure tally. */
 export class CycleContext {
   kubeErrors = 0;
@@ -50,6 +54,16 @@ export class CycleContext {
       this.kubeFailed('listing nodes', error);
       return undefined;
     }
+  }
+
+  /**
+   * Names of the nodes whose Ready condition is not True. A NotReady node's kubelet does not answer: the
+   * API server's proxy waits up to its kubelet timeout before failing a read there. Empty when the node
+   * list cannot be read (then nothing is skipped).
+   */
+  async notReadyNodes(): Promise<Set<string>> {
+    const nodes = await this.nodes().catch(() => []);
+    return new Set(nodes.filter((node) => !isReadyNode(node)).map((node) => node.metadata?.name ?? ''));
   }
 
   /** Logs and counts a failed Kubernetes call; the cycle goes on. */

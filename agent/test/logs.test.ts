@@ -68,6 +68,31 @@ describe('pod logs', () => {
     expect(summary.logReadErrors).toBe(0);
   });
 
+  it('does not read the logs of containers on a NotReady node, and reads every other running one', async () => {
+    const cluster = sampleCluster();
+    const web = cluster.pods.find((p) => p.metadata?.name === 'web-1');
+    // Running, as pods on a node that stopped answering stay until they are evicted.
+    cluster.pods.push({
+      ...structuredClone(web),
+      metadata: { ...web?.metadata, name: 'web-on-b', uid: 'on-b' },
+      spec: { ...structuredClone(web?.spec), nodeName: 'node-b' },
+    });
+    h = await harness(cluster, { COLLECT_LOGS: 'true' });
+    await h.agent.runOnce();
+    const reads = h.kube.requests.filter((r) => r.path.endsWith('/log')).map((r) => r.path.split('/')[6]);
+    expect(reads).not.toContain('web-on-b');
+    expect(new Set(reads)).toEqual(new Set(['web-1', 'db-0']));
+    const logs = bodies(h.ingest, '/api/metrics/pod/log');
+    expect(logs.map((l) => `${l['pod']}/${l['container']}`).sort()).toEqual([
+      'db-0/postgres',
+      'db-0/proxy',
+      'web-1/app',
+      'web-1/sidecar',
+    ]);
+    // Its metrics are still posted: only the log read is left out.
+    expect(bodies(h.ingest, '/api/metrics/pod').some((b) => b['pod'] === 'web-on-b')).toBe(true);
+  });
+
   it('posts each log as the API server sent it: non-ASCII text, quotes, backslashes, control characters, invalid bytes as U+FFFD', async () => {
     const cluster = sampleCluster();
     const sent = Buffer.concat([

@@ -296,14 +296,22 @@ export async function collectPods(ctx: CycleContext): Promise<void> {
   const reading = ctx.config.collectLogs
     ? logs.drain(ctx.config.logConcurrency, (target) => collectLogs(ctx, target))
     : Promise.resolve();
+  // Logs of containers on a NotReady node are not read: its kubelet cannot answer, and each read would
+  // hold a read slot (and the reads queued behind it on a pipelined connection) until the API server
+  // gives up on the kubelet. The original's reads there failed and posted nothing either.
+  const notReady = ctx.config.collectLogs ? await ctx.notReadyNodes() : new Set<string>();
+  let skipped = 0;
   try {
-    await postPodMetrics(ctx, (target) => {
-      if (ctx.config.collectLogs) logs.push(target);
+    await postPodMetrics(ctx, (target, node) => {
+      if (!ctx.config.collectLogs) return;
+      if (node && notReady.has(node)) skipped++;
+      else logs.push(target);
     });
   } finally {
     logs.close();
     await reading;
   }
+  if (skipped > 0) ctx.log.debug({ skipped }, 'logs of containers on NotReady nodes not read');
 }
 
 /** A PVC-backed volume: a claim, or a generic ephemeral volume (the kubelet reports its PVC like any other). */
@@ -320,7 +328,7 @@ function encodePage(
   ctx: CycleContext,
   metrics: MetricsByContainer | undefined,
   shares: NodeShares | undefined,
-  onRunning: (target: LogTarget) => void,
+  onRunning: OnRunning,
 ): Buffer[] {
   const bodies: Buffer[] = [];
   for (const pod of pods) {
@@ -328,7 +336,7 @@ function encodePage(
     if (node && hasPvcVolume(pod)) ctx.pvcNodes.add(node);
     for (const payload of podPayloads(pod, ctx.config.clusterName, ctx.now, metrics, shares)) {
       if (payload.containerState === 'running') {
-        onRunning({ namespace, pod: payload.pod, container: payload.container });
+        onRunning({ namespace, pod: payload.pod, container: payload.container }, node);
       }
       bodies.push(encodeBody(payload));
     }
@@ -343,7 +351,10 @@ async function postBodies(ctx: CycleContext, bodies: Buffer[]): Promise<void> {
   }
 }
 
-async function postPodMetrics(ctx: CycleContext, onRunning: (target: LogTarget) => void): Promise<void> {
+/** Told of each running container, with the node its pod is scheduled on. */
+type OnRunning = (target: LogTarget, node: string | undefined) => void;
+
+async function postPodMetrics(ctx: CycleContext, onRunning: OnRunning): Promise<void> {
   let shares: Promise<NodeShares | undefined> | undefined;
   let listed = true;
   for (const namespace of ctx.config.namespaces) {

@@ -1,4 +1,4 @@
-import type { CycleContext } from '../cycle-context.js';
+import { type CycleContext, isReadyNode } from '../cycle-context.js';
 import type { Node } from '../kube-types.js';
 
 /** The ingest API's PvcMetricRequest: byte counts are ulong there, so whole and never negative. */
@@ -67,9 +67,6 @@ export function pvcPayloads(
   return out;
 }
 
-const isReady = (node: Node): boolean =>
-  node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
-
 async function collectNode(ctx: CycleContext, node: Node, watched: ReadonlySet<string>): Promise<void> {
   const name = node.metadata?.name;
   if (!name) return;
@@ -104,7 +101,7 @@ export async function collectPvcs(ctx: CycleContext): Promise<void> {
   // pod that declares a PVC-backed volume can report one. Without a full pod listing this cycle, every Ready
   // node is read, as the original did, so no volume goes unreported.
   const queue = nodes.filter(
-    (node) => isReady(node) && (!ctx.podsListed || ctx.pvcNodes.has(node.metadata?.name ?? '')),
+    (node) => isReadyNode(node) && (!ctx.podsListed || ctx.pvcNodes.has(node.metadata?.name ?? '')),
   );
   const worker = async (): Promise<void> => {
     for (let node = queue.shift(); node; node = queue.shift()) {
