@@ -6,7 +6,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPackage, type PackageResult } from '../../scripts/package.js';
+import type { PackageResult } from '../../scripts/package.js';
 import { routes } from '../../shared/app/routes.js';
 import { fullPath } from '../../shared/http/route.js';
 import { PASSWORD, passwordHash } from '../auth/helpers.js';
@@ -16,6 +16,7 @@ import {
   routeLikeFunctionsHost,
 } from '../support/functions-host-routing.js';
 import { startTestHost, testSettings } from '../support/host.js';
+import { sharedPackage } from '../support/shared-package.js';
 import { webClientCalls } from './fixtures/web-client-calls.js';
 import { runStub, type StubRequest, type StubResult } from './stub.js';
 
@@ -129,7 +130,7 @@ describe('routing on the Functions host, over the packaged bundle', () => {
 
   beforeAll(async () => {
     work = mkdtempSync(path.join(tmpdir(), 'finwatch-host-routing-'));
-    pkg = await buildPackage(path.join(work, 'out'));
+    pkg = await sharedPackage();
 
     // One seeded database, copied for each side, so both start from the same rows.
     const seedDir = path.join(work, 'seed');

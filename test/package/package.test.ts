@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPackage, type PackageResult } from '../../scripts/package.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { PackageResult } from '../../scripts/package.js';
 import { routes } from '../../shared/app/routes.js';
 import { fullPath } from '../../shared/http/route.js';
+import { sharedPackage } from '../support/shared-package.js';
 import { type CoreBinding, REPO_ROOT, runStub, type StubRequest, type StubResult } from './stub.js';
 
 /** Entry names of a zip file, from its central directory (no extraction library needed). */
@@ -59,20 +59,15 @@ const requests: StubRequest[] = [
 ];
 
 describe('deployment package (npm run package)', () => {
-  let outRoot: string;
   let pkg: PackageResult;
   let loaded: StubResult;
 
   beforeAll(async () => {
-    // Built outside the repository, so nothing can resolve from the repository's node_modules.
-    outRoot = mkdtempSync(path.join(tmpdir(), 'finwatch-package-'));
-    pkg = await buildPackage(outRoot);
+    // Built outside the repository (in the run's temporary folder), so nothing can resolve from
+    // the repository's node_modules.
+    pkg = await sharedPackage();
     loaded = await runStub(pkg.bundle, { requests, cwd: pkg.dir });
   }, 120_000);
-
-  afterAll(() => {
-    if (outRoot) rmSync(outRoot, { recursive: true, force: true });
-  });
 
   it('loads under the Functions worker stand-in and selects the @azure/functions programming model', () => {
     expect(loaded.importError).toBeUndefined();

@@ -6,8 +6,9 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPackage, type PackageResult } from '../../scripts/package.js';
+import type { PackageResult } from '../../scripts/package.js';
 import { createPostgresDatabase, TEST_PG_URL } from '../support/databases.js';
+import { sharedPackage } from '../support/shared-package.js';
 import { runStub, type StubRequest, type StubResult } from './stub.js';
 
 interface LogLine {
@@ -84,7 +85,7 @@ describe('startup of the packaged bundle without its database', () => {
 
   beforeAll(async () => {
     work = mkdtempSync(path.join(tmpdir(), 'finwatch-startup-'));
-    pkg = await buildPackage(path.join(work, 'out'));
+    pkg = await sharedPackage();
   }, 120_000);
 
   afterAll(() => {

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -16,6 +16,10 @@ export default async function setup(project: TestProject) {
   process.env.FINWATCH_TEST_AZURITE = azurite.connectionString;
   project.provide('azuriteConnectionString', azurite.connectionString);
   project.provide('pgliteTemplateFile', templateFile);
+  // Where the package tests share one deployment package build (test/support/shared-package.ts).
+  const packageBuildRoot = path.join(work, 'package-build');
+  await mkdir(packageBuildRoot);
+  project.provide('packageBuildRoot', packageBuildRoot);
   return async () => {
     await azurite.stop();
     await rm(work, { recursive: true, force: true });
@@ -26,5 +30,6 @@ declare module 'vitest' {
   export interface ProvidedContext {
     azuriteConnectionString: string;
     pgliteTemplateFile: string;
+    packageBuildRoot: string;
   }
 }
