@@ -21,6 +21,13 @@
 // aim, identity 34 of 36: unpaged flags (1.3 MiB; p99 124 ms, 7.6 ms CPU, mostly the load generator
 // in this process reading it) and opportunities (p99 51 ms; 39 ms after its answer was kept as bytes).
 // Unpaged run history with gzip: p99 41 ms, 23.1x fewer bytes.
+// Load generator in its own process (undici loops; CPU ms is then the host's alone), and the local
+// host writing a kept Buffer as a view instead of a copy: unpaged flags identity 7.6 -> 1.1-2.8 ms of
+// host CPU per request, p99 70-87 ms (its 1.3 MiB uncompressed is the kernel's loopback copies with both
+// cores busy: this process, the generator and PostgreSQL); as browsers ask 15-22 ms. Two full runs (load
+// 2.1-2.2): identity 33/36, browser 34-35/36, the other misses 1-643 KiB answers at 50-80 ms p99 that
+// moved between routes and encodings from run to run (CPU 0.5-2.4 ms per request): the machine's stalls
+// in a 3 s window, not the routes. Unpaged run history with gzip: p99 46-72 ms, 23.1x fewer bytes.
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import jwt from 'jsonwebtoken';
@@ -391,7 +398,7 @@ try {
         .loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')}; KiB per answer on the wire, p99 ms, CPU ms per request (the host process ` +
-      `alone; autocannon runs in a process of its own), ok = p99 < 50 ms without errors; id: no Accept-Encoding, br: '${BROWSER_ACCEPT_ENCODING}'`,
+      `alone; the load generator runs in a process of its own), ok = p99 < 50 ms without errors; id: no Accept-Encoding, br: '${BROWSER_ACCEPT_ENCODING}'`,
   );
   console.table(rows);
   for (const [name] of encodings) {
