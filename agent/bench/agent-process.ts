@@ -8,88 +8,10 @@ import { Session } from 'node:inspector/promises';
 import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import { Agent } from '../src/agent.js';
 import { loadConfig } from '../src/config.js';
-import { type Counts, IngestClient, PAYLOAD_KINDS, type PayloadKind } from '../src/ingest.js';
+import { type Counts, IngestClient, PAYLOAD_KINDS } from '../src/ingest.js';
 import { KubeClient, resolveKube } from '../src/kube.js';
 import { createLogger } from '../src/logger.js';
-
-const samples: Record<PayloadKind, object> = {
-  pod: {
-    clusterName: 'bench',
-    namespace: 'team-1',
-    pod: 'app-1-7d9f8c6b5-x1',
-    container: 'c0',
-    cpuUsageCores: 0.012345678,
-    cpuLimitCores: 0.5,
-    memoryUsageBytes: 83183616,
-    memoryLimitBytes: 536870912,
-    nodeName: 'node-1',
-    podState: 'Running',
-    podStatus: 'Running',
-    restartCount: 0,
-    podAge: 86400,
-    usageSource: 'metrics',
-    cpuRequestCores: 0.1,
-    memoryRequestBytes: 134217728,
-    containerState: 'running',
-    containerRestartCount: 0,
-  },
-  log: {
-    clusterName: 'bench',
-    namespace: 'team-1',
-    pod: 'app-1-7d9f8c6b5-x1',
-    container: 'c0',
-    logContent: '2026-01-05T10:00:00Z INFO request handled path=/api/items/1 status=200 ms=12\n'.repeat(100),
-  },
-  node: {
-    clusterName: 'bench',
-    nodeName: 'node-1',
-    clusterEnvironment: 'PROD',
-    cpuUsageCores: 2.345,
-    cpuCapacityCores: 8,
-    memoryUsageBytes: 12884901888,
-    memoryCapacityBytes: 34359738368,
-    kubernetesVersion: 'v1.30.4',
-    cloudProvider: 'AKS',
-    isReady: true,
-    hasMemoryPressure: false,
-    hasDiskPressure: false,
-    hasPidPressure: false,
-    architecture: 'amd64',
-    operatingSystem: 'linux',
-    region: 'westeurope',
-    instanceType: 'Standard_D8s_v5',
-    zone: 'westeurope-1',
-    kubeletVersion: 'v1.30.4',
-    usageSource: 'metrics',
-  },
-  pvc: {
-    clusterName: 'bench',
-    namespace: 'team-1',
-    pod: 'app-1-7d9f8c6b5-x1',
-    pvcNamespace: 'team-1',
-    pvcName: 'data-1',
-    volumeName: 'data',
-    usedBytes: 1234567890,
-    availableBytes: 9000000000,
-    capacityBytes: 10737418240,
-  },
-  event: {
-    clusterName: 'bench',
-    namespace: 'team-1',
-    eventName: 'app-1.1',
-    eventUid: 'ev-uid-1',
-    involvedObjectKind: 'Pod',
-    involvedObjectName: 'app-1',
-    involvedObjectNamespace: 'team-1',
-    eventType: 'Normal',
-    reason: 'Pulled',
-    message: 'Container image "registry.example.com/app:1.2.3" already present on machine',
-    sourceComponent: 'kubelet',
-    count: 1,
-    firstTimestamp: '2026-01-04T10:00:00.000Z',
-    lastTimestamp: '2026-01-04T10:00:00.000Z',
-  },
-};
+import { samples } from './samples.js';
 
 async function bareLoop(url: string, counts: Counts, concurrency: number): Promise<number> {
   const client = new IngestClient(url, { concurrency, timeoutMs: 10_000 }, createLogger('warn'));

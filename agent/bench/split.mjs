@@ -18,6 +18,7 @@ const { createLogger } = await import(`${b}/src/logger.js`);
 const { podPayloads } = await import(`${b}/src/collectors/pods.js`);
 const { eventPayload } = await import(`${b}/src/collectors/events.js`);
 const { parseQuantity } = await import(`${b}/src/quantities.js`);
+const { samples } = await import(`${b}/bench/samples.js`);
 function serve(role) {
   const child = spawn(process.execPath, [`${b}/bench/servers.js`, role], {
     cwd: dir,
@@ -90,49 +91,13 @@ try {
   const sample = {
     pod: podSample,
     event: evSample,
-    node: {
-      clusterName: 'bench',
-      nodeName: 'node-1',
-      clusterEnvironment: 'PROD',
-      cpuUsageCores: 2.345,
-      cpuCapacityCores: 8,
-      memoryUsageBytes: 12884901888,
-      memoryCapacityBytes: 34359738368,
-      kubernetesVersion: 'v1.30.4',
-      cloudProvider: 'AKS',
-      isReady: true,
-      hasMemoryPressure: false,
-      hasDiskPressure: false,
-      hasPidPressure: false,
-      architecture: 'amd64',
-      operatingSystem: 'linux',
-      region: 'westeurope',
-      instanceType: 'Standard_D8s_v5',
-      zone: 'westeurope-1',
-      kubeletVersion: 'v1.30.4',
-      usageSource: 'metrics',
-    },
-    pvc: {
-      clusterName: 'bench',
-      namespace: 'team-1',
-      pod: 'app-1-7d9f8c6b5-x1',
-      pvcNamespace: 'team-1',
-      pvcName: 'data-1',
-      volumeName: 'data',
-      usedBytes: 1234567890,
-      availableBytes: 9000000000,
-      capacityBytes: 10737418240,
-    },
+    node: samples.node,
+    pvc: samples.pvc,
   };
   const counts = { pod: 6000, node: 200, pvc: 200, event: 5000 };
   const configLogs = loadConfig({ ...env, COLLECT_LOGS: 'true' });
-  const logSample = {
-    clusterName: 'bench',
-    namespace: 'team-1',
-    pod: 'app-1-7d9f8c6b5-x1',
-    container: 'c0',
-    logContent: '2026-01-05T10:00:00Z INFO request handled path=/api/items/1 status=200 ms=12\n'.repeat(100),
-  };
+  const logSample = samples.log;
+
   const measures = {
     cycleLogs: async () => {
       const a = await Agent.create(configLogs, log, env, sa);
