@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { sampleCluster } from './fixtures.js';
+import type { Pod } from '../src/kube-types.js';
+import { emptyCluster } from './fakes/kube-server.js';
+import { node, sampleCluster } from './fixtures.js';
 import { bodies, type Harness, harness } from './helpers.js';
 
 let h: Harness | undefined;
@@ -91,6 +93,58 @@ describe('pod logs', () => {
     ]);
     // Its metrics are still posted: only the log read is left out.
     expect(bodies(h.ingest, '/api/metrics/pod').some((b) => b['pod'] === 'web-on-b')).toBe(true);
+  });
+
+  it('stops pipelining log reads after a slow one, until a whole cycle has none', async () => {
+    const cluster = emptyCluster();
+    cluster.nodes = [node('node-1'), node('node-2')];
+    cluster.pods = Array.from(
+      { length: 40 },
+      (_, i): Pod => ({
+        metadata: {
+          name: `p-${i}`,
+          namespace: 'shop',
+          uid: `p-${i}`,
+          creationTimestamp: '2026-01-01T00:00:00Z',
+        },
+        spec: { nodeName: `node-${(i % 2) + 1}`, containers: [{ name: 'c' }] },
+        status: {
+          phase: 'Running',
+          containerStatuses: [{ name: 'c', restartCount: 0, state: { running: {} } }],
+        },
+      }),
+    );
+    cluster.logs = () => 'line\n';
+    let slowKubelet = true;
+    // p-0's kubelet takes longer than SLOW_LOG_READ_MS; the others answer in a few milliseconds, so an
+    // answer is still owed when the next pipelined read arrives on the same connection.
+    cluster.logDelayMs = (_ns, pod) => (pod === 'p-0' && slowKubelet ? 1_100 : 5);
+    h = await harness(cluster, { COLLECT_LOGS: 'true', NAMESPACES_TO_WATCH: 'shop' });
+    const pipelinedAtEnd: boolean[] = [];
+    const cycle = async (): Promise<Array<{ pod: string; pipelined: boolean }>> => {
+      const from = h?.kube.logReadArrivals.length ?? 0;
+      const summary = await h?.agent.runOnce();
+      expect(summary?.posted.log).toBe(40);
+      pipelinedAtEnd.push(summary?.logReadsPipelined ?? true);
+      return h?.kube.logReadArrivals.slice(from) ?? [];
+    };
+    const first = await cycle();
+    expect(first.some((read) => read.pipelined)).toBe(true);
+    const slow = h.logs.filter((l) => l.msg.startsWith('slow log read'));
+    expect(slow).toHaveLength(1);
+    expect(slow[0]).toMatchObject({ level: 'warn', pod: 'p-0' });
+    // Still slow: every read has a connection of its own, and the slow node holds up no other read.
+    expect((await cycle()).filter((read) => read.pipelined)).toEqual([]);
+    // The kubelet recovered, but the last cycle had a slow read: one more cycle without pipelining.
+    slowKubelet = false;
+    expect((await cycle()).filter((read) => read.pipelined)).toEqual([]);
+    expect((await cycle()).some((read) => read.pipelined)).toBe(true);
+    expect(
+      h.logs.filter((l) => l.msg === 'no slow log read last cycle: log reads pipelined again'),
+    ).toHaveLength(1);
+    expect(h.logs.filter((l) => l.msg.startsWith('slow log read'))).toHaveLength(1);
+    // The cycle summary says how each cycle ended.
+    expect(pipelinedAtEnd).toEqual([false, false, false, true]);
   });
 
   it('posts each log as the API server sent it: non-ASCII text, quotes, backslashes, control characters, invalid bytes as U+FFFD', async () => {

@@ -29,8 +29,8 @@ export interface FakeCluster {
   expireContinue: Set<string>;
   /** Ignore limitBytes on log reads, to prove the agent caps the size itself. */
   ignoreLimitBytes?: boolean;
-  /** Delay before each log answer, to observe concurrency. */
-  logDelayMs?: number;
+  /** Delay before each log answer, to observe concurrency; a function gives each pod its own (a slow kubelet). */
+  logDelayMs?: number | ((namespace: string, pod: string) => number);
   /**
    * Answer `resourceVersion=0` lists in one page whatever the limit, as an API server serving them from its
    * watch cache may (kubernetes/kubernetes#70735).
@@ -54,6 +54,11 @@ export interface FakeKube {
   port: number;
   requests: RecordedKubeRequest[];
   maxConcurrentLogReads: number;
+  /**
+   * Each log read as it arrived, and whether its connection still owed the answer to an earlier log read
+   * (the client pipelined it).
+   */
+  logReadArrivals: Array<{ pod: string; pipelined: boolean }>;
   close(): Promise<void>;
 }
 
@@ -186,6 +191,8 @@ export async function startFakeKube(
   const requests: RecordedKubeRequest[] = [];
   let logReads = 0;
   const state = { maxConcurrentLogReads: 0 };
+  const logReadArrivals: FakeKube['logReadArrivals'] = [];
+  const logAnswersOwed = new WeakMap<object, number>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://fake');
@@ -259,8 +266,15 @@ export async function startFakeKube(
       }
       logReads++;
       state.maxConcurrentLogReads = Math.max(state.maxConcurrentLogReads, logReads);
+      const socket = req.socket;
+      const owed = logAnswersOwed.get(socket) ?? 0;
+      logReadArrivals.push({ pod, pipelined: owed > 0 });
+      logAnswersOwed.set(socket, owed + 1);
+      res.once('close', () => logAnswersOwed.set(socket, (logAnswersOwed.get(socket) ?? 1) - 1));
       try {
-        if (cluster.logDelayMs) await new Promise((r) => setTimeout(r, cluster.logDelayMs));
+        const delay =
+          typeof cluster.logDelayMs === 'function' ? cluster.logDelayMs(ns, pod) : cluster.logDelayMs;
+        if (delay) await new Promise((r) => setTimeout(r, delay));
         const log = cluster.logs(ns, pod, q.get('container') ?? '');
         const lines = q.get('tailLines');
         let body = Buffer.isBuffer(log) ? log : Buffer.from(lines ? tail(log, Number(lines)) : log);
@@ -334,6 +348,7 @@ export async function startFakeKube(
     host: '127.0.0.1',
     port,
     requests,
+    logReadArrivals,
     get maxConcurrentLogReads() {
       return state.maxConcurrentLogReads;
     },
