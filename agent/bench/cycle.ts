@@ -90,7 +90,12 @@ try {
     },
   });
   const result = JSON.parse(await firstLine(agent, 'agent')) as {
-    summary: { posted: Record<string, number>; failed: Record<string, number>; steps?: unknown };
+    summary: {
+      posted: Record<string, number>;
+      failed: Record<string, number>;
+      steps?: unknown;
+      logReadsPipelined?: boolean;
+    };
     first: Measured;
     rounds: Array<{ cycle: Measured; bare: Measured }>;
     peakRssMb: number;
@@ -120,6 +125,8 @@ try {
         posted: result.summary.posted,
         failed,
         steps: result.summary.steps,
+        // False would mean a log read took a second or more and the cycle read one log per connection.
+        logReadsPipelined: result.summary.logReadsPipelined,
         rounds: rounds.length,
         cycleSeconds: +(cycleMs / 1000).toFixed(2),
         postsPerSecond: Math.round(posts / (cycleMs / 1000)),
