@@ -69,6 +69,7 @@ import { openDatabase } from '../shared/db/client.js';
 import { createAzureAccess } from '../shared/finops/azure/index.js';
 import { runAnalysis } from '../shared/finops/engine/orchestrator.js';
 import { simulatorAccess } from './sim-access.js';
+import { workerNodeArguments } from './worker-flags.js';
 
 const arg = (name: string, d: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -102,9 +103,7 @@ if (
     minify: false,
   });
   // With the V8 flags the deployment gives the Functions worker (one file feeds both).
-  const workerArguments = readFileSync(`${root}/infra/worker-node-arguments.txt`, 'utf8')
-    .split(/\s+/)
-    .filter(Boolean);
+  const workerArguments = workerNodeArguments();
   const r = spawnSync(
     process.execPath,
     [

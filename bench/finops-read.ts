@@ -28,8 +28,18 @@
 // 2.1-2.2): identity 33/36, browser 34-35/36, the other misses 1-643 KiB answers at 50-80 ms p99 that
 // moved between routes and encodings from run to run (CPU 0.5-2.4 ms per request): the machine's stalls
 // in a 3 s window, not the routes. Unpaged run history with gzip: p99 46-72 ms, 23.1x fewer bytes.
+// Since then the bench runs itself with the worker's V8 flags (infra/worker-node-arguments.txt), as
+// the deployed worker runs, and the streamed section's clients run in the load generator's process,
+// so its RSS and CPU are the host's alone (before, 10 clients reading 17.5 MiB answers in this
+// process made the identity case look like 495 -> 767 MiB; at the peak the heap held 405 MiB of
+// garbage, 16 MiB of buffers). Quiet machine (load 2-3): identity 36/36, browser 36/36 (slowest
+// p99 44 ms: the flags' more frequent collections add ~10 ms to the dashboard routes' p99);
+// streamed run history identity RSS 305 -> 333 MiB (heap 109 MiB at the peak), 831 ms of host CPU
+// per 17.5 MiB answer; gzip p99 28 ms, 1 ms of CPU per answer, 23.1x fewer bytes.
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 import jwt from 'jsonwebtoken';
 import pg from 'pg';
 import { startAzurite } from '../dev/azurite.js';
@@ -40,6 +50,18 @@ import { compressBytes } from '../shared/http/compression.js';
 import { createLogger } from '../shared/observability/logger.js';
 import { startLoadGenerator } from './load-generator.js';
 import { streamedLoad } from './streamed-load.js';
+import { workerNodeArguments } from './worker-flags.js';
+
+// The host runs in this process: with the V8 flags the deployed Functions worker has, so its memory
+// and CPU figures are the deployment's (a bench of the worker's heap without them measured another heap).
+if (process.env.FINWATCH_BENCH_WORKER_FLAGS !== '1') {
+  const r = spawnSync(
+    process.execPath,
+    [...workerNodeArguments(), ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    { stdio: 'inherit', env: { ...process.env, FINWATCH_BENCH_WORKER_FLAGS: '1' } },
+  );
+  process.exit(r.status ?? 1);
+}
 
 const PG_URL = process.env.FINWATCH_TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 3);
@@ -209,8 +231,9 @@ async function streamedSection(runId: number, userId: string) {
   for (const [label, url, extra] of cases) {
     // One answer first, as a viewer opening the subscription would: compressed run histories are
     // then served from the run-history cache (a first, cold wave costs what 'identity' shows).
-    await streamedLoad(url, tokens, 1, 0, extra);
-    const r = await streamedLoad(url, tokens, CONNECTIONS, seconds, extra);
+    load ??= startLoadGenerator();
+    await streamedLoad(load, url, tokens, 1, 0, extra);
+    const r = await streamedLoad(load, url, tokens, CONNECTIONS, seconds, extra);
     if (label.endsWith('identity')) identityBytes = r.wireBytes;
     table.push({
       answer: label,
@@ -224,6 +247,7 @@ async function streamedSection(runId: number, userId: string) {
       'p99 ms': r.p99,
       'CPU ms/answer': r.cpuMsPerAnswer,
       'RSS MiB before/peak': `${r.baselineRssMiB}/${r.peakRssMiB}`,
+      'at peak: heap/buffers MiB': `${r.atPeak.heapUsedMiB}/${r.atPeak.arrayBuffersMiB}`,
     });
   }
   console.log(
@@ -394,7 +418,7 @@ try {
   }
   console.log(
     `\nfinops read bench: ${RUNS} runs × ${RESOURCES} resources, PostgreSQL, ${CONNECTIONS} connections, ` +
-      `${DURATION}s per route, node ${process.version}, load ${os
+      `${DURATION}s per route, node ${process.version} with the worker's flags (${workerNodeArguments().join(' ')}), load ${os
         .loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')}; KiB per answer on the wire, p99 ms, CPU ms per request (the host process ` +

@@ -15,14 +15,19 @@ export interface LoadRequest {
   connections: number;
   seconds: number;
   timeoutSeconds: number;
+  /** Connection i sends `authorization: Bearer tokens[i % tokens.length]` (one user per token). */
+  tokens?: string[];
 }
 
 export interface LoadResult {
   requests: number;
   bytes: number;
+  p50: number;
   p99: number;
   timeouts: number;
   failures: number;
+  /** Answers 429 (a heavy route's per-user limit): neither timed nor failures. */
+  refused: number;
 }
 
 /**
@@ -41,36 +46,43 @@ async function undiciLoad(req: LoadRequest): Promise<LoadResult> {
   let bytes = 0;
   let failures = 0;
   let timeouts = 0;
+  let refused = 0;
   const end = performance.now() + req.seconds * 1000;
-  const loop = async () => {
-    while (performance.now() < end) {
+  const loop = async (i: number) => {
+    const token = req.tokens?.[i % req.tokens.length];
+    const headers = token ? { ...req.headers, authorization: `Bearer ${token}` } : req.headers;
+    // Every connection completes at least one answer, however short the window.
+    do {
       const t = performance.now();
       try {
-        const res = await pool.request({
-          method: 'GET',
-          path: url.pathname + url.search,
-          headers: req.headers,
-        });
-        for await (const chunk of res.body) bytes += (chunk as Buffer).length;
+        const res = await pool.request({ method: 'GET', path: url.pathname + url.search, headers });
+        let answerBytes = 0;
+        for await (const chunk of res.body) answerBytes += (chunk as Buffer).length;
+        if (res.statusCode === 429) {
+          refused++;
+          continue;
+        }
         if (res.statusCode >= 300) failures++;
+        bytes += answerBytes;
         latencies.push(performance.now() - t);
       } catch (err) {
         if ((err as { code?: string }).code?.includes('TIMEOUT')) timeouts++;
         else failures++;
       }
-    }
+    } while (performance.now() < end);
   };
-  await Promise.all(Array.from({ length: req.connections }, loop));
+  await Promise.all(Array.from({ length: req.connections }, (_, i) => loop(i)));
   await pool.close();
   latencies.sort((a, b) => a - b);
-  const p99 = latencies.length
-    ? latencies[Math.min(latencies.length - 1, Math.ceil(latencies.length * 0.99) - 1)]!
-    : 0;
-  return { requests: latencies.length, bytes, p99: Math.round(p99), timeouts, failures };
+  const at = (p: number) =>
+    latencies.length
+      ? Math.round(latencies[Math.min(latencies.length - 1, Math.ceil(latencies.length * p) - 1)]!)
+      : 0;
+  return { requests: latencies.length, bytes, p50: at(0.5), p99: at(0.99), timeouts, failures, refused };
 }
 
 async function runLoad(req: LoadRequest): Promise<LoadResult> {
-  if (process.env.BENCH_LOADGEN !== 'autocannon') return undiciLoad(req);
+  if (process.env.BENCH_LOADGEN !== 'autocannon' || req.tokens) return undiciLoad(req);
   const r = await autocannon({
     url: req.url,
     connections: req.connections,
@@ -81,9 +93,11 @@ async function runLoad(req: LoadRequest): Promise<LoadResult> {
   return {
     requests: r.requests.total,
     bytes: r.throughput.total,
+    p50: r.latency.p50,
     p99: r.latency.p99,
     timeouts: r.timeouts,
     failures: r.non2xx + r.errors,
+    refused: 0,
   };
 }
 
