@@ -272,6 +272,11 @@ describe('finops Subscriptions, Subscription and AnalysisRuns routes', () => {
       });
       const page2 = await api.get('/finops/api/AnalysisRuns?page=2&pageSize=2', { token: user.token });
       expect(page2.body.map((r: { id: number }) => r.id)).toEqual([runs.b1, runs.a1]);
+      expect(page2.headers.get('x-total-count')).toBe('4');
+      // Past the last page: no rows, and the total still counts every run.
+      const past = await api.get('/finops/api/AnalysisRuns?page=5&pageSize=2', { token: user.token });
+      expect(past.body).toEqual([]);
+      expect(past.headers.get('x-total-count')).toBe('4');
       const dflt = await api.get('/finops/api/AnalysisRuns', {
         token: user.token,
         headers: { origin: 'https://app.example.test' },
@@ -339,8 +344,14 @@ describe('finops Subscriptions, Subscription and AnalysisRuns routes', () => {
       });
       expect(res.body.map((r: { id: number }) => r.id)).toEqual([runs.a3, runs.a2]);
       expect(res.headers.get('x-total-count')).toBe('3');
+      const past = await api.get(`/finops/api/AnalysisRuns/subscription/${SUB_A}?page=3&pageSize=2`, {
+        token: user.token,
+      });
+      expect(past.body).toEqual([]);
+      expect(past.headers.get('x-total-count')).toBe('3');
       const none = await api.get('/finops/api/AnalysisRuns/subscription/unknown', { token: user.token });
       expect(none.body).toEqual([]);
+      expect(none.headers.get('x-total-count')).toBe('0');
     });
 
     it('deletes a run with all its rows (admin), then 404', async () => {
