@@ -1,32 +1,32 @@
 import type { PrismaClient } from '../../db/client.js';
-import type { AiRecommendation, Prisma } from '../../db/generated/client.js';
-import { offsetFree, pageTotal } from './format.js';
+import { type AiRecommendation, Prisma as P } from '../../db/generated/client.js';
+import { offsetFree } from './format.js';
 import { recommendationOut } from './mappers.js';
+import { rawPage } from './raw-page.js';
 
-const NEWEST_FIRST: Prisma.AiRecommendationOrderByWithRelationInput[] = [
-  { recordedAt: 'desc' },
-  { id: 'desc' },
-];
+const NEWEST_FIRST = P.sql`ORDER BY "recordedAt" DESC, id DESC`;
 
 export async function recommendationsByRun(prisma: PrismaClient, runId: number, skip: number, take: number) {
-  const where = { analysisRunId: runId };
-  const rows = await prisma.aiRecommendation.findMany({ where, orderBy: NEWEST_FIRST, skip, take });
-  const total = await pageTotal(rows, skip, take, () => prisma.aiRecommendation.count({ where }));
+  const from = P.sql`"AiRecommendations" WHERE "analysisRunId" = ${runId}`;
+  const { rows, total } = await rawPage<AiRecommendation>(prisma, from, NEWEST_FIRST, skip, take);
   return { rows: rows.map(recommendationOut), total };
 }
 
 export async function latestRecommendation(prisma: PrismaClient, runId: number) {
-  const row = await prisma.aiRecommendation.findFirst({
-    where: { analysisRunId: runId },
-    orderBy: NEWEST_FIRST,
-  });
+  const [row] = await prisma.$queryRaw<AiRecommendation[]>`
+    SELECT * FROM "AiRecommendations" WHERE "analysisRunId" = ${runId} ${NEWEST_FIRST} LIMIT 1`;
   return row ? recommendationOut(row) : null;
 }
 
 /** Every recommendation, newest first; `analysisRun` is null instead of the loaded run (W1). */
 export async function listRecommendations(prisma: PrismaClient, skip: number, take: number) {
-  const rows = await prisma.aiRecommendation.findMany({ orderBy: NEWEST_FIRST, skip, take });
-  const total = await pageTotal(rows, skip, take, () => prisma.aiRecommendation.count());
+  const { rows, total } = await rawPage<AiRecommendation>(
+    prisma,
+    P.sql`"AiRecommendations"`,
+    NEWEST_FIRST,
+    skip,
+    take,
+  );
   return { rows: rows.map(recommendationOut), total };
 }
 

@@ -1,7 +1,7 @@
 import type { PrismaClient } from '../../db/client.js';
-import { Prisma } from '../../db/generated/client.js';
-import { pageTotal } from './format.js';
+import { Prisma, type Subscription } from '../../db/generated/client.js';
 import { DEFAULT_INFRA_SUPPORT_COST } from './mappers.js';
+import { rawPage } from './raw-page.js';
 
 /**
  * Subscriptions metadata (description, budget, infra support cost) keyed by the cloud
@@ -13,14 +13,14 @@ type Writer = Pick<Prisma.TransactionClient, 'subscription'>;
 
 export const normalizeSubscriptionId = (id: string) => id.trim().toLowerCase();
 
-export async function listSubscriptions(prisma: PrismaClient, skip: number, take: number) {
-  const rows = await prisma.subscription.findMany({
-    orderBy: [{ subscriptionId: 'asc' }, { id: 'asc' }],
+export function listSubscriptions(prisma: PrismaClient, skip: number, take: number) {
+  return rawPage<Subscription>(
+    prisma,
+    Prisma.sql`"Subscriptions"`,
+    Prisma.sql`ORDER BY "subscriptionId", id`,
     skip,
     take,
-  });
-  const total = await pageTotal(rows, skip, take, () => prisma.subscription.count());
-  return { rows, total };
+  );
 }
 
 export const subscriptionById = (prisma: PrismaClient, id: number) =>
