@@ -94,7 +94,6 @@ try {
       posted: Record<string, number>;
       failed: Record<string, number>;
       steps?: unknown;
-      logReadsPipelined?: boolean;
     };
     first: Measured;
     rounds: Array<{ cycle: Measured; bare: Measured }>;
@@ -125,8 +124,6 @@ try {
         posted: result.summary.posted,
         failed,
         steps: result.summary.steps,
-        // False would mean a log read took a second or more and the cycle read one log per connection.
-        logReadsPipelined: result.summary.logReadsPipelined,
         rounds: rounds.length,
         cycleSeconds: +(cycleMs / 1000).toFixed(2),
         postsPerSecond: Math.round(posts / (cycleMs / 1000)),

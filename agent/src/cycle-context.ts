@@ -1,6 +1,6 @@
 import type { AgentConfig } from './config.js';
 import type { IngestClient } from './ingest.js';
-import { type KubeClient, KubeError, SLOW_LOG_READ_MS } from './kube.js';
+import { type KubeClient, KubeError } from './kube.js';
 import type { Node } from './kube-types.js';
 import type { Logger } from './logger.js';
 import { isVirtualNode } from './virtual-nodes.js';
@@ -78,15 +78,6 @@ export class CycleContext {
     this.logReadErrors++;
     if (error instanceof KubeError && error.unreachable) this.kubeUnreachable = true;
     this.log.debug({ ...target, err: (error as Error).message }, 'reading container log failed');
-  }
-
-  /** A slow log read (a kubelet slow to answer) turns log read pipelining off; see SLOW_LOG_READ_MS. */
-  logReadTook(target: { namespace: string; pod: string; container: string }, ms: number): void {
-    if (ms < SLOW_LOG_READ_MS || !this.kube.noteSlowLogRead()) return;
-    this.log.warn(
-      { ...target, ms: Math.round(ms) },
-      'slow log read: reading logs one per connection until a cycle has no slow read',
-    );
   }
 
   get stopping(): boolean {

@@ -14,8 +14,6 @@ export interface CycleSummary {
   failed: Counts;
   kubeErrors: number;
   logReadErrors: number;
-  /** False when a slow log read this cycle or the last turned pipelining off (kube.ts, SLOW_LOG_READ_MS). */
-  logReadsPipelined: boolean;
   /** Milliseconds per step, posts included. */
   steps: Record<string, number>;
   /** The API server could not be reached: the loop backs off. */
@@ -50,7 +48,6 @@ export async function runCycle(
       failed: stats.failed,
       kubeErrors: 0,
       logReadErrors: 0,
-      logReadsPipelined: kube.logReadsPipelined,
       steps: {},
       degraded: false,
       ingestDown: true,
@@ -63,8 +60,6 @@ export async function runCycle(
   } catch (error) {
     ctx.kubeFailed('refreshing Kubernetes credentials', error);
   }
-  if (config.collectLogs && kube.beginCycle().changed && kube.logReadsPipelined)
-    log.info('no slow log read last cycle: log reads pipelined again');
   const steps: Array<[string, () => Promise<void>]> = [
     ['pods', () => collectPods(ctx)],
     ['nodes', () => collectNodes(ctx)],
@@ -92,7 +87,6 @@ export async function runCycle(
     failed: stats.failed,
     kubeErrors: ctx.kubeErrors,
     logReadErrors: ctx.logReadErrors,
-    logReadsPipelined: kube.logReadsPipelined,
     steps: durations,
     degraded: ctx.kubeUnreachable,
     ingestDown: stats.down,

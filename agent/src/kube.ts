@@ -147,28 +147,10 @@ function connectTls({ ca, cert, key, ...rest }: Tls): Omit<Tls, 'ca' | 'cert' | 
  * generated API client re-creates its agent per call and deserialises every field into models; the agent
  * needs neither, and it needs control over `continue` and over how many log bytes it reads.
  */
-/**
- * Log reads sent down one keep-alive connection before the first answer arrives (HTTP/1.1 pipelining, which
- * the API server's Go HTTP server answers in order). LOG_CONCURRENCY reads stay in flight, over a quarter as
- * many connections: the bench's 6,000 reads a cycle cost about a quarter less CPU, fewer system calls each.
- */
-export const LOG_PIPELINE_DEPTH = 4;
-
-/**
- * A log read slower than this turns pipelining off. Reads pipelined behind a slow kubelet's log wait for it
- * (the answers come back in order), so a slow node held up about four times as many reads as it would on
- * connections of their own: 20 of 200 pods answering in 2 s made a 20 s cycle pipelined, 6.5 s not.
- */
-export const SLOW_LOG_READ_MS = 1_000;
-
 export class KubeClient {
   private readonly pool: Pool;
-  /** Log reads only: a list or a stats summary never waits behind a container's log on its connection. */
+  /** Log reads only: a list or a stats summary never waits for a free connection behind container logs. */
   private readonly logPool: Pool;
-  /** Log reads one per connection, for cycles after a slow read (SLOW_LOG_READ_MS). */
-  private readonly unpipelinedLogPool: Pool;
-  private pipelineLogs = true;
-  private slowLogReadThisCycle = false;
   private readonly basePath: string;
   private headers: Record<string, string> = {};
   /** Built once per credential refresh rather than for each of thousands of log reads. */
@@ -186,39 +168,10 @@ export class KubeClient {
       connect: { ...connectTls(target.tls), timeout: 10_000 },
     };
     this.pool = new Pool(target.server.origin, { ...options, connections: 8 });
-    this.logPool = new Pool(target.server.origin, {
-      ...options,
-      connections: Math.ceil(logConcurrency / LOG_PIPELINE_DEPTH),
-      pipelining: LOG_PIPELINE_DEPTH,
-    });
-    this.unpipelinedLogPool = new Pool(target.server.origin, { ...options, connections: logConcurrency });
-  }
-
-  /** Whether log reads go down pipelined connections now. */
-  get logReadsPipelined(): boolean {
-    return this.pipelineLogs;
-  }
-
-  /**
-   * Called as each cycle starts: log reads are pipelined again once a whole cycle had no slow read. Returns
-   * whether they are, and whether that changed.
-   */
-  beginCycle(): { pipelined: boolean; changed: boolean } {
-    const before = this.pipelineLogs;
-    this.pipelineLogs = !this.slowLogReadThisCycle;
-    this.slowLogReadThisCycle = false;
-    return { pipelined: this.pipelineLogs, changed: before !== this.pipelineLogs };
-  }
-
-  /**
-   * Records a slow log read: the reads that follow, in this cycle and the next, each get a connection of
-   * their own. Returns true when this turned pipelining off.
-   */
-  noteSlowLogRead(): boolean {
-    this.slowLogReadThisCycle = true;
-    const wasPipelined = this.pipelineLogs;
-    this.pipelineLogs = false;
-    return wasPipelined;
+    // One read per connection at a time (undici's default): the API server's Go HTTP/1.1 server answers
+    // pipelined requests one after another, so pipelining would cut the reads in flight to the connections'
+    // count (agent README, Connections).
+    this.logPool = new Pool(target.server.origin, { ...options, connections: logConcurrency });
   }
 
   get server(): string {
@@ -390,12 +343,11 @@ export class KubeClient {
           reject(new KubeError(`GET ${path}: ${code} ${error.message}`, undefined, status === 0));
         },
       };
-      const pool = this.pipelineLogs ? this.logPool : this.unpipelinedLogPool;
-      pool.dispatch({ method: 'GET', path: url, headers: this.logHeaders }, handler);
+      this.logPool.dispatch({ method: 'GET', path: url, headers: this.logHeaders }, handler);
     });
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.pool.close(), this.logPool.close(), this.unpipelinedLogPool.close()]);
+    await Promise.all([this.pool.close(), this.logPool.close()]);
   }
 }

@@ -28,7 +28,6 @@ export async function collectLogs(ctx: CycleContext, target: LogTarget): Promise
   // While the ingest API is unreachable a log could not be posted; reading it would only load the API server.
   if (ctx.stopping || ctx.ingest.unreachable) return;
   let bytes: Buffer;
-  const started = performance.now();
   try {
     bytes = await ctx.kube.readLog(
       target.namespace,
@@ -40,8 +39,6 @@ export async function collectLogs(ctx: CycleContext, target: LogTarget): Promise
   } catch (error) {
     ctx.logReadFailed(target, error);
     return;
-  } finally {
-    ctx.logReadTook(target, performance.now() - started);
   }
   if (isBlankLog(bytes)) return;
   // Encoded now: the body waits for its post slot as bytes outside the JS heap, as the log it replaces did.

@@ -54,11 +54,6 @@ export interface FakeKube {
   port: number;
   requests: RecordedKubeRequest[];
   maxConcurrentLogReads: number;
-  /**
-   * Each log read as it arrived, and whether its connection still owed the answer to an earlier log read
-   * (the client pipelined it).
-   */
-  logReadArrivals: Array<{ pod: string; pipelined: boolean }>;
   close(): Promise<void>;
 }
 
@@ -191,8 +186,6 @@ export async function startFakeKube(
   const requests: RecordedKubeRequest[] = [];
   let logReads = 0;
   const state = { maxConcurrentLogReads: 0 };
-  const logReadArrivals: FakeKube['logReadArrivals'] = [];
-  const logAnswersOwed = new WeakMap<object, number>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://fake');
@@ -266,11 +259,6 @@ export async function startFakeKube(
       }
       logReads++;
       state.maxConcurrentLogReads = Math.max(state.maxConcurrentLogReads, logReads);
-      const socket = req.socket;
-      const owed = logAnswersOwed.get(socket) ?? 0;
-      logReadArrivals.push({ pod, pipelined: owed > 0 });
-      logAnswersOwed.set(socket, owed + 1);
-      res.once('close', () => logAnswersOwed.set(socket, (logAnswersOwed.get(socket) ?? 1) - 1));
       try {
         const delay =
           typeof cluster.logDelayMs === 'function' ? cluster.logDelayMs(ns, pod) : cluster.logDelayMs;
@@ -314,8 +302,21 @@ export async function startFakeKube(
     return status(res, 404, 'NotFound', 'the server could not find the requested resource');
   };
 
+  // The API server is Go's net/http, which serves an HTTP/1.1 connection's requests one at a time: it reads
+  // a pipelined request only once the answer before it is written (net/http server.go, conn.serve: "we're
+  // not going to implement HTTP pipelining because it was never deployed in the wild and the answer is
+  // HTTP/2"). Node's server would run pipelined requests at once, so each connection queues its own here.
+  const servedOn = new WeakMap<object, Promise<void>>();
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
-    handle(req, res).catch((error) => status(res, 500, 'InternalError', String(error)));
+    const before = servedOn.get(req.socket) ?? Promise.resolve();
+    const answered = new Promise<void>((resolve) => res.once('close', resolve));
+    servedOn.set(
+      req.socket,
+      before.then(() => answered),
+    );
+    void before
+      .then(() => handle(req, res))
+      .catch((error) => status(res, 500, 'InternalError', String(error)));
   };
   const dir = mkdtempSync(join(tmpdir(), 'fake-kube-'));
   const server: Server = options.tls ? createTlsServer(selfSigned(dir), listener) : createServer(listener);
@@ -348,7 +349,6 @@ export async function startFakeKube(
     host: '127.0.0.1',
     port,
     requests,
-    logReadArrivals,
     get maxConcurrentLogReads() {
       return state.maxConcurrentLogReads;
     },
