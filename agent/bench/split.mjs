@@ -19,6 +19,7 @@ const { podPayloads } = await import(`${b}/src/collectors/pods.js`);
 const { eventPayload } = await import(`${b}/src/collectors/events.js`);
 const { parseQuantity } = await import(`${b}/src/quantities.js`);
 const { samples } = await import(`${b}/bench/samples.js`);
+const { encodeLogBody } = await import(`${b}/src/collectors/log-body.js`);
 function serve(role) {
   const child = spawn(process.execPath, [`${b}/bench/servers.js`, role], {
     cwd: dir,
@@ -133,6 +134,40 @@ try {
       await Promise.all(Array.from({ length: 8 }, w));
     },
 
+    // The cycle's log work alone: each of 8 workers reads a log and posts it, as collectLogs does.
+    readPost6000: async () => {
+      const c = new IngestClient(
+        config.metricsApiUrl,
+        { concurrency: config.postConcurrency, timeoutMs: 10000 },
+        log,
+      );
+      let next = 0;
+      const w = async () => {
+        for (let i = next++; i < 6000; i = next++) {
+          const target = {
+            namespace: `team-${i % 10}`,
+            pod: `app-${i % 2000}-7d9f8c6b5-x${i % 2000}`,
+            container: `c${i % 3}`,
+          };
+          const bytes = await kube.readLog(target.namespace, target.pod, target.container, 100, 262144);
+          await c.send('log', encodeLogBody('bench', target, bytes));
+        }
+      };
+      await Promise.all(Array.from({ length: 8 }, w));
+      await c.flush();
+      await c.close();
+    },
+    // 6,000 log posts alone, as the bare loop sends them.
+    posts6000: async () => {
+      const c = new IngestClient(
+        config.metricsApiUrl,
+        { concurrency: config.postConcurrency, timeoutMs: 10000 },
+        log,
+      );
+      for (let i = 0; i < 6000; i++) await c.send('log', logSample);
+      await c.flush();
+      await c.close();
+    },
     cycleNoLogs: async () => {
       const a = await Agent.create(config, log, env, sa);
       const s = await a.runOnce();
