@@ -297,7 +297,8 @@ export async function collectPods(ctx: CycleContext): Promise<void> {
     ? logs.drain(ctx.config.logConcurrency, (target) => collectLogs(ctx, target))
     : Promise.resolve();
   // Logs of containers on a NotReady node are not read: its kubelet cannot answer, and each read would
-  // hold a read slot until the API server gives up on the kubelet. The original's reads there failed and posted nothing either.
+  // hold a read slot until the API server gives up on the kubelet. The original's reads there failed
+  // and posted nothing either.
   const notReady = ctx.config.collectLogs ? await ctx.notReadyNodes() : new Set<string>();
   let skipped = 0;
   try {

@@ -29,8 +29,8 @@ export interface FakeCluster {
   expireContinue: Set<string>;
   /** Ignore limitBytes on log reads, to prove the agent caps the size itself. */
   ignoreLimitBytes?: boolean;
-  /** Delay before each log answer, to observe concurrency; a function gives each pod its own (a slow kubelet). */
-  logDelayMs?: number | ((namespace: string, pod: string) => number);
+  /** Delay before each log answer, to observe concurrency. */
+  logDelayMs?: number;
   /**
    * Answer `resourceVersion=0` lists in one page whatever the limit, as an API server serving them from its
    * watch cache may (kubernetes/kubernetes#70735).
@@ -260,8 +260,7 @@ export async function startFakeKube(
       logReads++;
       state.maxConcurrentLogReads = Math.max(state.maxConcurrentLogReads, logReads);
       try {
-        const delay =
-          typeof cluster.logDelayMs === 'function' ? cluster.logDelayMs(ns, pod) : cluster.logDelayMs;
+        const delay = cluster.logDelayMs;
         if (delay) await new Promise((r) => setTimeout(r, delay));
         const log = cluster.logs(ns, pod, q.get('container') ?? '');
         const lines = q.get('tailLines');

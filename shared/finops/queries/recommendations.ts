@@ -1,13 +1,13 @@
 import type { PrismaClient } from '../../db/client.js';
-import { type AiRecommendation, Prisma as P } from '../../db/generated/client.js';
+import { type AiRecommendation, Prisma } from '../../db/generated/client.js';
 import { offsetFree } from './format.js';
 import { recommendationOut } from './mappers.js';
 import { rawPage } from './raw-page.js';
 
-const NEWEST_FIRST = P.sql`ORDER BY "recordedAt" DESC, id DESC`;
+const NEWEST_FIRST = Prisma.sql`ORDER BY "recordedAt" DESC, id DESC`;
 
 export async function recommendationsByRun(prisma: PrismaClient, runId: number, skip: number, take: number) {
-  const from = P.sql`"AiRecommendations" WHERE "analysisRunId" = ${runId}`;
+  const from = Prisma.sql`"AiRecommendations" WHERE "analysisRunId" = ${runId}`;
   const { rows, total } = await rawPage<AiRecommendation>(prisma, from, NEWEST_FIRST, skip, take);
   return { rows: rows.map(recommendationOut), total };
 }
@@ -22,7 +22,7 @@ export async function latestRecommendation(prisma: PrismaClient, runId: number) 
 export async function listRecommendations(prisma: PrismaClient, skip: number, take: number) {
   const { rows, total } = await rawPage<AiRecommendation>(
     prisma,
-    P.sql`"AiRecommendations"`,
+    Prisma.sql`"AiRecommendations"`,
     NEWEST_FIRST,
     skip,
     take,

@@ -1,6 +1,5 @@
 import type { PrismaClient } from '../../db/client.js';
-import type { AnalysisRun, Prisma } from '../../db/generated/client.js';
-import { Prisma as P } from '../../db/generated/client.js';
+import { type AnalysisRun, Prisma } from '../../db/generated/client.js';
 import { offsetFree } from './format.js';
 import {
   costDetailOut,
@@ -15,13 +14,13 @@ import { mergedGroupTags, tagKey } from './tags.js';
 // The run lists and the newest run are read raw: they answer the dashboard and the run lists on every
 // request, and a model query costs several times its SQL in the client (the read bench's run lists
 // took 1.2-1.6 ms of CPU per request with a model query and a count, 0.7-1.0 ms raw).
-const NEWEST_FIRST = P.sql`ORDER BY "runDate" DESC, id DESC`;
+const NEWEST_FIRST = Prisma.sql`ORDER BY "runDate" DESC, id DESC`;
 const runsOf = (subscriptionId?: string) =>
-  subscriptionId ? P.sql`WHERE "subscriptionId" = ${subscriptionId}` : P.empty;
+  subscriptionId ? Prisma.sql`WHERE "subscriptionId" = ${subscriptionId}` : Prisma.empty;
 
 /** A page of runs, newest first, and how many there are. */
 export async function listRuns(prisma: PrismaClient, skip: number, take: number, subscriptionId?: string) {
-  const from = P.sql`"AnalysisRuns" ${runsOf(subscriptionId)}`;
+  const from = Prisma.sql`"AnalysisRuns" ${runsOf(subscriptionId)}`;
   const { rows, total } = await rawPage<AnalysisRun>(prisma, from, NEWEST_FIRST, skip, take);
   return { rows: rows.map(runOut), total };
 }
