@@ -8,6 +8,7 @@ import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { parseJsonText, validate, validationProblem } from './body.js';
 import { CompressedCopies, compressResponse } from './compression.js';
 import { type CorsPolicy, corsHeaders, parseCorsOrigins, preflightHeaders } from './cors.js';
+import { validateInput } from './input.js';
 import { keptBytes } from './kept-budget.js';
 import { checkBodyStrings, checkRequestStrings } from './limits.js';
 import { PerKeyLimit } from './per-user-limit.js';
@@ -150,20 +151,25 @@ export async function dispatchRoute(
         throw forbidden('This operation requires an administrator.');
     }
     let bodyText: Promise<string> | undefined;
+    const readJson = async (): Promise<unknown> => {
+      bodyText ??= request.text();
+      const text = await bodyText;
+      requireJsonContentType(request, text);
+      const value = parseJsonText(text);
+      checkBodyStrings(value);
+      return value;
+    };
     const ctx: RequestContext = {
       request,
       invocation,
       services,
       params,
+      // Validated after authentication: an anonymous caller learns nothing of a route's rules.
+      input: await validateInput(route.input, params, request, readJson),
       query: request.query,
       caller,
       async body<T>(schema: ZodType<T>): Promise<T> {
-        bodyText ??= request.text();
-        const text = await bodyText;
-        requireJsonContentType(request, text);
-        const value = parseJsonText(text);
-        checkBodyStrings(value);
-        return validate(schema, value, 'request body');
+        return validate(schema, await readJson(), 'request body');
       },
       heavy() {
         if (release || !caller) return;

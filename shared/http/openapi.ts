@@ -53,11 +53,15 @@ function operation(route: RouteDefinition): ZodOpenApiOperationObject {
   // The anonymous routes say so explicitly: the document's default is the bearer scheme.
   op.security = route.auth === 'none' ? [] : [{ bearer: [] }];
   const requestParams: NonNullable<ZodOpenApiOperationObject['requestParams']> = {};
-  const path = pathParameters(route, info.params);
+  // The schemas that validate (route.input) are the ones documented; `openapi` only describes
+  // routes that read their input another way (uploads, streamed bodies).
+  const path = pathParameters(route, route.input?.params ?? info.params);
   if (path) requestParams.path = path;
-  if (info.query instanceof z.ZodObject) requestParams.query = info.query;
+  const query = route.input?.query ?? info.query;
+  if (query instanceof z.ZodObject) requestParams.query = query;
   if (requestParams.path || requestParams.query) op.requestParams = requestParams;
-  if (info.body) op.requestBody = { content: { 'application/json': { schema: info.body } } };
+  const body = route.input?.body ?? info.body;
+  if (body) op.requestBody = { content: { 'application/json': { schema: body } } };
   return op;
 }
 

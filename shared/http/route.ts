@@ -8,12 +8,36 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 /** none: anonymous; user: any valid own or directory token; admin: the caller's isAdmin flag. */
 export type AuthRequirement = 'none' | 'user' | 'admin';
 
-export interface RequestContext<TCaller extends Caller | undefined = Caller | undefined> {
+/**
+ * What a route accepts, declared once: the dispatcher validates each part before the handler runs
+ * (400 problem+json naming the first problem) and the OpenAPI document shows these same schemas.
+ * Path and query values arrive as strings; query names match case-insensitively, as ASP.NET Core
+ * binds them, and a name given twice keeps its first value unless the schema asks for a list.
+ */
+export interface RouteInput<P = unknown, Q = unknown, B = unknown> {
+  params?: ZodType<P>;
+  query?: ZodType<Q>;
+  body?: ZodType<B>;
+}
+
+/** The validated values of a route's `input`; a part the route does not declare is undefined. */
+export interface ValidInput<P = unknown, Q = unknown, B = unknown> {
+  params: P;
+  query: Q;
+  body: B;
+}
+
+export interface RequestContext<
+  TCaller extends Caller | undefined = Caller | undefined,
+  TInput extends ValidInput = ValidInput,
+> {
   request: HttpRequest;
   invocation: InvocationContext;
   services: AppServices;
-  /** Path parameters by their template name, URL-decoded. */
+  /** Path parameters by their template name, URL-decoded (raw: prefer `input.params`). */
   params: Record<string, string>;
+  /** The route's `input`, validated. */
+  input: TInput;
   query: URLSearchParams;
   /** The authenticated caller; always set on `user` and `admin` routes. */
   caller: TCaller;
@@ -59,18 +83,31 @@ export interface RouteDefinition {
    * own front end caps every request at 100 MB (the Functions host's request size limit).
    */
   maxBodyBytes?: number;
+  /** Path, query and body schemas: validated before the handler and shown in the OpenAPI document. */
+  input?: RouteInput;
   openapi?: OpenApiInfo;
   handler(ctx: RequestContext<Caller | undefined>): Promise<HttpResponseInit>;
 }
 
-/** Identity helper that keeps handler context types narrow for `user` and `admin` routes. */
-export function defineRoute<A extends AuthRequirement>(
-  route: Omit<RouteDefinition, 'auth' | 'handler'> & {
+/**
+ * Identity helper that keeps handler context types narrow: the caller on `user` and `admin` routes,
+ * and `ctx.input` typed from the route's `input` schemas.
+ */
+export function defineRoute<
+  A extends AuthRequirement,
+  P = Record<string, string>,
+  Q = undefined,
+  B = undefined,
+>(
+  route: Omit<RouteDefinition, 'auth' | 'handler' | 'input'> & {
     auth: A;
-    handler(ctx: RequestContext<A extends 'none' ? Caller | undefined : Caller>): Promise<HttpResponseInit>;
+    input?: RouteInput<P, Q, B>;
+    handler(
+      ctx: RequestContext<A extends 'none' ? Caller | undefined : Caller, ValidInput<P, Q, B>>,
+    ): Promise<HttpResponseInit>;
   },
 ): RouteDefinition {
-  return route as RouteDefinition;
+  return route as unknown as RouteDefinition;
 }
 
 export function fullPath(route: Pick<RouteDefinition, 'service' | 'path'>): string {

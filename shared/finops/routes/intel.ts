@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { withAudit } from '../../audit/record.js';
 import { parseJsonText, validate } from '../../http/body.js';
+import { dayText, subscriptionId } from '../../http/fields.js';
+import { pagedHeaders, pageOf, pagingQuery } from '../../http/paging.js';
 import { badRequest, HttpError, notFound } from '../../http/problem.js';
 import { ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
@@ -8,16 +10,7 @@ import { acknowledgeAnomaly, listAnomalies } from '../intel/anomaly-query.js';
 import { AcknowledgeBody, Anomaly, Forecast } from '../intel/contract.js';
 import { subscriptionForecast } from '../intel/forecast-query.js';
 import { assertSubscriptionAccess } from '../waste/access.js';
-import {
-  idParam,
-  idParams,
-  listHeaders,
-  PAGED_HEADERS_NOTE,
-  paging,
-  pagingQuery,
-  textParam,
-  UNPAGED_NOTE,
-} from './read/common.js';
+import { idParam, idParams, PAGED_HEADERS_NOTE, textParam, UNPAGED_NOTE } from './read/common.js';
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -28,18 +21,6 @@ function guid(value: string, name: string): string {
     });
   }
   return value;
-}
-
-function dayQuery(query: URLSearchParams, name: string): Date | undefined {
-  const raw = query.get(name)?.trim();
-  if (!raw) return undefined;
-  const d = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? new Date(`${raw}T00:00:00.000Z`) : undefined;
-  if (!d || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== raw) {
-    throw badRequest(`The query parameter '${name}' is not a valid date.`, {
-      [name]: [`The value '${raw}' is not valid; use yyyy-MM-dd.`],
-    });
-  }
-  return d;
 }
 
 export const intelRoutes: RouteDefinition[] = [
@@ -53,35 +34,25 @@ export const intelRoutes: RouteDefinition[] = [
       summary: 'Cost anomalies found on the stored daily history, newest date first ([] when none)',
       description: `Filters: subscriptionId, from and to (yyyy-MM-dd, inclusive, on the anomaly's date), status (open | acknowledged). ${UNPAGED_NOTE} ${PAGED_HEADERS_NOTE}`,
       tags: ['Anomalies'],
-      query: pagingQuery.extend({
-        subscriptionId: z.string().optional(),
-        from: z.string().optional(),
-        to: z.string().optional(),
-        status: z.enum(['open', 'acknowledged']).optional(),
-      }),
       responses: { 200: { description: 'Anomaly[]', schema: z.array(Anomaly) } },
     },
-    async handler({ services, query }) {
-      const sub = query.get('subscriptionId')?.trim() || undefined;
-      const status = query.get('status')?.trim() || undefined;
-      if (status !== undefined && status !== 'open' && status !== 'acknowledged') {
-        throw badRequest("The query parameter 'status' must be open or acknowledged.", {
-          status: [`The value '${status}' is not valid.`],
-        });
-      }
-      const p = paging(query);
+    input: {
+      query: pagingQuery.extend({
+        subscriptionId: subscriptionId().optional(),
+        from: dayText().optional().describe("the anomaly's date, from (yyyy-MM-dd, inclusive)"),
+        to: dayText().optional().describe("the anomaly's date, to (yyyy-MM-dd, inclusive)"),
+        status: z.enum(['open', 'acknowledged']).optional(),
+      }),
+    },
+    async handler({ services, input: { query } }) {
+      const p = pageOf(query);
       const { rows, total } = await listAnomalies(
         services.prisma,
-        {
-          subscriptionId: sub && guid(sub, 'subscriptionId'),
-          from: dayQuery(query, 'from'),
-          to: dayQuery(query, 'to'),
-          status,
-        },
+        { subscriptionId: query.subscriptionId, from: query.from, to: query.to, status: query.status },
         p.skip,
         p.pageSize,
       );
-      return ok(rows, listHeaders(total, p));
+      return ok(rows, pagedHeaders(total, p));
     },
   }),
   defineRoute({

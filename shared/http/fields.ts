@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { GUID } from '../config/fields.js';
+import { INT32_MAX, INT32_MIN } from './limits.js';
+
+/**
+ * The field schemas every route shares, for bodies, path and query values alike. Messages are
+ * fragments that read after the field name ("subscriptionId must be a GUID"), the one style of
+ * every 400 (see plain-issues.ts).
+ *
+ * Path and query values arrive as strings; the schemas here parse them, so a route's `input`
+ * declares what it accepts once and the OpenAPI document shows that same schema.
+ */
+
+/** A GUID, trimmed and lower-cased: Azure and most clients write ids in lower case, so one spelling is stored and compared. */
+export const guid = () =>
+  z
+    .string()
+    .trim()
+    .regex(GUID, 'must be a GUID')
+    .transform((s) => s.toLowerCase());
+
+/** An Azure subscription id: a GUID in lower case. */
+export const subscriptionId = () =>
+  guid().describe('Azure subscription id (GUID; any case, answered in lower case)');
+
+/** A whole number within the 32-bit range the original's `int` ids had (a larger value reached PostgreSQL and gave 500). */
+export const int32 = () =>
+  z
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(INT32_MIN, `must be at least ${INT32_MIN}`)
+    .max(INT32_MAX, `must be at most ${INT32_MAX}`);
+
+/** A path or query value holding a whole number between min and max (strings in, numbers out). */
+export const intText = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^[-+]?\d{1,10}$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+
+/** A path value naming a stored row: a positive 32-bit integer. */
+export const idText = () => intText(1, INT32_MAX);
+
+/** A required text value, trimmed, not blank. */
+export const text = (max = 1000) =>
+  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+
+/** A query flag: true/false (also 1/0, yes/no), as ASP.NET binds a bool. */
+export const boolText = () =>
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' }))
+    .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+/** Whether YYYY-MM-DD names a day of the calendar (JavaScript rolls 2026-02-30 over to March). */
+function realDay(v: string): boolean {
+  const [y, m, d] = v.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const t = new Date(Date.UTC(y, m - 1, d));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** An ISO 8601 day (YYYY-MM-DD, midnight UTC) or instant with Z or an offset; answered as a Date. */
+export const dateText = () =>
+  z
+    .string()
+    .trim()
+    .refine(
+      (v) => DAY.test(v) || INSTANT.test(v),
+      'must be an ISO 8601 date (YYYY-MM-DD) or date and time with Z or an offset',
+    )
+    .refine((v) => realDay(v) && !Number.isNaN(new Date(DAY.test(v) ? `${v}T00:00:00Z` : v).getTime()), {
+      message: 'is not a day of the calendar',
+      abort: true,
+    })
+    .transform((v) => new Date(DAY.test(v) ? `${v}T00:00:00Z` : v));
+
+/** A day only (YYYY-MM-DD), as a Date at midnight UTC. */
+export const dayText = () =>
+  z
+    .string()
+    .trim()
+    .regex(DAY, 'must be a date in the form YYYY-MM-DD')
+    .refine(realDay, 'is not a day of the calendar')
+    .transform((v) => new Date(`${v}T00:00:00Z`));
