@@ -53,7 +53,7 @@ async function main() {
   const host = await startLocalHost({
     config,
     port: config.platform.PORT,
-    host: settings.HOST ?? '127.0.0.1',
+    host: config.platform.HOST,
     servicesOptions: { log },
   });
   stops.unshift(host.close);

@@ -21,7 +21,7 @@
 //   the process environment as '_': the setting
 //   `Logging__LogLevel__Vendor.IdentityModel.LoggingExtensions.IdentityLoggerAdapter` is visible to
 //   Node as `Logging__LogLevel__Vendor_IdentityModel_LoggingExtensions_IdentityLoggerAdapter`. The
-//   setting keeps the spec's name here; the app's configuration loader must accept both spellings.
+//   setting keeps the original's name here; the app's configuration loader must accept both spellings.
 // - Flex Consumption rejects FUNCTIONS_WORKER_RUNTIME, FUNCTIONS_EXTENSION_VERSION,
 //   WEBSITE_NODE_DEFAULT_VERSION, WEBSITE_RUN_FROM_PACKAGE and the WEBSITE_CONTENT* settings: the
 //   runtime and version live in `functionAppConfig.runtime`, the package in the deployment container.
@@ -265,7 +265,7 @@ param cloudSubscriptionIds string = ''
 ])
 param cloudCostQueryType string = 'ActualCost'
 
-@description('CostQuery__PaceScale: multiplier of the pauses between cost queries (1 = the spec\'s 15-25 s).')
+@description('CostQuery__PaceScale: multiplier of the pauses between cost queries (1 = the original\'s 15-25 s).')
 param costQueryPaceScale string = '1'
 
 @description('Notifications__AllowPrivateTargets: true lets webhook channels point at loopback, private, link-local, CGNAT, unspecified and multicast addresses (SSRF); keep false unless receivers live inside your network.')

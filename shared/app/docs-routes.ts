@@ -22,7 +22,7 @@ function swaggerAssetDir(): string {
 }
 
 /**
- * The documentation is served only in Development (the spec); the auth service's is behind the
+ * The documentation is served only in Development, as the original did; the auth service's is behind the
  * SwaggerUICredentials__* basic auth, and refused, not open, when those are unset.
  */
 function guard(service: Service, { services, request }: RequestContext): void {

@@ -3,7 +3,7 @@ import { bool, int, list, optionalString, stringWithDefault, url } from './field
 
 export const DEV_JWT_KEY = 'finwatch-development-only-signing-key-change-me-0123456789';
 
-/** Settings of the auth service (spec auth-service.md sections 1 and 5, plus finwatch's own). */
+/** Settings of the auth service: the original's names (docs/settings.md) and finwatch's own. */
 export const authSettingsSchema = z.object({
   Jwt__Key: optionalString(),
   Jwt__Issuers: list(['finwatch']),

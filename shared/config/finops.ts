@@ -14,7 +14,7 @@ import {
 
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
 
-/** Settings of the FinOps service (spec finops-service.md section 5, plus finwatch's own). */
+/** Settings of the FinOps service: the original's names (docs/settings.md) and finwatch's own. */
 export const finopsSettingsSchema = z.object({
   Cloud__TenantId: optionalString(),
   Cloud__ClientId: optionalString(),

@@ -12,6 +12,8 @@ export const platformSettingsSchema = z.object({
   ConnectionStrings__SqlConnectionString: optionalString(),
   DATA_DIR: stringWithDefault('./data'),
   PORT: int(7071, 0, 65535),
+  /** Address the local host listens on; loopback unless a container or VM must reach it. */
+  HOST: stringWithDefault('127.0.0.1'),
   CORS_ALLOWED_ORIGINS: stringWithDefault('*'),
   /** Storage account of the queue (Azure Functions' own setting); the local host sets Azurite's. */
   AzureWebJobsStorage: optionalString(),

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { LEGACY_SCRIPTS_DIR } from './paths.js';
 
-/** The spec's idempotent column scripts, in the order they were introduced. */
+/** The original's idempotent column scripts, in the order they were introduced. */
 export const LEGACY_SCRIPTS = ['AddSubscriptionBudget', 'AddSubscriptionInfraSupportCost'] as const;
 
 export interface SqlExecutor {

@@ -18,7 +18,7 @@ const LEVELS: Record<string, string> = {
   silent: 'silent',
 };
 
-/** Maps .NET log level names (the spec's Logging__LogLevel__Default) to pino's. */
+/** Maps .NET log level names (Logging__LogLevel__Default, the original's setting) to pino's. */
 export function pinoLevel(name: string | undefined): string {
   return LEVELS[(name ?? 'info').trim().toLowerCase()] ?? 'info';
 }

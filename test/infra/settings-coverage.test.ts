@@ -1,34 +1,28 @@
-// Every setting the two service specs name must reach the deployed app (infra/*.bicep, as an app
-// setting or a Key Vault reference) and the local developer setup (local.settings.sample.json).
-// The Bicep is read as text: no Bicep compiler exists on the development machines.
+// The deployed app's wiring in infra/*.bicep, read as text (no Bicep compiler exists on the
+// development machines). Which setting names the template sets is compared with the
+// configuration schema as data in test/config/settings.test.ts.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { queueTrigger } from '../../shared/app/triggers.js';
+import { loadConfig } from '../../shared/config/index.js';
 import { SPOOL_CONTAINER } from '../../shared/finops/imports/spool.js';
 import {
-  checkedInSpecSettings,
   declaredKeyVaultSecrets,
-  liveSpecDir,
-  loadSpecSettings,
   paramDefault,
   parseAppSettings,
-  parseSpecSettings,
   readInfraBicep,
   referencedKeyVaultSecrets,
   repoRoot,
-  type SpecSettingsCopy,
-  specFiles,
   stripComments,
 } from './bicep-source.js';
 
-const spec = loadSpecSettings();
-const specSettingNames = [...new Set(Object.values(spec.settings).flat())].sort();
 const bicep = readInfraBicep();
 const appSettings = parseAppSettings(bicep);
 
-// Secrets the brief requires in Key Vault: their app settings must be Key Vault references.
+// Secrets that must live in Key Vault: their app settings must be Key Vault references.
 const secretSettings = [
   'ConnectionStrings__SqlConnectionString',
   'Jwt__Key',
@@ -40,44 +34,7 @@ const secretSettings = [
   'SENDGRID_API_KEY',
 ];
 
-// Settings that only make sense in Azure (the local host sets up its own storage and telemetry, and
-// is not the Functions host's Node worker).
-const azureOnlySetting = (name: string) =>
-  name === 'APPLICATIONINSIGHTS_CONNECTION_STRING' ||
-  name === 'languageWorkers__node__arguments' ||
-  name.startsWith('AzureWebJobsStorage__');
-
-describe('spec setting names', () => {
-  it('are read from both service specs (live spec or the checked-in copy)', () => {
-    expect(Object.keys(spec.settings).sort()).toEqual([...specFiles].sort());
-    for (const file of specFiles) expect(spec.settings[file].length).toBeGreaterThan(10);
-    // Names from tables, multi-name cells and the prose alike.
-    expect(specSettingNames).toEqual(
-      expect.arrayContaining([
-        'ENABLED_LOGIN_AUTH',
-        'smtpFrom',
-        'ErrorTracker__SendDefaultPii',
-        'Cloud__TenantId',
-        'Logging__LogLevel__Vendor.IdentityModel.LoggingExtensions.IdentityLoggerAdapter',
-      ]),
-    );
-    expect(specSettingNames).not.toContain('API_KEY');
-  });
-
-  it.skipIf(spec.source !== 'live')('checked-in copy matches the live spec', () => {
-    const copy = JSON.parse(readFileSync(checkedInSpecSettings, 'utf8')) as SpecSettingsCopy;
-    for (const file of specFiles) {
-      const live = parseSpecSettings(readFileSync(path.join(liveSpecDir, file), 'utf8'));
-      expect(copy.settings[file], `test/infra/spec-settings.json is stale for ${file}`).toEqual(live);
-    }
-  });
-});
-
-describe('infra wires every spec setting', () => {
-  it.each(specSettingNames)('%s is an app setting of the Function App', (name) => {
-    expect(appSettings.has(name), `${name} missing from the app settings in infra/*.bicep`).toBe(true);
-  });
-
+describe('infra keeps the secrets in Key Vault', () => {
   it.each(secretSettings)('%s is resolved from Key Vault, not a plain value', (name) => {
     const value = appSettings.get(name) ?? '';
     expect(value).toContain('@Microsoft.KeyVault(SecretUri=');
@@ -199,37 +156,8 @@ describe('infra hosts the app as the functions expect', () => {
     expect(Object.keys(example.parameters).sort()).toEqual(declared);
   });
 
-  // The queue trigger's source is written elsewhere; when it exists, its queue must be the one
-  // the Bicep creates (a literal name or the %AnalysisQueue__Name% binding expression).
-  const functionsDir = path.join(repoRoot, 'functions');
-  const triggerSources = existsSync(functionsDir)
-    ? readdirSync(functionsDir, { recursive: true, encoding: 'utf8' })
-        .filter((f) => /\.[cm]?ts$/.test(f))
-        .map((f) => readFileSync(path.join(functionsDir, f), 'utf8'))
-        .filter((text) => text.includes('storageQueue('))
-    : [];
-  it.skipIf(triggerSources.length === 0)('matches the queue name the queue trigger listens on', () => {
-    const names = triggerSources.flatMap((text) =>
-      [...text.matchAll(/queueName:\s*['"`]([^'"`]+)['"`]/g)].map((m) => m[1]!),
-    );
-    for (const name of names) expect(['analysis-jobs', '%AnalysisQueue__Name%']).toContain(name);
-  });
-});
-
-describe('local.settings.sample.json', () => {
-  const samplePath = path.join(repoRoot, 'local.settings.sample.json');
-  const values = (): Record<string, unknown> => {
-    expect(existsSync(samplePath), 'local.settings.sample.json is missing at the repository root').toBe(true);
-    const sample = JSON.parse(readFileSync(samplePath, 'utf8')) as { Values?: Record<string, unknown> };
-    return sample.Values ?? {};
-  };
-
-  it.each(specSettingNames)('lists %s in Values', (name) => {
-    expect(Object.keys(values())).toContain(name);
-  });
-
-  it('lists every app setting the Bicep wires, except Azure-only storage and telemetry', () => {
-    const missing = [...appSettings.keys()].filter((n) => !azureOnlySetting(n) && !(n in values()));
-    expect(missing, `in infra but not in local.settings.sample.json: ${missing.join(', ')}`).toEqual([]);
+  it('creates the queue the queue trigger listens on with the default settings', () => {
+    const config = loadConfig({ WEBAPP_ENVIRONMENT: 'Development', DATA_DIR: 'memory://' });
+    expect(queueTrigger(config).queueName).toBe(paramDefault(code, 'analysisQueueName'));
   });
 });

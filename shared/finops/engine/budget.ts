@@ -1,5 +1,5 @@
 /**
- * The spec's budget rule: utilization = month-to-date cost / monthly budget; 'over budget' at 100 %
+ * The original's budget rule: utilization = month-to-date cost / monthly budget; 'over budget' at 100 %
  * or more, 'near budget' at 80 % or more, otherwise the remaining headroom. No budget (null or not
  * positive) → no budget status, and the AI prompt stays as it would be without one.
  */
