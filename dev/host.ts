@@ -12,13 +12,13 @@ import type { AppConfig } from '../shared/config/index.js';
 import { exportImportTimerTrigger } from '../shared/finops/imports/exports.js';
 import { MAX_BODY_BYTES } from '../shared/http/body.js';
 import { errorResponse, withSecurityHeaders } from '../shared/http/dispatch.js';
+import { headerRecord } from '../shared/http/headers.js';
 import { HttpError, problemResponse } from '../shared/http/problem.js';
 import type { RouteDefinition } from '../shared/http/route.js';
 import { Router } from '../shared/http/router.js';
 import { type RequestServer, serveRequest } from '../shared/http/serve.js';
 import { isStreamBody, toReadable } from '../shared/http/stream-body.js';
-import { startNotifier } from '../shared/notify/outbox.js';
-import { allowPrivateTargets } from '../shared/notify/target-guard.js';
+import { outboxDeps, startNotifier } from '../shared/notify/outbox.js';
 import { type QueueWorker, type QueueWorkerOptions, startQueueWorker } from './queue-worker.js';
 
 export interface LocalHostOptions {
@@ -102,13 +102,7 @@ async function writeResponse(
   closing: boolean,
 ): Promise<void> {
   const out: Record<string, string> = {};
-  if (init.headers) {
-    const entries =
-      init.headers.constructor === Object
-        ? Object.entries(init.headers as Record<string, string>)
-        : [...new Headers(init.headers as ConstructorParameters<typeof Headers>[0]).entries()];
-    for (const [k, v] of entries) out[k.toLowerCase()] = v;
-  }
+  for (const [k, v] of Object.entries(headerRecord(init.headers))) out[k.toLowerCase()] = v;
   if (init.jsonBody === undefined && isStreamBody(init.body)) {
     // Written as produced, with backpressure: chunked, no Content-Length.
     const stream = toReadable(init.body);
@@ -283,16 +277,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const finops = services.config.finops;
   const notifier =
     (options.notifier ?? true)
-      ? startNotifier(
-          {
-            prisma: services.prisma,
-            mailer: services.auth.mailer,
-            log: services.log,
-            maxAttempts: finops.Notifications__MaxAttempts,
-            allowPrivateTargets: allowPrivateTargets(services.config),
-          },
-          finops.Notifications__PollSeconds * 1000,
-        )
+      ? startNotifier(outboxDeps(services), finops.Notifications__PollSeconds * 1000)
       : undefined;
 
   // The timers Azure would fire, at the times its NCRONTAB schedules name.

@@ -10,8 +10,7 @@ import { exportImportTimerTrigger } from '../shared/finops/imports/exports.js';
 import type { RouteDefinition, Service } from '../shared/http/route.js';
 import { Router } from '../shared/http/router.js';
 import { serveRequest } from '../shared/http/serve.js';
-import { deliverDue } from '../shared/notify/outbox.js';
-import { allowPrivateTargets } from '../shared/notify/target-guard.js';
+import { deliverDue, outboxDeps } from '../shared/notify/outbox.js';
 import { withInvocationScope } from '../shared/observability/invocation-scope.js';
 import type { Logger } from '../shared/observability/logger.js';
 
@@ -99,14 +98,7 @@ export function registerFunctions(app: App, startup: Startup, routes: RouteDefin
     runOnStartup: false,
     handler: (_tick, context) =>
       withInvocationScope({ invocationId: context.invocationId }, async () => {
-        const s = await startup.services();
-        await deliverDue({
-          prisma: s.prisma,
-          mailer: s.auth.mailer,
-          log: s.log,
-          maxAttempts: s.config.finops.Notifications__MaxAttempts,
-          allowPrivateTargets: allowPrivateTargets(s.config),
-        });
+        await deliverDue(outboxDeps(await startup.services()));
       }),
   });
 }

@@ -5,6 +5,7 @@ import { type AuditActor, type AuditEntry, recordAudit } from '../audit/record.j
 import type { AppConfig } from '../config/index.js';
 import type { Prisma } from '../db/generated/client.js';
 import { clientAddressOf } from '../http/client.js';
+import { escapeHtml } from '../http/html.js';
 import { HttpError } from '../http/problem.js';
 import { normalizeEmail, type UserRow } from './users.js';
 
@@ -171,10 +172,6 @@ export async function pruneResetRequests(db: Pick<Prisma.TransactionClient, 'pas
   await db.passwordResetRequest.deleteMany({
     where: { createdAt: { lt: new Date(Date.now() - RATE_WINDOW_MS) } },
   });
-}
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /**

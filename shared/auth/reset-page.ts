@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { HttpResponseInit } from '@azure/functions';
+import { escapeHtml } from '../http/html.js';
 import { RESET_PAGE_PATH } from './password-reset.js';
 
 /**
@@ -30,10 +31,6 @@ export const RESET_PAGE_HEADERS: Record<string, string> = {
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
 };
-
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 function page(status: number, title: string, body: string): HttpResponseInit {
   const html = `<!doctype html>

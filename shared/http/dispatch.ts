@@ -8,6 +8,7 @@ import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { parseJsonText, validate, validationProblem } from './body.js';
 import { CompressedCopies, compressResponse } from './compression.js';
 import { type CorsPolicy, corsHeaders, parseCorsOrigins, preflightHeaders } from './cors.js';
+import { headerRecord, headerValue } from './headers.js';
 import { validateInput } from './input.js';
 import { keptBytes } from './kept-budget.js';
 import { checkBodyStrings, checkRequestStrings } from './limits.js';
@@ -20,17 +21,9 @@ import { isStreamBody, toReadable } from './stream-body.js';
 
 function withHeaders(response: HttpResponseInit, extra: Record<string, string>): HttpResponseInit {
   if (Object.keys(extra).length === 0) return response;
-  const current = response.headers;
-  if (current === undefined || (typeof current === 'object' && current.constructor === Object)) {
-    // The common case, plain objects, without building a Headers instance per response.
-    const out: Record<string, string> = { ...(current as Record<string, string> | undefined) };
-    const present = new Set(Object.keys(out).map((k) => k.toLowerCase()));
-    for (const [k, v] of Object.entries(extra)) if (!present.has(k.toLowerCase())) out[k] = v;
-    return { ...response, headers: out };
-  }
-  const headers = new Headers(current as ConstructorParameters<typeof Headers>[0]);
-  for (const [k, v] of Object.entries(extra)) if (!headers.has(k)) headers.set(k, v);
-  return { ...response, headers: Object.fromEntries(headers.entries()) };
+  const out = headerRecord(response.headers);
+  for (const [k, v] of Object.entries(extra)) if (headerValue(out, k) === undefined) out[k] = v;
+  return { ...response, headers: out };
 }
 
 /** The CORS policy of a configuration, parsed once. */

@@ -4,11 +4,12 @@
  * hold the same row; a claim that outlives CLAIM_SECONDS (its instance crashed mid-send) becomes
  * claimable again, so nothing is lost. Failures retry with exponential backoff up to maxAttempts.
  */
+import type { AppServices } from '../app/services.js';
 import type { PrismaClient } from '../db/client.js';
 import type { Mailer } from '../email/mailer.js';
 import type { Logger } from '../observability/logger.js';
 import { type OutgoingEvent, SEND_TIMEOUT_MS, sendToChannel } from './send.js';
-import { TargetRefused } from './target-guard.js';
+import { allowPrivateTargets, TargetRefused } from './target-guard.js';
 
 export interface OutboxDeps {
   prisma: PrismaClient;
@@ -17,6 +18,17 @@ export interface OutboxDeps {
   maxAttempts: number;
   /** Whether webhooks may point at non-public addresses (allowPrivateTargets in target-guard.ts). */
   allowPrivateTargets: boolean;
+}
+
+/** What the outbox needs from an app's services: the one place both hosts assemble it. */
+export function outboxDeps(services: Pick<AppServices, 'prisma' | 'auth' | 'log' | 'config'>): OutboxDeps {
+  return {
+    prisma: services.prisma,
+    mailer: services.auth.mailer,
+    log: services.log,
+    maxAttempts: services.config.finops.Notifications__MaxAttempts,
+    allowPrivateTargets: allowPrivateTargets(services.config),
+  };
 }
 
 /** Longer than one send can take, so a live instance never loses its claim mid-send. */

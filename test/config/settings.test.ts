@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -116,7 +117,8 @@ function enumOptions(name: string): string[] {
   return [];
 }
 
-const KEY = 'settings-test-signing-key-0123456789-abcdefghijklmnop';
+// Made per run: a key written in the repository is refused in Production (published-keys test).
+const KEY = randomBytes(32).toString('base64url');
 const CANDIDATES = [
   'https://sample.example/path',
   'postgresql://sample@127.0.0.1:5432/sample',

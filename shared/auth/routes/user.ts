@@ -2,6 +2,7 @@ import type { HttpRequest } from '@azure/functions';
 import { z } from 'zod';
 import type { AppServices } from '../../app/services.js';
 import { type AuditActor, recordAudit } from '../../audit/record.js';
+import { escapeHtml } from '../../http/html.js';
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS, MAX_PASSWORD_CHARS } from '../../http/limits.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/problem.js';
 import { emptyOk, json, noContent, ok } from '../../http/respond.js';
@@ -637,7 +638,3 @@ export const userRoutes: RouteDefinition[] = [
     },
   }),
 ];
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
