@@ -1,6 +1,14 @@
 /** Fault switches: 429 storms, 5xx, slow answers, Resource Graph quota exhaustion, column order. */
 
-export type SimEndpoint = 'token' | 'metadata' | 'subscription' | 'graph' | 'cost' | 'admin' | 'other';
+export type SimEndpoint =
+  | 'token'
+  | 'metadata'
+  | 'subscription'
+  | 'graph'
+  | 'cost'
+  | 'prices'
+  | 'admin'
+  | 'other';
 export type EndpointMatch = SimEndpoint | 'any';
 
 /** Which throttling header a 429 carries; `user-quota` is Resource Graph's pair of headers. */

@@ -16,6 +16,7 @@ import { CostQuota, type CostQuotaOptions, monthsSpanned } from './cost-quota.js
 import { generateSubscription, type SimSubscription } from './data.js';
 import { FaultState, type FaultSwitches, type SimEndpoint, throttleHeaders } from './faults.js';
 import { handleGraph } from './resource-graph.js';
+import { answerRetailPrices } from './retail-prices.js';
 
 export const SIM_CA: string = readFileSync(new URL('./tls/sim-cert.pem', import.meta.url), 'utf8');
 const SIM_KEY: string = readFileSync(new URL('./tls/sim-key.pem', import.meta.url), 'utf8');
@@ -38,6 +39,8 @@ export interface AzureSimulatorOptions {
   costQuota?: CostQuotaOptions;
   /** When set, the token endpoint accepts only these credentials. */
   credentials?: { clientId: string; clientSecret: string };
+  /** Items per page of the Retail Prices API (default 100, as the service). */
+  retailPricesPageSize?: number;
 }
 
 export interface SimRequest {
@@ -70,6 +73,8 @@ export interface AzureSimulator {
   faults: FaultSwitches;
   /** The synthetic subscription behind an id (the same data the endpoints serve). */
   subscription(subscriptionId: string): SimSubscription;
+  /** Multiplies every retail price from now on (1 = the simulator's list): a price change. */
+  setRetailPriceFactor(factor: number): void;
   close(): Promise<void>;
 }
 
@@ -87,13 +92,14 @@ export async function startAzureSimulator(opts: AzureSimulatorOptions = {}): Pro
   const subs = new Map<string, SimSubscription>();
   const costResults = new Map<string, { subscriptionId: string; result: CostTable }>();
   let baseUrl = '';
+  let retailPriceFactor = 1;
 
   const stats: SimStats = {
     concurrentCostQueries: 0,
     maxConcurrentCostQueries: 0,
     requests: [],
     counts() {
-      const c = { token: 0, metadata: 0, subscription: 0, graph: 0, cost: 0, admin: 0, other: 0 };
+      const c = { token: 0, metadata: 0, subscription: 0, graph: 0, cost: 0, prices: 0, admin: 0, other: 0 };
       for (const r of this.requests) c[r.endpoint]++;
       return c;
     },
@@ -182,6 +188,14 @@ export async function startAzureSimulator(opts: AzureSimulatorOptions = {}): Pro
         return handleMetadata(res, url, segments[0] ?? 'common');
       case 'other':
         return sendJson(res, 404, { error: { code: 'NotFound', message: `No route for ${url.pathname}` } });
+      case 'prices': {
+        // Anonymous, as the real service.
+        const out = answerRetailPrices(url, baseUrl, {
+          pageSize: opts.retailPricesPageSize ?? 100,
+          factor: retailPriceFactor,
+        });
+        return sendJson(res, out.status, out.body);
+      }
     }
     // ARM endpoints need a token we issued.
     const auth = req.headers.authorization ?? '';
@@ -436,6 +450,9 @@ export async function startAzureSimulator(opts: AzureSimulatorOptions = {}): Pro
     stats,
     faults,
     subscription,
+    setRetailPriceFactor(factor: number) {
+      retailPriceFactor = factor;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -454,6 +471,7 @@ function classify(method: string, pathname: string): SimEndpoint {
   )
     return 'metadata';
   if (method === 'GET' && /^\/subscriptions\/[^/]+$/.test(p)) return 'subscription';
+  if (method === 'GET' && p === '/api/retail/prices') return 'prices';
   if (method === 'POST' && p === '/providers/microsoft.resourcegraph/resources') return 'graph';
   if (method === 'POST' && /^\/subscriptions\/[^/]+\/providers\/microsoft\.costmanagement\/query$/.test(p))
     return 'cost';

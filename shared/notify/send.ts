@@ -18,7 +18,10 @@ export interface ChannelTarget {
 export interface OutgoingEvent {
   key: string;
   type: string;
-  subscriptionId: string;
+  /** FinOps events: the subscription. */
+  subscriptionId?: string;
+  /** Metrics alerts: the cluster (lower-case). */
+  clusterName?: string;
   title: string;
   text: string;
   data: unknown;
@@ -53,7 +56,8 @@ export async function sendToChannel(
       deliveryId,
       event: event.type,
       key: event.key,
-      subscriptionId: event.subscriptionId,
+      ...(event.subscriptionId !== undefined ? { subscriptionId: event.subscriptionId } : {}),
+      ...(event.clusterName !== undefined ? { clusterName: event.clusterName } : {}),
       title: event.title,
       text: event.text,
       data: event.data,
