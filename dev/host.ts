@@ -7,7 +7,7 @@ import { type CreateServicesOptions, createServices } from '../shared/app/create
 import { nextOccurrence } from '../shared/app/ncrontab.js';
 import { routes as defaultRoutes } from '../shared/app/routes.js';
 import type { AppServices } from '../shared/app/services.js';
-import { weeklyTimerTrigger } from '../shared/app/triggers.js';
+import { metricsSilenceTimerTrigger, weeklyTimerTrigger } from '../shared/app/triggers.js';
 import type { AppConfig } from '../shared/config/index.js';
 import { exportImportTimerTrigger } from '../shared/finops/imports/exports.js';
 import { MAX_BODY_BYTES } from '../shared/http/body.js';
@@ -37,6 +37,8 @@ export interface LocalHostOptions {
   exportTimer?: boolean;
   /** Send the notification outbox every Notifications__PollSeconds (default true). */
   notifier?: boolean;
+  /** Run the metrics silence check every minute (default true unless Metrics__SilenceAfterMinutes=0). */
+  silenceTimer?: boolean;
 }
 
 export interface LocalHost {
@@ -293,6 +295,10 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const exportsTimer = exportImportTimerTrigger(services.config);
   if (exportsTimer && (options.exportTimer ?? true)) {
     timers.push({ ...exportsTimer, run: (tick, ctx) => services.finops.handleExportTimer(tick, ctx) });
+  }
+  const silence = metricsSilenceTimerTrigger(services.config);
+  if (silence && (options.silenceTimer ?? true)) {
+    timers.push({ ...silence, run: () => services.metricsAlerts.checkSilence() });
   }
   const pending = new Map<string, NodeJS.Timeout>();
   for (const t of timers) {

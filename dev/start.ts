@@ -41,6 +41,8 @@ async function main() {
     settings.Cloud__AuthorityHost = sim.url;
     // The simulator speaks HTTPS (MSAL insists) with a self-signed certificate for loopback.
     settings.Cloud__CaFile = fileURLToPath(new URL('./azure-sim/tls/sim-cert.pem', import.meta.url));
+    // Cluster prices from the simulator's Retail Prices API too, unless a base URL is set.
+    settings.Metrics__AzurePricesBaseUrl ||= sim.url;
     settings.Cloud__SubscriptionIds ||=
       '11111111-1111-4111-8111-111111111111,22222222-2222-4222-8222-222222222222';
     log.warn(

@@ -2,6 +2,7 @@ import type { app as azureApp, HttpRequest, InvocationContext } from '@azure/fun
 import type { Startup } from '../shared/app/startup.js';
 import {
   jobSweepTimerTrigger,
+  metricsSilenceTimerTrigger,
   notificationTimerTrigger,
   queueTrigger,
   weeklyTimerTrigger,
@@ -92,6 +93,17 @@ export function registerFunctions(app: App, startup: Startup, routes: RouteDefin
         await (await startup.services()).finops.engine.sweepJobs();
       }),
   });
+  const silence = metricsSilenceTimerTrigger(config);
+  if (silence) {
+    app.timer(silence.name, {
+      schedule: silence.schedule,
+      runOnStartup: false,
+      handler: (_tick, context) =>
+        withInvocationScope({ invocationId: context.invocationId }, async () => {
+          await (await startup.services()).metricsAlerts.checkSilence();
+        }),
+    });
+  }
   const outbox = notificationTimerTrigger(config);
   app.timer(outbox.name, {
     schedule: outbox.schedule,

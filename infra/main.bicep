@@ -291,6 +291,9 @@ param metricsRetention5mDays string = '90'
 @description('Metrics__RetentionHourlyDays: days the hourly averages are kept.')
 param metricsRetentionHourlyDays string = '400'
 
+@description('Metrics__SilenceAfterMinutes: minutes without node data before a cluster or node raises a silence alert (0 = off).')
+param metricsSilenceAfterMinutes string = '5'
+
 @description('WeeklyAnalysis__Enabled: true runs the weekly timer.')
 param weeklyAnalysisEnabled string = 'true'
 
@@ -873,6 +876,7 @@ var baseAppSettings = {
   Metrics__RetentionRawDays: metricsRetentionRawDays
   Metrics__Retention5mDays: metricsRetention5mDays
   Metrics__RetentionHourlyDays: metricsRetentionHourlyDays
+  Metrics__SilenceAfterMinutes: metricsSilenceAfterMinutes
 }
 
 // This resource owns the complete app settings list: settings added by hand in the portal are

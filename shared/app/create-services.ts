@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { createAuthModule } from '../auth/module.js';
 import type { AppConfig } from '../config/index.js';
 import { openDatabase } from '../db/client.js';
 import { databaseTimeouts } from '../db/timeouts.js';
 import { createFinopsModule } from '../finops/module.js';
+import { createMetricsAlerting } from '../metrics/alerts/module.js';
 import { routeAzureSdkLogs } from '../observability/azure-sdk-logs.js';
 import { createErrorReporter } from '../observability/errors.js';
 import { createLogger, type Logger } from '../observability/logger.js';
@@ -53,11 +55,24 @@ export async function createServices(
   const core: CoreServices = { config, db, prisma: db.prisma, log, errors, queue };
   const auth = await createAuthModule(core);
   const finops = await createFinopsModule(core);
+  const metricsAlerts = createMetricsAlerting({
+    prisma: db.prisma,
+    log,
+    settings: {
+      silenceAfterMinutes: config.metrics.Metrics__SilenceAfterMinutes,
+      pricesBaseUrl: config.metrics.Metrics__AzurePricesBaseUrl,
+      pricesCacheMinutes: config.metrics.Metrics__AzurePricesCacheMinutes,
+      // The simulator's certificate under npm start, as for the other Azure endpoints.
+      pricesCa: config.finops.Cloud__CaFile ? readFileSync(config.finops.Cloud__CaFile, 'utf8') : undefined,
+    },
+  });
   return {
     ...core,
     auth,
     finops,
+    metricsAlerts,
     async close() {
+      await metricsAlerts.close();
       await finops.close();
       await auth.close();
       await errors.flush();

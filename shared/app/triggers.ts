@@ -36,3 +36,12 @@ export function notificationTimerTrigger(config: AppConfig) {
     schedule: n < 60 && 60 % n === 0 ? `*/${n} * * * * *` : '0 * * * * *',
   };
 }
+
+/**
+ * The metrics silence check every minute, on every instance (each transition is raised once
+ * whichever instance sees it first), or nothing when Metrics__SilenceAfterMinutes=0.
+ */
+export function metricsSilenceTimerTrigger(config: AppConfig) {
+  if (config.metrics.Metrics__SilenceAfterMinutes <= 0) return undefined;
+  return { name: 'metrics-silence', schedule: '30 * * * * *' };
+}

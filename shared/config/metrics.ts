@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { bool, int } from './fields.js';
 
+const AZURE_PRICES = 'https://prices.azure.com';
+
 /** Settings of the metrics service (/metrics/api): ingest and storage. */
 export const metricsSettingsSchema = z.object({
   /**
@@ -20,6 +22,27 @@ export const metricsSettingsSchema = z.object({
   Metrics__RetentionLogsDays: int(14, 1, 3660),
   /** Most rows a pod, node or PVC list answers; a longer answer is cut and says so in X-Truncated. */
   Metrics__MaxRows: int(50_000, 100, 1_000_000),
+  /**
+   * Minutes without a node record after which a cluster (all of it) or one node of a cluster that
+   * still reports raises a silence alert; 0 turns silence alerts off.
+   */
+  Metrics__SilenceAfterMinutes: int(5, 0, 7 * 1440),
+  /**
+   * Base URL of the Azure Retail Prices API (`/api/retail/prices` is appended): the local Azure
+   * simulator under `npm start`; `off` turns price lookups off (no cluster prices are written).
+   */
+  Metrics__AzurePricesBaseUrl: z.preprocess(
+    (v) => {
+      const s = typeof v === 'string' ? v.trim() : '';
+      if (!s) return AZURE_PRICES;
+      return s.toLowerCase() === 'off' ? '' : s;
+    },
+    z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'must be an http(s) URL or off' })]),
+  ) as z.ZodType<string>,
+  /** Minutes an Azure Retail Prices answer is kept (shared by every instance) before it is asked again. */
+  Metrics__AzurePricesCacheMinutes: int(1440, 1, 7 * 1440),
+  /** POST /metrics/api/azure-prices requests per client address a minute (it is anonymous). */
+  Metrics__AzurePricesPerClientPerMinute: int(30, 1, 10_000),
 });
 
 export type MetricsSettings = z.infer<typeof metricsSettingsSchema>;

@@ -59,6 +59,18 @@ describe('Azure Functions registration', () => {
     expect(sweeper?.options.schedule).toBe('0 */1 * * * *');
     const outbox = recorded.find((r) => r.kind === 'timer' && r.name === 'notification-outbox');
     expect(outbox?.options.schedule).toBe('*/15 * * * * *');
+    // Silent clusters and nodes are looked for every minute on every instance.
+    const silence = recorded.find((r) => r.kind === 'timer' && r.name === 'metrics-silence');
+    expect(silence?.options).toMatchObject({ schedule: '30 * * * * *', runOnStartup: false });
+  });
+
+  it('registers no silence timer when Metrics__SilenceAfterMinutes is 0', async () => {
+    vi.resetModules();
+    recorded.length = 0;
+    vi.stubEnv('Metrics__SilenceAfterMinutes', '0');
+    await import('../../functions/index.js');
+    expect(recorded.filter((r) => r.kind === 'timer' && r.name === 'metrics-silence')).toEqual([]);
+    vi.stubEnv('Metrics__SilenceAfterMinutes', '5');
   });
 
   it('registers the export import timer on CostExports__Schedule when an export container is set', async () => {

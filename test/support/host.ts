@@ -36,6 +36,8 @@ export function testSettings(overrides: Settings = {}): Settings {
     Jwt__Audiences: 'finwatch-test,other-audience',
     WeeklyAnalysis__Enabled: 'false',
     CostQuery__PaceScale: '0',
+    // No test reaches Azure: price tests point this at the simulator.
+    Metrics__AzurePricesBaseUrl: 'off',
     Logging__LogLevel__Default: process.env.FINWATCH_TEST_LOG ?? 'None',
     ...overrides,
   };
