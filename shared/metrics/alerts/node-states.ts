@@ -10,6 +10,7 @@
  */
 import type { PrismaClient } from '../../db/client.js';
 import type { Prisma } from '../../db/generated/client.js';
+import { normalizeCluster } from '../records.js';
 import { conditionsDiffer, isHealthy, type NodeConditions, statusMessage } from './conditions.js';
 import { type NewAlert, raiseAlerts } from './raise.js';
 
@@ -29,11 +30,6 @@ type Tx = Prisma.TransactionClient;
 
 const CONDITION_COLUMNS = '"isReady", "hasMemoryPressure", "hasDiskPressure", "hasPidPressure"';
 
-/** The cluster name as stored everywhere in the metrics service: trimmed, lower-case. */
-export function clusterKey(name: string): string {
-  return name.trim().toLowerCase();
-}
-
 /**
  * Applies one request's node records (any order, any number per node) and returns the alerts it
  * raised. `now` is the server's clock: when the node and the cluster were last heard from.
@@ -44,7 +40,7 @@ export async function applyNodeRecords(
   records: NodeStatusRecord[],
   now: Date,
 ): Promise<NewAlert[]> {
-  const cluster = clusterKey(clusterName);
+  const cluster = normalizeCluster(clusterName);
   const usable = records.filter((r) => r.nodeName && !Number.isNaN(r.collectedAt.getTime()));
   if (!cluster || !usable.length) return [];
   const byNode = new Map<string, NodeStatusRecord[]>();

@@ -8,7 +8,7 @@
  * Raw SQL: the conditional set-based update over arrays (unnest) with RETURNING.
  */
 import type { PrismaClient } from '../../db/client.js';
-import { clusterKey } from '../alerts/node-states.js';
+import { normalizeCluster } from '../records.js';
 import type { PriceLookup } from './price-lookup.js';
 import { nodePrice, type PriceItem, priceRequestSchema } from './retail-api.js';
 
@@ -31,7 +31,7 @@ export async function updateNodePrices(
   records: NodePriceRecord[],
   now: Date,
 ): Promise<number> {
-  const cluster = clusterKey(clusterName);
+  const cluster = normalizeCluster(clusterName);
   const latest = new Map<string, NodePriceRecord>();
   for (const r of records) {
     if (!AZURE.has((r.cloudProvider ?? '').trim().toLowerCase())) continue;

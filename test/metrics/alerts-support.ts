@@ -1,0 +1,85 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { TestHost } from '../support/host.js';
+
+export interface NodeState {
+  isReady?: boolean | null;
+  hasMemoryPressure?: boolean | null;
+  hasDiskPressure?: boolean | null;
+  hasPidPressure?: boolean | null;
+}
+
+export const HEALTHY: NodeState = {
+  isReady: true,
+  hasMemoryPressure: false,
+  hasDiskPressure: false,
+  hasPidPressure: false,
+};
+
+/** A node record as the agent posts it. */
+export function nodeData(cluster: string, nodeName: string, state: NodeState = HEALTHY, extra: object = {}) {
+  return {
+    clusterName: cluster,
+    nodeName,
+    clusterEnvironment: 'PROD',
+    cpuUsageCores: 0.5,
+    cpuCapacityCores: 4,
+    memoryUsageBytes: 4e9,
+    memoryCapacityBytes: 16e9,
+    kubernetesVersion: 'v1.30.5',
+    cloudProvider: 'AKS',
+    isReady: null,
+    hasMemoryPressure: null,
+    hasDiskPressure: null,
+    hasPidPressure: null,
+    ...state,
+    architecture: 'amd64',
+    operatingSystem: 'linux',
+    region: 'eastus',
+    instanceType: 'Standard_D4s_v5',
+    ...extra,
+  };
+}
+
+/** Feeds node records (collected at the given instants) to the host, as its ingest path does. */
+export async function sendNodes(
+  host: TestHost,
+  cluster: string,
+  records: Array<{ at: Date; data: ReturnType<typeof nodeData> }>,
+) {
+  return host.services.metricsAlerts.onNodeRecords(
+    cluster,
+    records.map((r) => ({ collectedAt: r.at, data: r.data })),
+  );
+}
+
+/** Three hours before the test run started, on the hour: tokens minted now stay valid at every at(). */
+const BASE = (() => {
+  const d = new Date();
+  d.setUTCHours(d.getUTCHours() - 3, 0, 0, 0);
+  return d.getTime();
+})();
+export const at = (minute: number) => new Date(BASE + minute * 60_000);
+/** at(minute) as the alert routes answer it: UTC without a zone suffix. */
+export const wall = (minute: number) => at(minute).toISOString().replace('Z', '');
+
+/** A webhook receiver on loopback recording every delivery body. */
+export async function startReceiver() {
+  const received: Array<Record<string, any>> = [];
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => {
+      raw += c;
+    });
+    req.on('end', () => {
+      received.push(JSON.parse(raw));
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
