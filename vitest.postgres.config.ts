@@ -36,6 +36,10 @@ export const POSTGRES_PASS = [
   'test/hostile/login-throttle.test.ts',
   'test/hostile/mobile-key-and-admins.test.ts',
   'test/hostile/resilience-lost-jobs.test.ts',
+  // Node state under row locks, alerts and the outbox, cluster prices (raw SQL the app runs on both).
+  'test/metrics/alerts.test.ts',
+  'test/metrics/prices.test.ts',
+  'test/metrics/silence.test.ts',
 ];
 
 export default defineConfig({ ...base, test: { ...base.test, include: POSTGRES_PASS } });

@@ -8,7 +8,7 @@ export class PerMinuteLimit {
 
   constructor(
     readonly max: number,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = () => Date.now(),
   ) {}
 
   /** Counts a request; answers the seconds to wait when the address is past its limit. */

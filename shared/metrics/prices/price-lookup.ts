@@ -36,7 +36,7 @@ export function createPriceLookup(deps: {
   cacheMinutes: number;
   now?: () => number;
 }): PriceLookup {
-  const now = deps.now ?? Date.now;
+  const now = deps.now ?? (() => Date.now());
   const memo = new Map<string, { at: number; value: PriceResponse }>();
   const failures = new Map<string, number>();
   const inflight = new Map<string, Promise<PriceResponse>>();

@@ -168,8 +168,8 @@ export const metricsPriceRoutes: RouteDefinition[] = [
     path: 'azure-prices',
     auth: 'none',
     maxBodyBytes: 4096,
-    input: { body: priceRequestSchema.nullable() },
     openapi: {
+      body: priceRequestSchema,
       summary: 'Azure retail prices for a VM size and region (anonymous, as the web client calls it)',
       description:
         'Body: currencyCode (default USD), serviceName, armSkuName, skuName, productName, armRegionName, type, operatingSystem (Linux | Windows). A raw OData `filter` is not accepted. Spot and Low Priority prices are left out. Answers are cached and shared; each client address may ask Metrics__AzurePricesPerClientPerMinute times a minute.',
@@ -182,13 +182,15 @@ export const metricsPriceRoutes: RouteDefinition[] = [
         503: { description: 'Azure could not be reached and nothing is cached, or lookups are off' },
       },
     },
-    async handler({ services, request, input: { body } }) {
+    async handler({ services, request, body: readBody }) {
+      // Counted before the body is read: invalid requests cost the client as much as valid ones.
       const wait = rateOf(services.config.metrics).take(clientAddressOf(request));
       if (wait !== undefined) {
         throw new HttpError(429, 'Too many price requests from this address; try again shortly.', {
           headers: { 'Retry-After': String(wait) },
         });
       }
+      const body = await readBody(priceRequestSchema.nullable());
       if (body === null) throw badRequest('Request body is required', { $: ['Request body is required'] });
       try {
         return json(200, await services.metricsAlerts.prices.get(body));
