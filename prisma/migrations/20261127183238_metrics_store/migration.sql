@@ -181,10 +181,10 @@ CREATE INDEX "MetricsEvents_clusterName_namespace_collectedAt_idx" ON "MetricsEv
 -- CreateIndex
 CREATE INDEX "MetricsEvents_collectedAt_idx" ON "MetricsEvents"("collectedAt");
 
--- Samples and their rollups (raw SQL: Prisma cannot declare partitioned tables). They live in
--- their own schema, `metrics`, which Prisma's diff does not look at; shared/metrics/store/postgres/
--- tables.ts describes the same tables for the code. Partitions (raw and 5-minute by day, hourly by
--- month) are created ahead and dropped past retention by the store's housekeeping, never by DELETE.
+-- Samples and their rollups, in raw SQL because Prisma cannot declare partitioned tables. They live
+-- in their own schema, metrics, which the Prisma diff does not look at. The code describes the same
+-- tables in shared/metrics/store/postgres/tables.ts. Partitions (raw and 5-minute by day, hourly by
+-- month) are created ahead and dropped past retention by the store housekeeping, never by DELETE.
 CREATE SCHEMA IF NOT EXISTS metrics;
 
 CREATE TABLE metrics.pod_raw (
