@@ -5,6 +5,7 @@ import { openDatabase } from '../db/client.js';
 import { databaseTimeouts } from '../db/timeouts.js';
 import { createFinopsModule } from '../finops/module.js';
 import { createMetricsAlerting } from '../metrics/alerts/module.js';
+import { createMetricsModule } from '../metrics/module.js';
 import { routeAzureSdkLogs } from '../observability/azure-sdk-logs.js';
 import { createErrorReporter } from '../observability/errors.js';
 import { createLogger, type Logger } from '../observability/logger.js';
@@ -55,6 +56,7 @@ export async function createServices(
   const core: CoreServices = { config, db, prisma: db.prisma, log, errors, queue };
   const auth = await createAuthModule(core);
   const finops = await createFinopsModule(core);
+  const metrics = createMetricsModule(core);
   const metricsAlerts = createMetricsAlerting({
     prisma: db.prisma,
     log,
@@ -66,13 +68,21 @@ export async function createServices(
       pricesCa: config.finops.Cloud__CaFile ? readFileSync(config.finops.Cloud__CaFile, 'utf8') : undefined,
     },
   });
+  // Node records of every stored ingest (one-object posts and batches) go through the alert rules.
+  // A failed pass changes no state (one transaction), so the node's next record raises the alert.
+  metrics.onIngest(async (batch) => {
+    const nodes = batch.records.flatMap((r) => (r.kind === 'node' ? [r] : []));
+    if (nodes.length) await metricsAlerts.onNodeRecords(batch.clusterName, nodes);
+  });
   return {
     ...core,
     auth,
     finops,
+    metrics,
     metricsAlerts,
     async close() {
       await metricsAlerts.close();
+      await metrics.close();
       await finops.close();
       await auth.close();
       await errors.flush();

@@ -3,6 +3,7 @@ import type { AppConfig } from '../config/index.js';
 import type { Database, PrismaClient } from '../db/client.js';
 import type { FinopsModule } from '../finops/module.js';
 import type { MetricsAlerting } from '../metrics/alerts/module.js';
+import type { MetricsModule } from '../metrics/module.js';
 import type { ErrorReporter } from '../observability/errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { JobQueue } from '../queue/analysis-queue.js';
@@ -22,5 +23,6 @@ export interface AppServices extends CoreServices {
   finops: FinopsModule;
   /** Node status and silence alerts, cluster prices (what node records cause besides storage). */
   metricsAlerts: MetricsAlerting;
+  metrics: MetricsModule;
   close(): Promise<void>;
 }

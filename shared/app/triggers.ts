@@ -45,3 +45,11 @@ export function metricsSilenceTimerTrigger(config: AppConfig) {
   if (config.metrics.Metrics__SilenceAfterMinutes <= 0) return undefined;
   return { name: 'metrics-silence', schedule: '30 * * * * *' };
 }
+
+/**
+ * The metrics store's housekeeping every hour: day partitions made ahead, partitions past their
+ * retention dropped. (Writes also make a missing partition, so a late timer loses nothing.)
+ */
+export function metricsHousekeepingTimerTrigger() {
+  return { name: 'metrics-housekeeping', schedule: '0 7 * * * *' };
+}

@@ -3,14 +3,21 @@ import { createUser, type TestUser } from '../finops-api/support.js';
 import { TEST_PG_URL } from '../support/databases.js';
 import { sharingWith, startTestHost, type TestHost } from '../support/host.js';
 import { apiClient } from '../support/http.js';
-import { at, HEALTHY, type NodeState, nodeData, sendNodes } from './alerts-support.js';
+import { ANONYMOUS_INGEST, at, HEALTHY, type NodeState, nodeData, sendNodes } from './alerts-support.js';
 
 /** Several instances of the app on one PostgreSQL server, as in Azure with more than one instance. */
 describe.skipIf(!TEST_PG_URL)('metrics alerts across instances and restarts (PostgreSQL)', () => {
   let a: TestHost;
   let b: TestHost;
   let admin: TestUser;
-  const options = { queueWorker: false, notifier: false, silenceTimer: false, database: 'postgres' as const };
+  const options = {
+    queueWorker: false,
+    notifier: false,
+    silenceTimer: false,
+    metricsTimer: false,
+    database: 'postgres' as const,
+    settings: ANONYMOUS_INGEST,
+  };
 
   beforeAll(async () => {
     a = await startTestHost(options);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestHost } from '../support/host.js';
@@ -41,16 +42,38 @@ export function nodeData(cluster: string, nodeName: string, state: NodeState = H
   };
 }
 
-/** Feeds node records (collected at the given instants) to the host, as its ingest path does. */
+/** Settings of a host the tests post to without an ingest key. */
+export const ANONYMOUS_INGEST = { Metrics__AllowAnonymousIngest: 'true' };
+
+/** Posts node records (collected at the given instants) as one batch, as the agent does; 200 expected. */
 export async function sendNodes(
   host: TestHost,
   cluster: string,
   records: Array<{ at: Date; data: ReturnType<typeof nodeData> }>,
-) {
-  return host.services.metricsAlerts.onNodeRecords(
-    cluster,
-    records.map((r) => ({ collectedAt: r.at, data: r.data })),
-  );
+  batchId: string = randomUUID(),
+): Promise<{ duplicate: boolean }> {
+  const res = await fetch(`${host.url}/metrics/api/ingest/batch`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      batchId,
+      clusterName: cluster,
+      records: records.map((r) => ({ kind: 'node', collectedAt: r.at.toISOString(), data: r.data })),
+    }),
+  });
+  const body = (await res.json()) as { duplicate: boolean };
+  if (res.status !== 200) throw new Error(`ingest answered ${res.status}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** The original agent's one-object node post (collected when the server receives it). */
+export async function postNode(host: TestHost, data: ReturnType<typeof nodeData>) {
+  const res = await fetch(`${host.url}/metrics/api/metrics/node`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    body: JSON.stringify(data),
+  });
+  if (res.status !== 200) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
 }
 
 /** Three hours before the test run started, on the hour: tokens minted now stay valid at every at(). */

@@ -3,7 +3,16 @@ import { deliverDue, outboxDeps } from '../../shared/notify/outbox.js';
 import { createUser, type TestUser } from '../finops-api/support.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient, isProblem } from '../support/http.js';
-import { at, HEALTHY, nodeData, sendNodes, startReceiver, wall } from './alerts-support.js';
+import {
+  ANONYMOUS_INGEST,
+  at,
+  HEALTHY,
+  nodeData,
+  postNode,
+  sendNodes,
+  startReceiver,
+  wall,
+} from './alerts-support.js';
 
 const ALERTS = '/metrics/api/MetricsAlert/metricsAlerts';
 
@@ -16,7 +25,13 @@ describe('node status alerts, notifications and the alert routes', () => {
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    host = await startTestHost({ queueWorker: false, notifier: false, silenceTimer: false });
+    host = await startTestHost({
+      queueWorker: false,
+      notifier: false,
+      silenceTimer: false,
+      metricsTimer: false,
+      settings: ANONYMOUS_INGEST,
+    });
     api = apiClient(host.url);
     admin = await createUser(host.services.prisma, true);
     user = await createUser(host.services.prisma, false);
@@ -37,17 +52,25 @@ describe('node status alerts, notifications and the alert routes', () => {
     vi.setSystemTime(at(30));
     const c = 'Prod-AKS';
     // First record of each node: primes the state, no alert.
-    expect(await sendNodes(host, c, [{ at: at(0), data: nodeData(c, 'n1') }])).toEqual([]);
+    await sendNodes(host, c, [{ at: at(0), data: nodeData(c, 'n1') }]);
     // Same conditions again: nothing.
     await sendNodes(host, c, [{ at: at(1), data: nodeData(c, 'n1') }]);
     // Not ready and memory pressure: one alert.
     await sendNodes(host, c, [
       { at: at(2), data: nodeData(c, 'n1', { ...HEALTHY, isReady: false, hasMemoryPressure: true }) },
     ]);
-    // The same request retried (same records): nothing new.
-    await sendNodes(host, c, [
+    // The same records again under another batch id (a resend): nothing new. The same batch id
+    // is a duplicate, stored once.
+    const again = [
       { at: at(2), data: nodeData(c, 'n1', { ...HEALTHY, isReady: false, hasMemoryPressure: true }) },
-    ]);
+    ];
+    await sendNodes(host, c, again);
+    expect(await sendNodes(host, c, again, '7d7c3f0e-0c4e-4b7e-9a51-2f0a6c1d9e01')).toEqual(
+      expect.objectContaining({ duplicate: false }),
+    );
+    expect(await sendNodes(host, c, again, '7d7c3f0e-0c4e-4b7e-9a51-2f0a6c1d9e01')).toEqual(
+      expect.objectContaining({ duplicate: true }),
+    );
     // A record collected before the stored one arrives late: it does not turn the state back.
     await sendNodes(host, c, [{ at: at(1), data: nodeData(c, 'n1') }]);
     // null counts as a value: true → null is a change.
@@ -81,6 +104,20 @@ describe('node status alerts, notifications and the alert routes', () => {
     });
   });
 
+  it("raises alerts from the original agent's one-object posts too (collected when received)", async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(at(100));
+    await postNode(host, nodeData('Single', 's1'));
+    vi.setSystemTime(at(101));
+    await postNode(host, nodeData('Single', 's1', { ...HEALTHY, hasPidPressure: true }));
+    vi.setSystemTime(at(102));
+    await postNode(host, nodeData('Single', 's1', { ...HEALTHY, hasPidPressure: true }));
+    const res = await alerts('?clusterName=single&days=1');
+    expect(res.body.map((a: any) => [a.clusterName, a.nodeName, a.timeStamp, a.message])).toEqual([
+      ['single', 's1', wall(101), 'Node s1 has issues: PID pressure detected'],
+    ]);
+  });
+
   it('bounds and scopes the lists: days, node, paging, a user sees only assigned clusters', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(at(30));
@@ -88,7 +125,7 @@ describe('node status alerts, notifications and the alert routes', () => {
     await sendNodes(host, 'other', [{ at: at(1), data: nodeData('other', 'x1', { isReady: false }) }]);
 
     // The administrator sees both clusters, the user only the one assigned to them.
-    expect((await alerts('?days=7')).headers.get('x-total-count')).toBe('5');
+    expect((await alerts('?days=7')).headers.get('x-total-count')).toBe('6');
     const mine = await alerts('?days=7', user.token);
     expect(mine.status).toBe(200);
     expect(new Set(mine.body.map((a: any) => a.clusterName))).toEqual(new Set(['prod-aks']));

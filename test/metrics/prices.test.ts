@@ -6,7 +6,7 @@ import { retailPricesClient } from '../../shared/metrics/prices/retail-api.js';
 import { createUser, type TestUser } from '../finops-api/support.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient, isProblem } from '../support/http.js';
-import { at, nodeData, sendNodes } from './alerts-support.js';
+import { ANONYMOUS_INGEST, at, nodeData, sendNodes } from './alerts-support.js';
 
 const UI_REQUEST = {
   currencyCode: 'USD',
@@ -78,7 +78,9 @@ describe('cluster prices from node records, and POST azure-prices', () => {
       queueWorker: false,
       notifier: false,
       silenceTimer: false,
+      metricsTimer: false,
       settings: {
+        ...ANONYMOUS_INGEST,
         Metrics__AzurePricesBaseUrl: sim.url,
         Metrics__AzurePricesCacheMinutes: '10',
         Metrics__AzurePricesPerClientPerMinute: '5',

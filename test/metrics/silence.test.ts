@@ -3,7 +3,7 @@ import { startLocalHost } from '../../dev/host.js';
 import { createUser, type TestUser } from '../finops-api/support.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient } from '../support/http.js';
-import { at, nodeData, sendNodes, wall } from './alerts-support.js';
+import { ANONYMOUS_INGEST, at, nodeData, sendNodes, wall } from './alerts-support.js';
 
 describe('silence: a cluster or a node that stops reporting', () => {
   let host: TestHost;
@@ -15,7 +15,8 @@ describe('silence: a cluster or a node that stops reporting', () => {
       queueWorker: false,
       notifier: false,
       silenceTimer: false,
-      settings: { Metrics__SilenceAfterMinutes: '5' },
+      metricsTimer: false,
+      settings: { ...ANONYMOUS_INGEST, Metrics__SilenceAfterMinutes: '5' },
     });
     api = apiClient(host.url);
     admin = await createUser(host.services.prisma, true);
@@ -101,6 +102,7 @@ describe('silence: a cluster or a node that stops reporting', () => {
       services: host.services,
       queueWorker: false,
       notifier: false,
+      metricsTimer: false,
     });
     try {
       await vi.advanceTimersByTimeAsync(19_000);
