@@ -40,7 +40,7 @@ export function registerFunctions(app: App, startup: Startup, routes: RouteDefin
     },
     services: () => startup.services(),
   };
-  for (const service of ['auth', 'finops'] as Service[]) {
+  for (const service of ['auth', 'finops', 'metrics'] as Service[]) {
     app.http(`${service}-api`, {
       methods: [...METHODS],
       route: `${service}/api/{*path}`,
