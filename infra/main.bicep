@@ -291,6 +291,19 @@ param metricsRetention5mDays string = '90'
 @description('Metrics__RetentionHourlyDays: days the hourly averages are kept.')
 param metricsRetentionHourlyDays string = '400'
 
+@description('Metrics__ClickHouseUrl: store metrics in ClickHouse (its HTTP interface, e.g. https://ch.example.com:8443) instead of PostgreSQL. Empty: PostgreSQL.')
+param metricsClickHouseUrl string = ''
+
+@description('Metrics__ClickHouseUser: the ClickHouse user.')
+param metricsClickHouseUser string = 'default'
+
+@description('Metrics__ClickHousePassword: that user\'s password. Stored in Key Vault when set.')
+@secure()
+param metricsClickHousePassword string = ''
+
+@description('Metrics__ClickHouseDatabase: the ClickHouse database of the metrics tables (created when missing).')
+param metricsClickHouseDatabase string = 'finwatch'
+
 @description('WeeklyAnalysis__Enabled: true runs the weekly timer.')
 param weeklyAnalysisEnabled string = 'true'
 
@@ -658,6 +671,14 @@ resource secretSwaggerUiPassword 'Microsoft.KeyVault/vaults/secrets@2023-07-01' 
   }
 }
 
+resource secretClickHousePassword 'Microsoft.KeyVault/vaults/secrets@2023-07-01' = if (!empty(metricsClickHousePassword)) {
+  parent: keyVault
+  name: 'Metrics--ClickHousePassword'
+  properties: {
+    value: metricsClickHousePassword
+  }
+}
+
 // Key Vault references without a version follow the latest secret version (refreshed within 24 h,
 // or at once on an app settings change / restart).
 var kvSecretBaseUri = 'https://${keyVaultName}${environment().suffixes.keyvaultDns}/secrets'
@@ -873,6 +894,10 @@ var baseAppSettings = {
   Metrics__RetentionRawDays: metricsRetentionRawDays
   Metrics__Retention5mDays: metricsRetention5mDays
   Metrics__RetentionHourlyDays: metricsRetentionHourlyDays
+  Metrics__ClickHouseUrl: metricsClickHouseUrl
+  Metrics__ClickHouseUser: metricsClickHouseUser
+  Metrics__ClickHousePassword: empty(metricsClickHousePassword) ? '' : '@Microsoft.KeyVault(SecretUri=${kvSecretBaseUri}/Metrics--ClickHousePassword/)'
+  Metrics__ClickHouseDatabase: metricsClickHouseDatabase
 }
 
 // This resource owns the complete app settings list: settings added by hand in the portal are

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { bool, int } from './fields.js';
+import { clickHouseSettingsShape } from './metrics-clickhouse.js';
 
 /** Settings of the metrics service (/metrics/api): ingest and storage. */
 export const metricsSettingsSchema = z.object({
@@ -20,6 +21,7 @@ export const metricsSettingsSchema = z.object({
   Metrics__RetentionLogsDays: int(14, 1, 3660),
   /** Most rows a pod, node or PVC list answers; a longer answer is cut and says so in X-Truncated. */
   Metrics__MaxRows: int(50_000, 100, 1_000_000),
+  ...clickHouseSettingsShape,
 });
 
 export type MetricsSettings = z.infer<typeof metricsSettingsSchema>;
