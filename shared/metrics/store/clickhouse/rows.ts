@@ -20,6 +20,16 @@ export function chTime(d: Date): string {
 }
 
 const flag = (b: boolean | null) => (b === null ? null : b ? 1 : 0);
+// The columns are Decimal(18, 6) cores and UInt64 bytes. Records are validated as finite and
+// non-negative but not bounded, and one value a column cannot hold would fail the whole batch's
+// INSERT: values are rounded as the original stored them (micro-cores, whole bytes) and held
+// within what the columns take (a trillion cores, an exabyte), far past any real container.
+const MAX_CORES = 999_999_999_999;
+const MAX_BYTES = 1e18;
+const cores = (n: number) => Math.min(Math.round(n * 1e6) / 1e6, MAX_CORES);
+const optCores = (n: number | null) => (n === null ? null : cores(n));
+const bytes = (n: number) => Math.min(Math.round(n), MAX_BYTES);
+const optBytes = (n: number | null) => (n === null ? null : bytes(n));
 
 export const POD_COLUMNS = [
   'cluster',
@@ -50,12 +60,12 @@ function podRow(cluster: string, at: Date, d: PodRecord): unknown[] {
     d.pod,
     d.container,
     chTime(at),
-    d.cpuUsageCores,
-    d.cpuLimitCores,
-    d.memoryUsageBytes,
-    d.memoryLimitBytes,
-    d.cpuRequestCores,
-    d.memoryRequestBytes,
+    cores(d.cpuUsageCores),
+    optCores(d.cpuLimitCores),
+    bytes(d.memoryUsageBytes),
+    optBytes(d.memoryLimitBytes),
+    optCores(d.cpuRequestCores),
+    optBytes(d.memoryRequestBytes),
     d.nodeName,
     d.podState,
     d.restartCount,

@@ -55,6 +55,13 @@ export const STATE_TABLES = ['pod_logs', 'events', 'seen', 'ingest_batches'] as 
 const TS = "DateTime64(3, 'UTC') CODEC(DoubleDelta, ZSTD(1))";
 const GAUGE = 'Float64 CODEC(Gorilla, ZSTD(1))';
 const OPT_GAUGE = 'Nullable(Float64) CODEC(Gorilla, ZSTD(1))';
+// A container's CPU in cores to the micro-core (the precision the original wrote) and memory in
+// whole bytes: integers underneath, so Delta leaves the small step between two samples of a series
+// and ZSTD packs it into one or two bytes, where a float's bits change all over (Gorilla saves little).
+const CORES = 'Decimal(18, 6) CODEC(Delta, ZSTD(1))';
+const OPT_CORES = 'Nullable(Decimal(18, 6)) CODEC(Delta, ZSTD(1))';
+const BYTES = 'UInt64 CODEC(Delta, ZSTD(1))';
+const OPT_BYTES = 'Nullable(UInt64) CODEC(Delta, ZSTD(1))';
 const NAME = 'LowCardinality(String)';
 const OPT_NAME = 'LowCardinality(Nullable(String))';
 
@@ -70,10 +77,10 @@ const ROLLUPS: RollupSpec[] = [
     source: 'pod_samples',
     key: ['cluster', 'namespace', 'pod', 'container'],
     columns: [
-      ['cpu_usage_cores', 'AggregateFunction(avg, Float64)', 'avgState(cpu_usage_cores)'],
-      ['cpu_limit_cores', 'AggregateFunction(avg, Nullable(Float64))', 'avgState(cpu_limit_cores)'],
-      ['memory_usage_bytes', 'AggregateFunction(avg, Float64)', 'avgState(memory_usage_bytes)'],
-      ['memory_limit_bytes', 'AggregateFunction(avg, Nullable(Float64))', 'avgState(memory_limit_bytes)'],
+      ['cpu_usage_cores', 'AggregateFunction(avg, Decimal(18, 6))', 'avgState(cpu_usage_cores)'],
+      ['cpu_limit_cores', 'AggregateFunction(avg, Nullable(Decimal(18, 6)))', 'avgState(cpu_limit_cores)'],
+      ['memory_usage_bytes', 'AggregateFunction(avg, UInt64)', 'avgState(memory_usage_bytes)'],
+      ['memory_limit_bytes', 'AggregateFunction(avg, Nullable(UInt64))', 'avgState(memory_limit_bytes)'],
       [
         'node_name',
         "AggregateFunction(argMax, Nullable(String), DateTime64(3, 'UTC'))",
@@ -142,12 +149,12 @@ function sampleTables(db: string, r: Retention): Array<[string, string]> {
   pod ${NAME},
   container ${NAME},
   ts ${TS},
-  cpu_usage_cores ${GAUGE},
-  cpu_limit_cores ${OPT_GAUGE},
-  memory_usage_bytes ${GAUGE},
-  memory_limit_bytes ${OPT_GAUGE},
-  cpu_request_cores ${OPT_GAUGE},
-  memory_request_bytes ${OPT_GAUGE},
+  cpu_usage_cores ${CORES},
+  cpu_limit_cores ${OPT_CORES},
+  memory_usage_bytes ${BYTES},
+  memory_limit_bytes ${OPT_BYTES},
+  cpu_request_cores ${OPT_CORES},
+  memory_request_bytes ${OPT_BYTES},
   node_name ${OPT_NAME},
   pod_state ${OPT_NAME},
   restart_count UInt32 CODEC(T64, ZSTD(1)),
