@@ -57,6 +57,9 @@ describe('Azure Functions registration', () => {
     // Abandoned jobs and lost queue messages are looked for every minute, whatever runs.
     const sweeper = recorded.find((r) => r.kind === 'timer' && r.name === 'analysis-job-sweeper');
     expect(sweeper?.options.schedule).toBe('0 */1 * * * *');
+    // Metrics partitions are made ahead and dropped past retention every hour.
+    const housekeeping = recorded.find((r) => r.kind === 'timer' && r.name === 'metrics-housekeeping');
+    expect(housekeeping?.options.schedule).toBe('0 7 * * * *');
     const outbox = recorded.find((r) => r.kind === 'timer' && r.name === 'notification-outbox');
     expect(outbox?.options.schedule).toBe('*/15 * * * * *');
   });
