@@ -1,6 +1,15 @@
-import { type ClickHouseClient, ClickHouseError, createClient } from '@clickhouse/client';
+import {
+  type ClickHouseClient,
+  ClickHouseError,
+  ClickHouseLogLevel,
+  createClient as createClickHouseClient,
+} from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChdbHttpBridge, startChdbHttpBridge } from '../support/chdb-http-bridge.js';
+
+// The errors these tests provoke reach them as ClickHouseError; the client's console log would repeat them.
+const createClient = (config: Parameters<typeof createClickHouseClient>[0]) =>
+  createClickHouseClient({ log: { level: ClickHouseLogLevel.OFF }, ...config });
 
 // The test bridge is what every ClickHouse store test stands on: here the official client is shown
 // to work against it as it does against a server (DDL, batched inserts, parameterized reads,

@@ -92,7 +92,7 @@ describe('ClickHouse metrics store (chDB through the HTTP bridge)', () => {
       .split('\n');
     expect(tables).toEqual(expect.arrayContaining([...ClickHouseMetricsStore.tables]));
     const pods = bridge.session.query(
-      `SELECT engine_full FROM system.tables WHERE database = '${database}' AND name = 'pod_samples'`,
+      `SELECT engine_full FROM system.tables WHERE database = '${database}' AND name = 'pod_raw'`,
       'TabSeparated',
     );
     expect(pods).toContain('PARTITION BY toDate(ts)');
@@ -127,11 +127,7 @@ describe('ClickHouse metrics store (chDB through the HTTP bridge)', () => {
     expect(result).toEqual({ duplicate: false, records: 5 });
     const inserts = bridge.statements.slice(before).filter((s) => s.startsWith('INSERT'));
     expect(inserts.map((s) => s.split(' ')[2])).toEqual(
-      expect.arrayContaining([
-        `${database}.pod_samples`,
-        `${database}.node_samples`,
-        `${database}.ingest_batches`,
-      ]),
+      expect.arrayContaining([`${database}.pod_raw`, `${database}.node_raw`, `${database}.ingest_batches`]),
     );
     expect(inserts).toHaveLength(3);
 
@@ -190,12 +186,12 @@ describe('ClickHouse metrics store (chDB through the HTTP bridge)', () => {
       records: 2,
     });
     const count = bridge.session.query(
-      `SELECT count() FROM ${database}.pod_samples WHERE pod = 'dedup'`,
+      `SELECT count() FROM ${database}.pod_raw WHERE pod = 'dedup'`,
       'TabSeparated',
     );
     expect(count.trim()).toBe('2');
     const rolled = bridge.session.query(
-      `SELECT sum(samples) FROM ${database}.pod_samples_5m WHERE pod = 'dedup'`,
+      `SELECT sum(samples) FROM ${database}.pod_5m WHERE pod = 'dedup'`,
       'TabSeparated',
     );
     expect(rolled.trim()).toBe('2');
@@ -211,7 +207,7 @@ describe('ClickHouse metrics store (chDB through the HTTP bridge)', () => {
     });
     expect(
       bridge.session
-        .query(`SELECT count() FROM ${database}.pod_samples WHERE pod = 'single'`, 'TabSeparated')
+        .query(`SELECT count() FROM ${database}.pod_raw WHERE pod = 'single'`, 'TabSeparated')
         .trim(),
     ).toBe('2');
   });
@@ -303,7 +299,12 @@ describe('ClickHouse metrics store (chDB through the HTTP bridge)', () => {
     const nodes = await store.nodes({ ...window, clusterName: 'nodes' });
     expect(nodes.resolution).toBe('5m');
     expect(nodes.rows).toHaveLength(1);
-    expect(nodes.rows[0]).toMatchObject({ cpuUsageCores: 1.5, isReady: false, nodeName: 'aks-np1-0' });
+    expect(nodes.rows[0]).toMatchObject({
+      cpuUsageCores: 1.5,
+      isReady: false,
+      nodeName: 'aks-np1-0',
+      region: null,
+    });
     const pvcs = await store.pvcs({ ...window, clusterName: 'nodes' });
     expect(pvcs.rows).toHaveLength(1);
     expect(pvcs.rows[0]).toMatchObject({ usedBytes: 2, capacityBytes: 10, pvcName: 'data' });
@@ -372,7 +373,7 @@ describe('ClickHouse metrics store (chDB through the HTTP bridge)', () => {
   it('reports its own tables’ sizes from system.parts', async () => {
     const sizes = await store.tableSizes();
     expect(new Set(sizes.map((s) => s.database))).toEqual(new Set([database]));
-    const pods = sizes.find((s) => s.table === 'pod_samples')!;
+    const pods = sizes.find((s) => s.table === 'pod_raw')!;
     expect(pods.totalSizeBytes).toBeGreaterThan(0);
     expect(pods.totalSize).toMatch(/^\d+(\.\d+)? (B|KiB|MiB)$/);
   });
@@ -381,9 +382,9 @@ describe('ClickHouse metrics store (chDB through the HTTP bridge)', () => {
     // 14 days of raw retention before day 16 12:00 reach back to day 2 12:00: days 0 and 1 go, day 3 stays.
     const housekept = await store.housekeeping(day(16, 12));
     expect(housekept.dropped).toEqual([
-      `pod_samples ${partition(0)}`,
-      `node_samples ${partition(1)}`,
-      `pvc_samples ${partition(1)}`,
+      `pod_raw_p${partition(0)}`,
+      `node_raw_p${partition(1)}`,
+      `pvc_raw_p${partition(1)}`,
     ]);
     expect(housekept.dropped.filter((d) => d.includes('_5m') || d.includes('_1h'))).toEqual([]);
     expect((await store.pods({ from: day(0), to: day(0, 5), limit: 10 })).rows).toEqual([]);
@@ -411,9 +412,9 @@ describe('ClickHouse metrics store (chDB through the HTTP bridge)', () => {
         `SELECT engine_full FROM system.tables WHERE database = '${database}' AND name = '${table}'`,
         'TabSeparated',
       );
-    expect(ttl('pod_samples')).toContain('toIntervalDay(7)');
-    expect(ttl('pod_samples_1h')).toContain('toIntervalDay(30)');
-    expect(ttl('pod_samples_5m')).toContain('toIntervalDay(90)');
+    expect(ttl('pod_raw')).toContain('toIntervalDay(7)');
+    expect(ttl('pod_1h')).toContain('toIntervalDay(30)');
+    expect(ttl('pod_5m')).toContain('toIntervalDay(90)');
   });
 
   it('refuses wrong credentials at open with the server’s error', async () => {

@@ -107,7 +107,8 @@ function nodeRow(cluster: string, at: Date, d: NodeRecord): unknown[] {
     cluster,
     d.nodeName,
     chTime(at),
-    d.clusterEnvironment,
+    // A blank environment is production, as the original stored it.
+    d.clusterEnvironment ?? 'PROD',
     d.cpuUsageCores,
     d.cpuCapacityCores,
     d.memoryUsageBytes,
@@ -171,6 +172,7 @@ export const EVENT_COLUMNS = [
   'event_uid',
   'involved_object_kind',
   'involved_object_name',
+  'identity_name',
   'ts',
   'event_name',
   'involved_object_namespace',
@@ -190,6 +192,7 @@ function eventRow(cluster: string, at: Date, d: EventRecord): unknown[] {
     d.eventUid,
     d.involvedObjectKind,
     d.involvedObjectName,
+    d.eventUid ? '' : d.eventName,
     chTime(at),
     d.eventName,
     d.involvedObjectNamespace,
@@ -204,7 +207,7 @@ function eventRow(cluster: string, at: Date, d: EventRecord): unknown[] {
 }
 
 export interface TableRows {
-  table: 'pod_samples' | 'node_samples' | 'pvc_samples' | 'pod_logs' | 'events';
+  table: 'pod_raw' | 'node_raw' | 'pvc_raw' | 'pod_logs' | 'events';
   columns: string[];
   rows: unknown[][];
 }
@@ -236,9 +239,9 @@ export function rowsByTable(cluster: string, records: MetricRecord[]): TableRows
     }
   }
   const all: TableRows[] = [
-    { table: 'pod_samples', columns: POD_COLUMNS, rows: pods },
-    { table: 'node_samples', columns: NODE_COLUMNS, rows: nodes },
-    { table: 'pvc_samples', columns: PVC_COLUMNS, rows: pvcs },
+    { table: 'pod_raw', columns: POD_COLUMNS, rows: pods },
+    { table: 'node_raw', columns: NODE_COLUMNS, rows: nodes },
+    { table: 'pvc_raw', columns: PVC_COLUMNS, rows: pvcs },
     { table: 'pod_logs', columns: LOG_COLUMNS, rows: logs },
     { table: 'events', columns: EVENT_COLUMNS, rows: events },
   ];

@@ -15,7 +15,8 @@ import type { ClickHouseClient } from '@clickhouse/client';
  * - Pod logs: ReplacingMergeTree keyed by container, version = collection time: the latest
  *   snapshot per container replaces the older ones.
  * - Events: ReplacingMergeTree keyed by (cluster, namespace, uid, kind, name), version = collection
- *   time: a resent event is one row, as last posted.
+ *   time: a resent event is one row, as last posted. An event without a uid adds its own name to
+ *   the key (identity_name), so unrelated uid-less events of one object stay apart.
  * - Batch ids: one row per stored batch; the data INSERTs of a batch carry an
  *   insert_deduplication_token derived from it, so a batch retried after a partial failure is
  *   stored once (MergeTree insert deduplication, non_replicated_deduplication_window). The rollup
@@ -40,15 +41,8 @@ const DEDUP_WINDOW = 10_000;
 /** Days a batch id is remembered (the agent retries for minutes, not days). */
 export const BATCH_ID_DAYS = 7;
 
-export const SAMPLE_TABLES = ['pod_samples', 'node_samples', 'pvc_samples'] as const;
-export const ROLLUP_TABLES = [
-  'pod_samples_5m',
-  'pod_samples_1h',
-  'node_samples_5m',
-  'node_samples_1h',
-  'pvc_samples_5m',
-  'pvc_samples_1h',
-] as const;
+export const SAMPLE_TABLES = ['pod_raw', 'node_raw', 'pvc_raw'] as const;
+export const ROLLUP_TABLES = ['pod_5m', 'pod_1h', 'node_5m', 'node_1h', 'pvc_5m', 'pvc_1h'] as const;
 export const STATE_TABLES = ['pod_logs', 'events', 'seen', 'ingest_batches'] as const;
 
 /** Time of a sample: stored as UTC milliseconds whatever the server's time zone. */
@@ -66,7 +60,7 @@ const NAME = 'LowCardinality(String)';
 const OPT_NAME = 'LowCardinality(Nullable(String))';
 
 interface RollupSpec {
-  source: (typeof SAMPLE_TABLES)[number];
+  kind: 'pod' | 'node' | 'pvc';
   key: string[];
   /** column name, stored type, expression over the source */
   columns: Array<[string, string, string]>;
@@ -74,7 +68,7 @@ interface RollupSpec {
 
 const ROLLUPS: RollupSpec[] = [
   {
-    source: 'pod_samples',
+    kind: 'pod',
     key: ['cluster', 'namespace', 'pod', 'container'],
     columns: [
       ['cpu_usage_cores', 'AggregateFunction(avg, Decimal(18, 6))', 'avgState(cpu_usage_cores)'],
@@ -96,24 +90,29 @@ const ROLLUPS: RollupSpec[] = [
     ],
   },
   {
-    source: 'node_samples',
+    kind: 'node',
     key: ['cluster', 'node_name'],
     columns: [
       ['cpu_usage_cores', 'AggregateFunction(avg, Float64)', 'avgState(cpu_usage_cores)'],
       ['cpu_capacity_cores', 'AggregateFunction(avg, Float64)', 'avgState(cpu_capacity_cores)'],
       ['memory_usage_bytes', 'AggregateFunction(avg, Float64)', 'avgState(memory_usage_bytes)'],
       ['memory_capacity_bytes', 'AggregateFunction(avg, Float64)', 'avgState(memory_capacity_bytes)'],
-      // The rest describes the node; the bucket's latest value stands for it (a readiness change
-      // within the bucket shows as its last state, not an arbitrary one).
+      // A bucket is ready only if every sample in it was, and under pressure if any was: a
+      // readiness change inside the bucket is not averaged or picked away.
+      ['is_ready', 'SimpleAggregateFunction(min, Nullable(UInt8))', 'min(is_ready)'],
+      ['has_memory_pressure', 'SimpleAggregateFunction(max, Nullable(UInt8))', 'max(has_memory_pressure)'],
+      ['has_disk_pressure', 'SimpleAggregateFunction(max, Nullable(UInt8))', 'max(has_disk_pressure)'],
+      ['has_pid_pressure', 'SimpleAggregateFunction(max, Nullable(UInt8))', 'max(has_pid_pressure)'],
+      // The rest describes the node; the bucket's latest value stands for it.
       [
         'attributes',
-        "AggregateFunction(argMax, Tuple(Nullable(String), Nullable(String), Nullable(String), Nullable(UInt8), Nullable(UInt8), Nullable(UInt8), Nullable(UInt8), Nullable(String), Nullable(String), Nullable(String), Nullable(String)), DateTime64(3, 'UTC'))",
-        "argMaxState(tuple(CAST(cluster_environment, 'Nullable(String)'), CAST(kubernetes_version, 'Nullable(String)'), CAST(cloud_provider, 'Nullable(String)'), is_ready, has_memory_pressure, has_disk_pressure, has_pid_pressure, CAST(architecture, 'Nullable(String)'), CAST(operating_system, 'Nullable(String)'), CAST(region, 'Nullable(String)'), CAST(instance_type, 'Nullable(String)')), ts)",
+        "AggregateFunction(argMax, Tuple(Nullable(String), Nullable(String), Nullable(String), Nullable(String), Nullable(String), Nullable(String), Nullable(String)), DateTime64(3, 'UTC'))",
+        "argMaxState(tuple(CAST(cluster_environment, 'Nullable(String)'), CAST(kubernetes_version, 'Nullable(String)'), CAST(cloud_provider, 'Nullable(String)'), CAST(architecture, 'Nullable(String)'), CAST(operating_system, 'Nullable(String)'), CAST(region, 'Nullable(String)'), CAST(instance_type, 'Nullable(String)')), ts)",
       ],
     ],
   },
   {
-    source: 'pvc_samples',
+    kind: 'pvc',
     key: ['cluster', 'namespace', 'pod', 'pvc_namespace', 'pvc_name'],
     columns: [
       ['used_bytes', 'AggregateFunction(avg, UInt64)', 'avgState(used_bytes)'],
@@ -142,8 +141,8 @@ function sampleTables(db: string, r: Retention): Array<[string, string]> {
   const settings = `SETTINGS ttl_only_drop_parts = 1, non_replicated_deduplication_window = ${DEDUP_WINDOW}`;
   return [
     [
-      'pod_samples',
-      `CREATE TABLE IF NOT EXISTS ${db}.pod_samples (
+      'pod_raw',
+      `CREATE TABLE IF NOT EXISTS ${db}.pod_raw (
   cluster ${NAME},
   namespace ${NAME},
   pod ${NAME},
@@ -170,8 +169,8 @@ TTL toDateTime(ts) + INTERVAL ${r.rawDays} DAY
 ${settings}`,
     ],
     [
-      'node_samples',
-      `CREATE TABLE IF NOT EXISTS ${db}.node_samples (
+      'node_raw',
+      `CREATE TABLE IF NOT EXISTS ${db}.node_raw (
   cluster ${NAME},
   node_name ${NAME},
   ts ${TS},
@@ -201,8 +200,8 @@ TTL toDateTime(ts) + INTERVAL ${r.rawDays} DAY
 ${settings}`,
     ],
     [
-      'pvc_samples',
-      `CREATE TABLE IF NOT EXISTS ${db}.pvc_samples (
+      'pvc_raw',
+      `CREATE TABLE IF NOT EXISTS ${db}.pvc_raw (
   cluster ${NAME},
   namespace ${NAME},
   pod ${NAME},
@@ -228,7 +227,7 @@ function rollupStatements(db: string, r: Retention): Array<[string, string]> {
   for (const spec of ROLLUPS) {
     const keyColumns = spec.key.map((k) => `  ${k} ${NAME}`).join(',\n');
     for (const res of RESOLUTIONS) {
-      const table = `${spec.source}_${res.suffix}`;
+      const table = `${spec.kind}_${res.suffix}`;
       out.push([
         table,
         `CREATE TABLE IF NOT EXISTS ${db}.${table} (
@@ -247,7 +246,7 @@ SETTINGS ttl_only_drop_parts = 1, non_replicated_deduplication_window = ${DEDUP_
         `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${table}_mv TO ${db}.${table} AS
 SELECT ${spec.key.join(', ')}, ${res.bucket} AS bucket, count() AS samples,
   ${spec.columns.map(([name, , expr]) => `${expr} AS ${name}`).join(',\n  ')}
-FROM ${db}.${spec.source}
+FROM ${db}.${spec.kind}_raw
 GROUP BY ${spec.key.join(', ')}, bucket`,
       ]);
     }
@@ -279,6 +278,7 @@ SETTINGS non_replicated_deduplication_window = ${DEDUP_WINDOW}`,
   event_uid String,
   involved_object_kind ${NAME},
   involved_object_name String,
+  identity_name String,
   ts DateTime64(3, 'UTC'),
   event_name String,
   involved_object_namespace ${NAME},
@@ -290,7 +290,7 @@ SETTINGS non_replicated_deduplication_window = ${DEDUP_WINDOW}`,
   first_timestamp Nullable(DateTime64(3, 'UTC')),
   last_timestamp Nullable(DateTime64(3, 'UTC'))
 ) ENGINE = ReplacingMergeTree(ts)
-ORDER BY (cluster, namespace, event_uid, involved_object_kind, involved_object_name)
+ORDER BY (cluster, namespace, event_uid, involved_object_kind, involved_object_name, identity_name)
 TTL toDateTime(ts) + INTERVAL ${r.logsDays} DAY
 SETTINGS non_replicated_deduplication_window = ${DEDUP_WINDOW}`,
     ],
@@ -309,7 +309,7 @@ TTL toDateTime(last_seen) + INTERVAL ${Math.max(r.rawDays, r.fiveMinuteDays, r.h
       `seen_${kind}_mv`,
       `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.seen_${kind}_mv TO ${db}.seen AS
 SELECT '${kind}' AS kind, cluster, ${kind === 'node' ? "''" : 'namespace'} AS namespace, max(ts) AS last_seen
-FROM ${db}.${kind}_samples
+FROM ${db}.${kind}_raw
 GROUP BY cluster, namespace`,
     ]),
     [
@@ -337,7 +337,7 @@ export function ttlByTable(r: Retention): Map<string, string> {
   for (const t of SAMPLE_TABLES) m.set(t, `toDateTime(ts) + toIntervalDay(${r.rawDays})`);
   for (const spec of ROLLUPS) {
     for (const res of RESOLUTIONS) {
-      m.set(`${spec.source}_${res.suffix}`, `bucket + toIntervalDay(${r[res.retention]})`);
+      m.set(`${spec.kind}_${res.suffix}`, `bucket + toIntervalDay(${r[res.retention]})`);
     }
   }
   m.set('pod_logs', `toDateTime(ts) + toIntervalDay(${r.logsDays})`);

@@ -205,7 +205,7 @@ export class ClickHouseMetricsStore implements MetricsStore {
       w.resolution === 'raw'
         ? `SELECT toUnixTimestamp64Milli(ts) AS t, cluster, namespace, pod, container, cpu_usage_cores,
   cpu_limit_cores, memory_usage_bytes, memory_limit_bytes, node_name, pod_state, restart_count, pod_age
-FROM ${this.db}.pod_samples
+FROM ${this.db}.pod_raw
 WHERE ${w.where}
 ORDER BY ts DESC, cluster, namespace, pod, container
 LIMIT {limit:UInt32}`
@@ -214,7 +214,7 @@ LIMIT {limit:UInt32}`
   avgMerge(memory_usage_bytes) AS memory_usage_bytes, avgMerge(memory_limit_bytes) AS memory_limit_bytes,
   argMaxMerge(node_name) AS node_name, argMaxMerge(pod_state) AS pod_state,
   max(restart_count) AS restart_count, max(pod_age) AS pod_age
-FROM ${this.db}.pod_samples_${w.resolution}
+FROM ${this.db}.pod_${w.resolution}
 WHERE ${w.where}
 GROUP BY cluster, namespace, pod, container, bucket
 ORDER BY bucket DESC, cluster, namespace, pod, container
@@ -264,20 +264,22 @@ LIMIT {limit:UInt32}`;
         ? `SELECT toUnixTimestamp64Milli(ts) AS t, cluster, node_name, cluster_environment, cpu_usage_cores,
   cpu_capacity_cores, memory_usage_bytes, memory_capacity_bytes, kubernetes_version, cloud_provider, is_ready,
   has_memory_pressure, has_disk_pressure, has_pid_pressure, architecture, operating_system, region, instance_type
-FROM ${this.db}.node_samples
+FROM ${this.db}.node_raw
 WHERE ${w.where}
 ORDER BY ts DESC, cluster, node_name
 LIMIT {limit:UInt32}`
         : `SELECT t, cluster, node_name, a.1 AS cluster_environment, cpu_usage_cores, cpu_capacity_cores,
-  memory_usage_bytes, memory_capacity_bytes, a.2 AS kubernetes_version, a.3 AS cloud_provider, a.4 AS is_ready,
-  a.5 AS has_memory_pressure, a.6 AS has_disk_pressure, a.7 AS has_pid_pressure, a.8 AS architecture,
-  a.9 AS operating_system, a.10 AS region, a.11 AS instance_type
+  memory_usage_bytes, memory_capacity_bytes, a.2 AS kubernetes_version, a.3 AS cloud_provider, is_ready,
+  has_memory_pressure, has_disk_pressure, has_pid_pressure, a.4 AS architecture,
+  a.5 AS operating_system, a.6 AS region, a.7 AS instance_type
 FROM (
   SELECT toUnixTimestamp(bucket) * 1000 AS t, cluster, node_name, bucket,
     avgMerge(cpu_usage_cores) AS cpu_usage_cores, avgMerge(cpu_capacity_cores) AS cpu_capacity_cores,
     avgMerge(memory_usage_bytes) AS memory_usage_bytes, avgMerge(memory_capacity_bytes) AS memory_capacity_bytes,
+    min(is_ready) AS is_ready, max(has_memory_pressure) AS has_memory_pressure,
+    max(has_disk_pressure) AS has_disk_pressure, max(has_pid_pressure) AS has_pid_pressure,
     argMaxMerge(attributes) AS a
-  FROM ${this.db}.node_samples_${w.resolution}
+  FROM ${this.db}.node_${w.resolution}
   WHERE ${w.where}
   GROUP BY cluster, node_name, bucket
   ORDER BY bucket DESC, cluster, node_name
@@ -340,7 +342,7 @@ ORDER BY t DESC, cluster, node_name`;
       w.resolution === 'raw'
         ? `SELECT toUnixTimestamp64Milli(ts) AS t, cluster, namespace, pod, pvc_namespace, pvc_name, volume_name,
   used_bytes, available_bytes, capacity_bytes
-FROM ${this.db}.pvc_samples
+FROM ${this.db}.pvc_raw
 WHERE ${w.where}
 ORDER BY ts DESC, cluster, namespace, pod, pvc_namespace, pvc_name
 LIMIT {limit:UInt32}`
@@ -348,7 +350,7 @@ LIMIT {limit:UInt32}`
   argMaxMerge(volume_name) AS volume_name, toUInt64(round(avgMerge(used_bytes))) AS used_bytes,
   toUInt64(round(avgMerge(available_bytes))) AS available_bytes,
   toUInt64(round(avgMerge(capacity_bytes))) AS capacity_bytes
-FROM ${this.db}.pvc_samples_${w.resolution}
+FROM ${this.db}.pvc_${w.resolution}
 WHERE ${w.where}
 GROUP BY cluster, namespace, pod, pvc_namespace, pvc_name, bucket
 ORDER BY bucket DESC, cluster, namespace, pod, pvc_namespace, pvc_name
@@ -477,9 +479,9 @@ LIMIT {limit:UInt32}`,
   toUnixTimestamp64Milli(argMax(last_timestamp, ts)) AS last_ms
 FROM ${this.db}.events
 WHERE ${where.join(' AND ')}
-GROUP BY cluster, namespace, event_uid, involved_object_kind, involved_object_name
+GROUP BY cluster, namespace, event_uid, involved_object_kind, involved_object_name, identity_name
 ${having.length ? `HAVING ${having.join(' AND ')}` : ''}
-ORDER BY t DESC, cluster, namespace, event_uid, involved_object_kind, involved_object_name
+ORDER BY t DESC, cluster, namespace, event_uid, involved_object_kind, involved_object_name, identity_name
 LIMIT {limit:UInt32}`,
       params,
     );
@@ -562,7 +564,10 @@ ORDER BY namespace`,
     return { created: [], dropped };
   }
 
-  /** Drops the partitions whose every day lies before the cutoff's day; returns "table partition_id". */
+  /**
+   * Drops the partitions whose every day lies before the cutoff's day; returns their names as
+   * `<table>_p<YYYYMMDD>` (hourly tables: `<table>_p<YYYYMM>`), as the PostgreSQL store names its partitions.
+   */
   private async dropPartitionsBefore(table: string, cutoff: Date): Promise<string[]> {
     const cutoffDay = cutoff.toISOString().slice(0, 10).replaceAll('-', '');
     const parts = await this.select<{ partition_id: string }>(
@@ -576,7 +581,7 @@ WHERE database = {db:String} AND table = {table:String} AND active`,
       const lastDay = id.length === 6 ? `${id}31` : id;
       if (/^\d{8}$/.test(lastDay) && lastDay < cutoffDay) {
         await this.client.command({ query: `ALTER TABLE ${this.db}.${table} DROP PARTITION ID '${id}'` });
-        out.push(`${table} ${id}`);
+        out.push(`${table}_p${id}`);
       }
     }
     return out.sort();
