@@ -4,6 +4,7 @@ import { openDatabase } from '../db/client.js';
 import { databaseTimeouts } from '../db/timeouts.js';
 import { createFinopsModule } from '../finops/module.js';
 import { createMetricsModule } from '../metrics/module.js';
+import { openClickHouseStoreIfConfigured } from '../metrics/store/open-store.js';
 import { routeAzureSdkLogs } from '../observability/azure-sdk-logs.js';
 import { createErrorReporter } from '../observability/errors.js';
 import { createLogger, type Logger } from '../observability/logger.js';
@@ -54,7 +55,7 @@ export async function createServices(
   const core: CoreServices = { config, db, prisma: db.prisma, log, errors, queue };
   const auth = await createAuthModule(core);
   const finops = await createFinopsModule(core);
-  const metrics = createMetricsModule(core);
+  const metrics = createMetricsModule(core, await openClickHouseStoreIfConfigured(config.metrics, log));
   return {
     ...core,
     auth,
