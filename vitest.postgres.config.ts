@@ -36,6 +36,9 @@ export const POSTGRES_PASS = [
   'test/hostile/login-throttle.test.ts',
   'test/hostile/mobile-key-and-admins.test.ts',
   'test/hostile/resilience-lost-jobs.test.ts',
+  // Metrics ingest and reads through the host (the store suite runs on both databases itself).
+  'test/metrics/ingest.test.ts',
+  'test/metrics/read-routes.test.ts',
 ];
 
 export default defineConfig({ ...base, test: { ...base.test, include: POSTGRES_PASS } });
