@@ -283,8 +283,8 @@ async function seedFleet(url: string | undefined, prisma: import('../shared/db/c
     const podCols =
       kind === 'pod'
         ? {
-            raw: 'mem, mem_limit, cpu, cpu_limit, restarts, pod_age, state',
-            vals: '1e8 + random() * 5e7, 536870912, random() * 0.3, 0.5, 0, 86400, 1',
+            raw: 'mem, cpu, restarts, pod_age, state',
+            vals: '1e8 + random() * 5e7, random() * 0.3, 0, 86400, 1',
           }
         : {
             raw: 'mem, mem_capacity, cpu, cpu_capacity, ready, memory_pressure, disk_pressure, pid_pressure',
@@ -293,12 +293,12 @@ async function seedFleet(url: string | undefined, prisma: import('../shared/db/c
     const rollCols =
       kind === 'pod'
         ? {
-            cols: 'mem_sum, mem_n, mem_limit_sum, mem_limit_n, cpu_sum, cpu_n, cpu_limit_sum, cpu_limit_n, restarts, pod_age, state',
-            vals: '5 * (1e8 + random() * 5e7), 5, 5 * 536870912, 5, random() * 1.5, 5, 2.5, 5, 0, 86400, 1',
+            cols: 'mem_sum, mem_n, cpu_sum, cpu_n, restarts, pod_age, state',
+            vals: '5 * (1e8 + random() * 5e7), 5, random() * 1.5, 5, 0, 86400, 1',
           }
         : {
             cols: 'mem_sum, mem_n, mem_capacity_sum, mem_capacity_n, cpu_sum, cpu_n, cpu_capacity_sum, cpu_capacity_n, ready, memory_pressure, disk_pressure, pid_pressure',
-            vals: '5 * 8e9, 5, 5 * 32e9, 5, random() * 20, 5, 40, 5, true, false, false, false',
+            vals: '5 * 8e9::float8, 5, 5 * 32e9::float8, 5, random() * 20, 5, 40, 5, true, false, false, false',
           };
     await exec(
       `INSERT INTO metrics.${kind}_raw (ts, series_id, ${podCols.raw})

@@ -28,9 +28,12 @@ const BENCHES: Record<string, string[]> = {
   metrics: ['bench/metrics.ts'],
 };
 // analysis-scale (minutes, and GBs at 4x) runs only when named.
-const wanted = process.argv.slice(2).length
-  ? process.argv.slice(2)
-  : Object.keys(BENCHES).filter((n) => n !== 'analysis-scale');
+// Arguments after a second `--` go to every bench named (`npm run bench -- metrics -- --containers 600`).
+const argv = process.argv.slice(2);
+const split = argv.indexOf('--');
+const names = split < 0 ? argv : argv.slice(0, split);
+const passed = split < 0 ? [] : argv.slice(split + 1);
+const wanted = names.length ? names : Object.keys(BENCHES).filter((n) => n !== 'analysis-scale');
 let failed = 0;
 for (const name of wanted) {
   const files = BENCHES[name];
@@ -45,7 +48,7 @@ for (const name of wanted) {
       continue;
     }
     console.log(`\n== ${name}: ${entry}`);
-    const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', file, ...args], {
+    const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', file, ...args, ...passed], {
       cwd: root,
       stdio: 'inherit',
     });

@@ -126,6 +126,8 @@ const POD_SERIES: SeriesSpec = {
     ['cpuRequestCores', 'double precision'],
     ['memoryRequestBytes', 'double precision'],
     ['lastTerminationReason', 'text'],
+    ['cpuLimitCores', 'double precision'],
+    ['memoryLimitBytes', 'double precision'],
   ],
 };
 const NODE_SERIES: SeriesSpec = {
@@ -273,38 +275,47 @@ export class PostgresMetricsStore implements MetricsStore {
     const states = await this.stateIds(pods.map((p) => p.data.podState));
 
     const learned: Array<[SeriesSpec, SeriesRow, number]> = [];
-    const result = await this.prisma.$transaction(
-      async (tx) => {
-        const exec: Exec = (sql, ...params) => tx.$executeRawUnsafe(sql, ...params);
-        const query: Query = (sql, ...params) => tx.$queryRawUnsafe(sql, ...params);
-        if (batch.batchId) {
-          const stored = await exec(
-            `INSERT INTO "MetricsIngestBatches" ("clusterName", "batchId", "records") VALUES ($1, $2::uuid, $3)
-             ON CONFLICT DO NOTHING`,
-            batch.clusterName,
-            batch.batchId,
-            batch.records.length,
+    const run = async (exec: Exec, query: Query): Promise<WriteResult> => {
+      if (batch.batchId) {
+        const stored = await exec(
+          `INSERT INTO "MetricsIngestBatches" ("clusterName", "batchId", "records") VALUES ($1, $2::uuid, $3)
+           ON CONFLICT DO NOTHING`,
+          batch.clusterName,
+          batch.batchId,
+          batch.records.length,
+        );
+        if (stored === 0) return { duplicate: true, records: 0 };
+      }
+      if (pods.length) {
+        const ids = await this.seriesIds(query, POD_SERIES, pods, podSeriesRow, learned);
+        await exec(SAMPLE_SQL.get(POD)!, ...podColumns(pods, ids, states));
+      }
+      if (nodes.length) {
+        const ids = await this.seriesIds(query, NODE_SERIES, nodes, nodeSeriesRow, learned);
+        await exec(SAMPLE_SQL.get(NODE)!, ...nodeColumns(nodes, ids));
+      }
+      if (pvcs.length) {
+        const ids = await this.seriesIds(query, PVC_SERIES, pvcs, pvcSeriesRow, learned);
+        await exec(SAMPLE_SQL.get(PVC)!, ...pvcColumns(pvcs, ids));
+      }
+      if (logs.length) await writeLogs(exec, logs);
+      if (events.length) await writeEvents(exec, events);
+      return { duplicate: false, records: batch.records.length };
+    };
+    // A one-object post (no batch id, one record) needs no transaction: its sample statement is
+    // atomic by itself, and a label set upserted before it is harmless if the sample then fails.
+    // Skipping BEGIN/COMMIT and Prisma's interactive transaction is most of such a post's cost.
+    const result =
+      !batch.batchId && batch.records.length === 1
+        ? await run(this.exec, this.query)
+        : await this.prisma.$transaction(
+            (tx) =>
+              run(
+                (sql, ...params) => tx.$executeRawUnsafe(sql, ...params),
+                (sql, ...params) => tx.$queryRawUnsafe(sql, ...params),
+              ),
+            { timeout: 120_000, maxWait: 30_000 },
           );
-          if (stored === 0) return { duplicate: true, records: 0 };
-        }
-        if (pods.length) {
-          const ids = await this.seriesIds(query, POD_SERIES, pods, podSeriesRow, learned);
-          await exec(SAMPLE_SQL.get(POD)!, ...podColumns(pods, ids, states));
-        }
-        if (nodes.length) {
-          const ids = await this.seriesIds(query, NODE_SERIES, nodes, nodeSeriesRow, learned);
-          await exec(SAMPLE_SQL.get(NODE)!, ...nodeColumns(nodes, ids));
-        }
-        if (pvcs.length) {
-          const ids = await this.seriesIds(query, PVC_SERIES, pvcs, pvcSeriesRow, learned);
-          await exec(SAMPLE_SQL.get(PVC)!, ...pvcColumns(pvcs, ids));
-        }
-        if (logs.length) await writeLogs(exec, logs);
-        if (events.length) await writeEvents(exec, events);
-        return { duplicate: false, records: batch.records.length };
-      },
-      { timeout: 120_000, maxWait: 30_000 },
-    );
     // Only committed series are cached: a rolled-back insert's id must never be reused.
     for (const [spec, row, id] of learned) this.remember(spec, row, id);
     return result;
@@ -422,9 +433,9 @@ export class PostgresMetricsStore implements MetricsStore {
       container: string;
       nodeName: string | null;
       cpu: number;
-      cpu_limit: number | null;
+      cpuLimitCores: number | null;
       mem: number;
-      mem_limit: number | null;
+      memoryLimitBytes: number | null;
       restarts: number;
       pod_age: number | null;
       state: string | null;
@@ -433,8 +444,8 @@ export class PostgresMetricsStore implements MetricsStore {
       level,
       q,
       `s."clusterName", s."namespace", s."pod", s."container", s."nodeName",
-       ${col('cpu')}::float8 AS cpu, ${col('cpu_limit')}::float8 AS cpu_limit, ${col('mem')}::float8 AS mem,
-       ${col('mem_limit')}::float8 AS mem_limit, x.restarts, x.pod_age,
+       ${col('cpu')}::float8 AS cpu, s."cpuLimitCores", ${col('mem')}::float8 AS mem,
+       s."memoryLimitBytes", x.restarts, x.pod_age,
        (SELECT st.name FROM "MetricsPodStates" st WHERE st.id = x.state) AS state`,
       filters,
       params,
@@ -449,9 +460,9 @@ export class PostgresMetricsStore implements MetricsStore {
         pod: r.pod,
         container: r.container,
         cpuUsageCores: round6(Number(r.cpu)),
-        cpuLimitCores: r.cpu_limit === null ? null : round6(Number(r.cpu_limit)),
+        cpuLimitCores: r.cpuLimitCores === null ? null : round6(Number(r.cpuLimitCores)),
         memoryUsageBytes: Number(r.mem),
-        memoryLimitBytes: numOrNull(r.mem_limit),
+        memoryLimitBytes: numOrNull(r.memoryLimitBytes),
         nodeName: r.nodeName,
         podState: r.state,
         restartCount: Number(r.restarts ?? 0),
@@ -842,6 +853,8 @@ function podSeriesRow(r: Rec<'pod'>): SeriesRow {
     d.cpuRequestCores,
     d.memoryRequestBytes,
     d.lastTerminationReason,
+    d.cpuLimitCores,
+    d.memoryLimitBytes === null ? null : Math.round(d.memoryLimitBytes),
   ];
   return {
     key: md5([d.clusterName, d.namespace, d.pod, d.container]),
@@ -893,13 +906,11 @@ function podColumns(records: Rec<'pod'>[], ids: number[], states: Map<string, nu
     cols[0]!.push(iso(r.collectedAt));
     cols[1]!.push(ids[i]);
     cols[2]!.push(Math.round(d.memoryUsageBytes));
-    cols[3]!.push(d.memoryLimitBytes === null ? null : Math.round(d.memoryLimitBytes));
-    cols[4]!.push(d.cpuUsageCores);
-    cols[5]!.push(d.cpuLimitCores);
-    cols[6]!.push(d.restartCount);
+    cols[3]!.push(d.cpuUsageCores);
+    cols[4]!.push(d.restartCount);
     // Whole seconds in a 32-bit column: 68 years of pod age.
-    cols[7]!.push(d.podAge === null ? null : Math.max(-2_147_483_648, Math.min(2_147_483_647, d.podAge)));
-    cols[8]!.push(d.podState === null ? null : (states.get(d.podState) ?? null));
+    cols[5]!.push(d.podAge === null ? null : Math.max(-2_147_483_648, Math.min(2_147_483_647, d.podAge)));
+    cols[6]!.push(d.podState === null ? null : (states.get(d.podState) ?? null));
   });
   return cols;
 }
