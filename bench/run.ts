@@ -1,6 +1,6 @@
 // npm run bench [-- name ...]: runs the benchmarks one after another, each in its own process so
 // that one's memory does not colour another's. Names: platform, auth, analysis, analysis-scale, read, agent,
-// package, quota, hostile, anomalies, import, metrics.
+// package, quota, hostile, anomalies, import, metrics, metrics-clickhouse.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const BENCHES: Record<string, string[]> = {
   platform: ['bench/platform.ts'],
   auth: ['bench/auth-login.ts'],
+  // The ClickHouse metrics store on chDB (ClickHouse in-process): write rate, bytes per sample.
+  'metrics-clickhouse': ['bench/metrics-clickhouse.ts'],
   analysis: ['bench/finops-analysis.ts'],
   // How the analysis's peak RSS grows with the subscription: 2x and 4x the 10,000 resources.
   'analysis-scale': [

@@ -293,6 +293,18 @@ param metricsRetentionHourlyDays string = '400'
 
 @description('Metrics__SilenceAfterMinutes: minutes without node data before a cluster or node raises a silence alert (0 = off).')
 param metricsSilenceAfterMinutes string = '5'
+@description('Metrics__ClickHouseUrl: store metrics in ClickHouse (its HTTP interface, e.g. https://ch.example.com:8443) instead of PostgreSQL. Empty: PostgreSQL.')
+param metricsClickHouseUrl string = ''
+
+@description('Metrics__ClickHouseUser: the ClickHouse user.')
+param metricsClickHouseUser string = 'default'
+
+@description('Metrics__ClickHousePassword: that user\'s password. Stored in Key Vault when set.')
+@secure()
+param metricsClickHousePassword string = ''
+
+@description('Metrics__ClickHouseDatabase: the ClickHouse database of the metrics tables (created when missing).')
+param metricsClickHouseDatabase string = 'finwatch'
 
 @description('WeeklyAnalysis__Enabled: true runs the weekly timer.')
 param weeklyAnalysisEnabled string = 'true'
@@ -661,6 +673,14 @@ resource secretSwaggerUiPassword 'Microsoft.KeyVault/vaults/secrets@2023-07-01' 
   }
 }
 
+resource secretClickHousePassword 'Microsoft.KeyVault/vaults/secrets@2023-07-01' = if (!empty(metricsClickHousePassword)) {
+  parent: keyVault
+  name: 'Metrics--ClickHousePassword'
+  properties: {
+    value: metricsClickHousePassword
+  }
+}
+
 // Key Vault references without a version follow the latest secret version (refreshed within 24 h,
 // or at once on an app settings change / restart).
 var kvSecretBaseUri = 'https://${keyVaultName}${environment().suffixes.keyvaultDns}/secrets'
@@ -877,6 +897,10 @@ var baseAppSettings = {
   Metrics__Retention5mDays: metricsRetention5mDays
   Metrics__RetentionHourlyDays: metricsRetentionHourlyDays
   Metrics__SilenceAfterMinutes: metricsSilenceAfterMinutes
+  Metrics__ClickHouseUrl: metricsClickHouseUrl
+  Metrics__ClickHouseUser: metricsClickHouseUser
+  Metrics__ClickHousePassword: empty(metricsClickHousePassword) ? '' : '@Microsoft.KeyVault(SecretUri=${kvSecretBaseUri}/Metrics--ClickHousePassword/)'
+  Metrics__ClickHouseDatabase: metricsClickHouseDatabase
 }
 
 // This resource owns the complete app settings list: settings added by hand in the portal are

@@ -6,6 +6,7 @@ import { databaseTimeouts } from '../db/timeouts.js';
 import { createFinopsModule } from '../finops/module.js';
 import { createMetricsAlerting } from '../metrics/alerts/module.js';
 import { createMetricsModule } from '../metrics/module.js';
+import { openClickHouseStoreIfConfigured } from '../metrics/store/open-store.js';
 import { routeAzureSdkLogs } from '../observability/azure-sdk-logs.js';
 import { createErrorReporter } from '../observability/errors.js';
 import { createLogger, type Logger } from '../observability/logger.js';
@@ -56,7 +57,7 @@ export async function createServices(
   const core: CoreServices = { config, db, prisma: db.prisma, log, errors, queue };
   const auth = await createAuthModule(core);
   const finops = await createFinopsModule(core);
-  const metrics = createMetricsModule(core);
+  const metrics = createMetricsModule(core, await openClickHouseStoreIfConfigured(config.metrics, log));
   const metricsAlerts = createMetricsAlerting({
     prisma: db.prisma,
     log,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { bool, int } from './fields.js';
+import { clickHouseSettingsShape } from './metrics-clickhouse.js';
 
 const AZURE_PRICES = 'https://prices.azure.com';
 
@@ -43,6 +44,7 @@ export const metricsSettingsSchema = z.object({
   Metrics__AzurePricesCacheMinutes: int(1440, 1, 7 * 1440),
   /** POST /metrics/api/azure-prices requests per client address a minute (it is anonymous). */
   Metrics__AzurePricesPerClientPerMinute: int(30, 1, 10_000),
+  ...clickHouseSettingsShape,
 });
 
 export type MetricsSettings = z.infer<typeof metricsSettingsSchema>;

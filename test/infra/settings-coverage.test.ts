@@ -32,6 +32,7 @@ const secretSettings = [
   'AI__ApiKey',
   'smtpPassword',
   'SENDGRID_API_KEY',
+  'Metrics__ClickHousePassword',
 ];
 
 describe('infra keeps the secrets in Key Vault', () => {

@@ -348,7 +348,9 @@ export function storeContractSuite(engine: string, open: () => Promise<OpenedSto
       expect(result.dropped.some((p) => p.startsWith('pod_5m'))).toBe(false);
       const tomorrow = new Date(now.getTime() + DAY);
       const stamp = `${tomorrow.getUTCFullYear()}${String(tomorrow.getUTCMonth() + 1).padStart(2, '0')}${String(tomorrow.getUTCDate()).padStart(2, '0')}`;
-      expect(result.created).toContain(`pod_raw_p${stamp}`);
+      // PostgreSQL makes tomorrow's partitions ahead; ClickHouse makes a partition when its first row arrives.
+      if (store.engine === 'postgres') expect(result.created).toContain(`pod_raw_p${stamp}`);
+      else expect(result.created).toEqual([]);
       const raw = await store.pods({
         from: new Date(old.getTime() - H),
         to: new Date(old.getTime() + H),

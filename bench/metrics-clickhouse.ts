@@ -1,0 +1,222 @@
+// npm run bench -- metrics-clickhouse: the ClickHouse metrics store on chDB (ClickHouse in-process)
+// behind the test HTTP bridge, through the official client, as the app writes in production.
+//  1. Batched pod samples per second: batches of 5,000 pod records (the agent's batch size), a few
+//     in flight as from concurrent requests: end to end through POST /metrics/api/ingest/batch of a
+//     local host whose store is ClickHouse (gzip JSON in, validation, one INSERT per table), and
+//     through the store alone (records already validated). Aim: >= 500,000 samples/s.
+//  2. Bytes on disk per pod sample after a simulated day: a fleet of containers sampled every 30 s
+//     for 24 hours, merged as the server merges over a day, then sum(bytes_on_disk) of the active
+//     parts of pod_raw (system.parts) divided by the samples stored.
+// Options: --containers N (day simulation, default 600), --batches N (throughput, default 60).
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { startAzurite } from '../dev/azurite.js';
+import { startLocalHost } from '../dev/host.js';
+import { loadConfig } from '../shared/config/index.js';
+import { type MetricRecord, podRecordSchema } from '../shared/metrics/records.js';
+import { ClickHouseMetricsStore } from '../shared/metrics/store/clickhouse/store.js';
+import { createLogger } from '../shared/observability/logger.js';
+import { startChdbHttpBridge } from '../test/support/chdb-http-bridge.js';
+
+const { values } = parseArgs({
+  options: {
+    containers: { type: 'string', default: '600' },
+    batches: { type: 'string', default: '60' },
+  },
+});
+const CONTAINERS = Number(values.containers);
+const BATCHES = Number(values.batches);
+const BATCH = 5000;
+const retention = { rawDays: 14, fiveMinuteDays: 90, hourlyDays: 400, logsDays: 14 };
+
+/** A deterministic fleet: namespaces, deployments, replicas, containers, nodes. */
+function fleet(n: number) {
+  return Array.from({ length: n }, (_, i) => ({
+    namespace: `team-${i % 12}`,
+    pod: `svc-${Math.floor(i / 6) % 97}-7d9f8b-${(i * 7919).toString(36).slice(-5)}`,
+    container: ['app', 'sidecar', 'istio-proxy'][i % 3]!,
+    nodeName: `aks-np${i % 3}-12345678-vmss0000${(i % 40).toString(36)}`,
+    cpuLimit: [0.5, 1, 2][i % 3]!,
+    memLimit: [536870912, 1073741824, 2147483648][i % 3]!,
+    cpu: 0.05 + (i % 10) * 0.02,
+    mem: 100_000_000 + (i % 50) * 5_000_000,
+    age: 3600 + i * 17,
+  }));
+}
+
+let seed = 42;
+const rand = () => {
+  seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+  return seed / 0x7fffffff;
+};
+
+type Container = ReturnType<typeof fleet>[number];
+
+function sample(c: Container, at: Date): MetricRecord {
+  // Usage drifts like a real container's: small steps around a level, memory in whole bytes.
+  c.cpu = Math.max(0.001, c.cpu + (rand() - 0.5) * 0.01);
+  c.mem = Math.max(10_000_000, Math.round(c.mem + (rand() - 0.5) * 2_000_000));
+  c.age += 30;
+  return {
+    kind: 'pod',
+    collectedAt: at,
+    data: podRecordSchema.parse({
+      clusterName: 'bench',
+      namespace: c.namespace,
+      pod: c.pod,
+      container: c.container,
+      cpuUsageCores: Math.round(c.cpu * 1e6) / 1e6,
+      cpuLimitCores: c.cpuLimit,
+      memoryUsageBytes: c.mem,
+      memoryLimitBytes: c.memLimit,
+      nodeName: c.nodeName,
+      podState: 'Running',
+      restartCount: 0,
+      podAge: c.age,
+      cpuRequestCores: c.cpuLimit / 4,
+      memoryRequestBytes: c.memLimit / 2,
+      ownerKind: 'Deployment',
+      ownerName: c.pod.split('-').slice(0, 2).join('-'),
+      labels: { app: c.pod.split('-').slice(0, 2).join('-') },
+    }),
+  };
+}
+
+const bridge = await startChdbHttpBridge();
+const dayStart =
+  Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()) - 86_400_000;
+
+/** Runs `work` from `inFlight` loops over `items`; returns the seconds it took. */
+async function timed<T>(items: T[], inFlight: number, work: (item: T) => Promise<void>): Promise<number> {
+  const started = process.hrtime.bigint();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+const rate = (samples: number, seconds: number) =>
+  `${samples.toLocaleString('en')} pod samples in ${seconds.toFixed(2)} s = ${Math.round(samples / seconds).toLocaleString('en')} samples/s (${((samples / seconds / 500_000) * 100).toFixed(1)}% of the 500,000/s aim)`;
+
+// 1a. Throughput through the route.
+{
+  const azurite = await startAzurite();
+  const config = loadConfig({
+    WEBAPP_ENVIRONMENT: 'Development',
+    DATA_DIR: 'memory://',
+    AzureWebJobsStorage: azurite.connectionString,
+    WeeklyAnalysis__Enabled: 'false',
+    Metrics__AllowAnonymousIngest: 'true',
+    Metrics__ClickHouseUrl: bridge.url,
+    Metrics__ClickHouseDatabase: 'bench_route',
+  });
+  const host = await startLocalHost({
+    config,
+    queueWorker: false,
+    notifier: false,
+    metricsTimer: false,
+    servicesOptions: { log: createLogger('None') },
+  });
+  const containers = fleet(BATCH);
+  // The agent's bodies: gzip JSON, each record's data as the original one-object post carries it.
+  const bodies = Array.from({ length: BATCHES }, (_, b) =>
+    gzipSync(
+      JSON.stringify({
+        batchId: randomUUID(),
+        clusterName: 'bench',
+        records: containers.map((c) => {
+          const r = sample(c, new Date(dayStart + b * 30_000));
+          return { kind: 'pod', collectedAt: r.collectedAt.toISOString(), data: r.data };
+        }),
+      }),
+    ),
+  );
+  const post = async (body: Buffer) => {
+    const res = await fetch(`${host.url}/metrics/api/ingest/batch`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body,
+    });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`ingest answered ${res.status}: ${text.slice(0, 300)}`);
+  };
+  await post(bodies[0]!); // warm-up
+  const seconds = await timed(bodies.slice(1), 4, post);
+  console.log(
+    `POST ingest/batch (ClickHouse store, 4 requests in flight): ${rate((BATCHES - 1) * BATCH, seconds)}`,
+  );
+  await host.close();
+  await azurite.stop();
+}
+
+// 1b. Throughput through the store alone.
+{
+  const store = await ClickHouseMetricsStore.open({ url: bridge.url, database: 'bench_rate', retention });
+  const containers = fleet(BATCH);
+  const batches = Array.from({ length: BATCHES }, (_, b) =>
+    containers.map((c) => sample(c, new Date(dayStart + b * 30_000))),
+  );
+  await store.write({ clusterName: 'bench', batchId: randomUUID(), records: batches[0]! }); // warm-up
+  const seconds = await timed(batches.slice(1), 4, async (records) => {
+    await store.write({ clusterName: 'bench', batchId: randomUUID(), records });
+  });
+  console.log(`store.write (4 batches in flight): ${rate((BATCHES - 1) * BATCH, seconds)}`);
+  await store.close();
+}
+
+// 2. Bytes per sample after a simulated day.
+{
+  const store = await ClickHouseMetricsStore.open({ url: bridge.url, database: 'bench_day', retention });
+  const containers = fleet(CONTAINERS);
+  const cycles = 2880; // every 30 s for 24 h
+  let pending: MetricRecord[] = [];
+  let samples = 0;
+  for (let cycle = 0; cycle < cycles; cycle++) {
+    const at = new Date(dayStart + cycle * 30_000);
+    for (const c of containers) pending.push(sample(c, at));
+    if (pending.length >= BATCH || cycle === cycles - 1) {
+      await store.write({ clusterName: 'bench', batchId: randomUUID(), records: pending });
+      samples += pending.length;
+      pending = [];
+    }
+  }
+  // A server merges the day's small parts into a few large ones in the background; do it now.
+  bridge.session.query('OPTIMIZE TABLE bench_day.pod_raw FINAL');
+  const rows = bridge.session
+    .query(
+      `SELECT table, sum(rows), sum(bytes_on_disk), sum(data_uncompressed_bytes), count()
+       FROM system.parts WHERE database = 'bench_day' AND active GROUP BY table ORDER BY table`,
+      'TabSeparated',
+    )
+    .trim()
+    .split('\n')
+    .map((l) => l.split('\t'));
+  const pods = rows.find((r) => r[0] === 'pod_raw')!;
+  const bytes = Number(pods[2]);
+  console.log(
+    `pod_raw after a day of ${CONTAINERS} containers every 30 s: ${samples.toLocaleString('en')} samples, ${(bytes / 1024 / 1024).toFixed(2)} MiB on disk (${(Number(pods[3]) / 1024 / 1024).toFixed(1)} MiB uncompressed) = ${(bytes / samples).toFixed(2)} bytes per sample`,
+  );
+  for (const r of rows.filter((x) => x[0] !== 'pod_raw' && Number(x[2]) > 0)) {
+    console.log(
+      `  ${r[0]}: ${Number(r[1]).toLocaleString('en')} rows, ${(Number(r[2]) / 1024).toFixed(0)} KiB`,
+    );
+  }
+  const perColumn = bridge.session
+    .query(
+      `SELECT column, sum(column_data_compressed_bytes) AS b FROM system.parts_columns
+       WHERE database = 'bench_day' AND table = 'pod_raw' AND active GROUP BY column ORDER BY b DESC`,
+      'TabSeparated',
+    )
+    .trim()
+    .split('\n')
+    .map((l) => l.split('\t'))
+    .map(([c, b]) => `${c} ${(Number(b) / samples).toFixed(2)}`);
+  console.log(`  bytes per sample by column: ${perColumn.join(', ')}`);
+  await store.close();
+}
+
+await bridge.close();

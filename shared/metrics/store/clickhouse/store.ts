@@ -1,0 +1,618 @@
+import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import type {
+  CleanupResult,
+  EventQuery,
+  HousekeepingResult,
+  KubernetesEvent,
+  LogQuery,
+  MetricsStore,
+  NodeQuery,
+  NodeSample,
+  PodLog,
+  PodQuery,
+  PodSample,
+  PvcQuery,
+  PvcSample,
+  Resolution,
+  Rows,
+  TableSize,
+  WindowQuery,
+  WriteBatch,
+  WriteResult,
+} from '../contract.js';
+import { resolutionFor } from '../contract.js';
+import { chTime, rowsByTable } from './rows.js';
+import { ensureSchema, type Retention, ROLLUP_TABLES, SAMPLE_TABLES, STATE_TABLES } from './schema.js';
+
+export interface ClickHouseStoreOptions {
+  /** http(s)://host:8123 of the server (or of the test bridge). */
+  url: string;
+  username?: string | undefined;
+  password?: string | undefined;
+  /** Database holding the metrics tables (created when missing). */
+  database: string;
+  retention: Retention;
+  /** Longest a statement may take, in milliseconds. */
+  requestTimeoutMs?: number;
+}
+
+/** Database names are written into DDL, so they are plain identifiers only. */
+export const DATABASE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+const DAY_MS = 86_400_000;
+
+type Scope = { where: string[]; params: Record<string, unknown> } | null;
+
+/** The visibility and cluster filters shared by every read; null when nothing can be visible. */
+function scope(q: { clusters?: string[] | undefined; clusterName?: string | undefined }): Scope {
+  const where: string[] = [];
+  const params: Record<string, unknown> = {};
+  if (q.clusters !== undefined) {
+    if (q.clusters.length === 0) return null;
+    where.push('cluster IN {clusters:Array(String)}');
+    params.clusters = q.clusters;
+  }
+  if (q.clusterName !== undefined) {
+    where.push('cluster = {cluster:String}');
+    params.cluster = q.clusterName;
+  }
+  return { where, params };
+}
+
+const toDate = (ms: number) => new Date(ms);
+const toFlag = (v: number | null) => (v === null ? null : v !== 0);
+
+/** Bucket floor of a resolution, as SQL over a DateTime64 parameter. */
+const BUCKET_START: Record<Exclude<Resolution, 'raw'>, string> = {
+  '5m': 'toStartOfFiveMinutes',
+  '1h': 'toStartOfHour',
+};
+
+export class ClickHouseMetricsStore implements MetricsStore {
+  readonly engine = 'clickhouse' as const;
+  private readonly db: string;
+
+  private constructor(
+    private readonly client: ClickHouseClient,
+    database: string,
+    private readonly retention: Retention,
+  ) {
+    this.db = database;
+  }
+
+  /** Connects, creates the schema when missing and applies the retention settings. */
+  static async open(o: ClickHouseStoreOptions): Promise<ClickHouseMetricsStore> {
+    if (!DATABASE_NAME.test(o.database)) throw new Error(`Invalid ClickHouse database name "${o.database}"`);
+    const client = createClient({
+      url: o.url,
+      username: o.username ?? 'default',
+      password: o.password ?? '',
+      request_timeout: o.requestTimeoutMs ?? 30_000,
+      // Errors reach the caller as ClickHouseError; the client's own console logging would duplicate them.
+      log: { level: ClickHouseLogLevel.OFF },
+      clickhouse_settings: {
+        // Counts as JSON numbers whatever the server's version (25.8 changed the default).
+        output_format_json_quote_64bit_integers: 0,
+      },
+    });
+    try {
+      await ensureSchema(client, o.database, o.retention);
+    } catch (e) {
+      await client.close();
+      throw e;
+    }
+    return new ClickHouseMetricsStore(client, o.database, o.retention);
+  }
+
+  async write(batch: WriteBatch): Promise<WriteResult> {
+    const cluster = batch.clusterName;
+    if (batch.batchId !== undefined && (await this.batchStored(cluster, batch.batchId))) {
+      return { duplicate: true, records: 0 };
+    }
+    // One INSERT per table for the whole request. With a batch id, each carries a deduplication
+    // token, so a batch retried after a partial failure (some tables written, the batch id not yet)
+    // writes only what is missing. Without one (a one-object post) the tables' own block hashing
+    // applies, which only ever drops a byte-identical block: the same rows at the same millisecond.
+    await Promise.all(
+      rowsByTable(cluster, batch.records).map((t) =>
+        this.client.insert({
+          table: `${this.db}.${t.table}`,
+          columns: t.columns as [string, ...string[]],
+          format: 'JSONCompactEachRow',
+          values: t.rows,
+          clickhouse_settings: {
+            // Already one block per table and request: the server's insert buffering would only delay the answer.
+            async_insert: 0,
+            ...(batch.batchId !== undefined
+              ? { insert_deduplication_token: `${cluster}/${batch.batchId}/${t.table}` }
+              : {}),
+          },
+        }),
+      ),
+    );
+    if (batch.batchId !== undefined) {
+      await this.client.insert({
+        table: `${this.db}.ingest_batches`,
+        format: 'JSONEachRow',
+        values: [
+          {
+            cluster,
+            batch_id: batch.batchId,
+            stored_at: chTime(new Date()).slice(0, 19),
+            records: batch.records.length,
+          },
+        ],
+        clickhouse_settings: { async_insert: 0 },
+      });
+    }
+    return { duplicate: false, records: batch.records.length };
+  }
+
+  private async batchStored(cluster: string, batchId: string): Promise<boolean> {
+    const rows = await this.select<{ n: number }>(
+      `SELECT count() AS n FROM ${this.db}.ingest_batches WHERE cluster = {cluster:String} AND batch_id = {id:UUID}`,
+      { cluster, id: batchId },
+    );
+    return (rows[0]?.n ?? 0) > 0;
+  }
+
+  private async select<T>(query: string, params: Record<string, unknown>): Promise<T[]> {
+    const rs = await this.client.query({ query, query_params: params, format: 'JSONEachRow' });
+    return rs.json<T>();
+  }
+
+  /** Window, scope and paging of a sample read; null when nothing is visible. */
+  private window(q: WindowQuery, column: string, extra: Array<[string, string, unknown]>) {
+    const s = scope(q);
+    if (!s) return null;
+    const resolution = q.resolution ?? resolutionFor(q.from, q.to);
+    const where = [...s.where];
+    const params: Record<string, unknown> = { ...s.params, from: q.from, to: q.to, limit: q.limit + 1 };
+    for (const [col, name, value] of extra) {
+      if (value !== undefined) {
+        where.push(`${col} = {${name}:String}`);
+        params[name] = value;
+      }
+    }
+    if (resolution === 'raw') {
+      where.push(`${column} >= {from:DateTime64(3, 'UTC')}`, `${column} < {to:DateTime64(3, 'UTC')}`);
+    } else {
+      // A bucket belongs to the window when it overlaps it: the one holding `from` included.
+      where.push(
+        `${column} >= ${BUCKET_START[resolution]}({from:DateTime64(3, 'UTC')})`,
+        `${column} < {to:DateTime64(3, 'UTC')}`,
+      );
+    }
+    return { resolution, where: where.join(' AND '), params };
+  }
+
+  private page<T>(rows: T[], limit: number, resolution?: Resolution): Rows<T> {
+    const truncated = rows.length > limit;
+    return {
+      rows: truncated ? rows.slice(0, limit) : rows,
+      truncated,
+      ...(resolution ? { resolution } : {}),
+    };
+  }
+
+  async pods(q: PodQuery): Promise<Rows<PodSample>> {
+    const resolution = q.resolution ?? resolutionFor(q.from, q.to);
+    const w = this.window(q, resolution === 'raw' ? 'ts' : 'bucket', [
+      ['namespace', 'namespace', q.namespace],
+    ]);
+    if (!w) return { rows: [], truncated: false, resolution };
+    const query =
+      w.resolution === 'raw'
+        ? `SELECT toUnixTimestamp64Milli(ts) AS t, cluster, namespace, pod, container, cpu_usage_cores,
+  cpu_limit_cores, memory_usage_bytes, memory_limit_bytes, node_name, pod_state, restart_count, pod_age
+FROM ${this.db}.pod_raw
+WHERE ${w.where}
+ORDER BY ts DESC, cluster, namespace, pod, container
+LIMIT {limit:UInt32}`
+        : `SELECT toUnixTimestamp(bucket) * 1000 AS t, cluster, namespace, pod, container,
+  avgMerge(cpu_usage_cores) AS cpu_usage_cores, avgMerge(cpu_limit_cores) AS cpu_limit_cores,
+  avgMerge(memory_usage_bytes) AS memory_usage_bytes, avgMerge(memory_limit_bytes) AS memory_limit_bytes,
+  argMaxMerge(node_name) AS node_name, argMaxMerge(pod_state) AS pod_state,
+  max(restart_count) AS restart_count, max(pod_age) AS pod_age
+FROM ${this.db}.pod_${w.resolution}
+WHERE ${w.where}
+GROUP BY cluster, namespace, pod, container, bucket
+ORDER BY bucket DESC, cluster, namespace, pod, container
+LIMIT {limit:UInt32}`;
+    const rows = await this.select<{
+      t: number;
+      cluster: string;
+      namespace: string;
+      pod: string;
+      container: string;
+      cpu_usage_cores: number;
+      cpu_limit_cores: number | null;
+      memory_usage_bytes: number;
+      memory_limit_bytes: number | null;
+      node_name: string | null;
+      pod_state: string | null;
+      restart_count: number;
+      pod_age: number | null;
+    }>(query, w.params);
+    return this.page(
+      rows.map((r) => ({
+        timestamp: toDate(r.t),
+        clusterName: r.cluster,
+        namespace: r.namespace,
+        pod: r.pod,
+        container: r.container,
+        cpuUsageCores: r.cpu_usage_cores,
+        cpuLimitCores: r.cpu_limit_cores,
+        memoryUsageBytes: r.memory_usage_bytes,
+        memoryLimitBytes: r.memory_limit_bytes,
+        nodeName: r.node_name,
+        podState: r.pod_state,
+        restartCount: r.restart_count ?? 0,
+        podAge: r.pod_age,
+      })),
+      q.limit,
+      w.resolution,
+    );
+  }
+
+  async nodes(q: NodeQuery): Promise<Rows<NodeSample>> {
+    const resolution = q.resolution ?? resolutionFor(q.from, q.to);
+    const w = this.window(q, resolution === 'raw' ? 'ts' : 'bucket', [['node_name', 'node', q.nodeName]]);
+    if (!w) return { rows: [], truncated: false, resolution };
+    const query =
+      w.resolution === 'raw'
+        ? `SELECT toUnixTimestamp64Milli(ts) AS t, cluster, node_name, cluster_environment, cpu_usage_cores,
+  cpu_capacity_cores, memory_usage_bytes, memory_capacity_bytes, kubernetes_version, cloud_provider, is_ready,
+  has_memory_pressure, has_disk_pressure, has_pid_pressure, architecture, operating_system, region, instance_type
+FROM ${this.db}.node_raw
+WHERE ${w.where}
+ORDER BY ts DESC, cluster, node_name
+LIMIT {limit:UInt32}`
+        : `SELECT t, cluster, node_name, a.1 AS cluster_environment, cpu_usage_cores, cpu_capacity_cores,
+  memory_usage_bytes, memory_capacity_bytes, a.2 AS kubernetes_version, a.3 AS cloud_provider, is_ready,
+  has_memory_pressure, has_disk_pressure, has_pid_pressure, a.4 AS architecture,
+  a.5 AS operating_system, a.6 AS region, a.7 AS instance_type
+FROM (
+  SELECT toUnixTimestamp(bucket) * 1000 AS t, cluster, node_name, bucket,
+    avgMerge(cpu_usage_cores) AS cpu_usage_cores, avgMerge(cpu_capacity_cores) AS cpu_capacity_cores,
+    avgMerge(memory_usage_bytes) AS memory_usage_bytes, avgMerge(memory_capacity_bytes) AS memory_capacity_bytes,
+    min(is_ready) AS is_ready, max(has_memory_pressure) AS has_memory_pressure,
+    max(has_disk_pressure) AS has_disk_pressure, max(has_pid_pressure) AS has_pid_pressure,
+    argMaxMerge(attributes) AS a
+  FROM ${this.db}.node_${w.resolution}
+  WHERE ${w.where}
+  GROUP BY cluster, node_name, bucket
+  ORDER BY bucket DESC, cluster, node_name
+  LIMIT {limit:UInt32}
+)
+ORDER BY t DESC, cluster, node_name`;
+    const rows = await this.select<{
+      t: number;
+      cluster: string;
+      node_name: string;
+      cluster_environment: string | null;
+      cpu_usage_cores: number;
+      cpu_capacity_cores: number;
+      memory_usage_bytes: number;
+      memory_capacity_bytes: number;
+      kubernetes_version: string | null;
+      cloud_provider: string | null;
+      is_ready: number | null;
+      has_memory_pressure: number | null;
+      has_disk_pressure: number | null;
+      has_pid_pressure: number | null;
+      architecture: string | null;
+      operating_system: string | null;
+      region: string | null;
+      instance_type: string | null;
+    }>(query, w.params);
+    return this.page(
+      rows.map((r) => ({
+        timestamp: toDate(r.t),
+        clusterName: r.cluster,
+        clusterEnvironment: r.cluster_environment,
+        nodeName: r.node_name,
+        cpuUsageCores: r.cpu_usage_cores,
+        cpuCapacityCores: r.cpu_capacity_cores,
+        memoryUsageBytes: r.memory_usage_bytes,
+        memoryCapacityBytes: r.memory_capacity_bytes,
+        kubernetesVersion: r.kubernetes_version,
+        cloudProvider: r.cloud_provider,
+        isReady: toFlag(r.is_ready),
+        hasMemoryPressure: toFlag(r.has_memory_pressure),
+        hasDiskPressure: toFlag(r.has_disk_pressure),
+        hasPidPressure: toFlag(r.has_pid_pressure),
+        architecture: r.architecture,
+        operatingSystem: r.operating_system,
+        region: r.region,
+        instanceType: r.instance_type,
+      })),
+      q.limit,
+      w.resolution,
+    );
+  }
+
+  async pvcs(q: PvcQuery): Promise<Rows<PvcSample>> {
+    const resolution = q.resolution ?? resolutionFor(q.from, q.to);
+    const w = this.window(q, resolution === 'raw' ? 'ts' : 'bucket', [
+      ['namespace', 'namespace', q.namespace],
+    ]);
+    if (!w) return { rows: [], truncated: false, resolution };
+    const query =
+      w.resolution === 'raw'
+        ? `SELECT toUnixTimestamp64Milli(ts) AS t, cluster, namespace, pod, pvc_namespace, pvc_name, volume_name,
+  used_bytes, available_bytes, capacity_bytes
+FROM ${this.db}.pvc_raw
+WHERE ${w.where}
+ORDER BY ts DESC, cluster, namespace, pod, pvc_namespace, pvc_name
+LIMIT {limit:UInt32}`
+        : `SELECT toUnixTimestamp(bucket) * 1000 AS t, cluster, namespace, pod, pvc_namespace, pvc_name,
+  argMaxMerge(volume_name) AS volume_name, toUInt64(round(avgMerge(used_bytes))) AS used_bytes,
+  toUInt64(round(avgMerge(available_bytes))) AS available_bytes,
+  toUInt64(round(avgMerge(capacity_bytes))) AS capacity_bytes
+FROM ${this.db}.pvc_${w.resolution}
+WHERE ${w.where}
+GROUP BY cluster, namespace, pod, pvc_namespace, pvc_name, bucket
+ORDER BY bucket DESC, cluster, namespace, pod, pvc_namespace, pvc_name
+LIMIT {limit:UInt32}`;
+    const rows = await this.select<{
+      t: number;
+      cluster: string;
+      namespace: string;
+      pod: string;
+      pvc_namespace: string;
+      pvc_name: string;
+      volume_name: string | null;
+      used_bytes: number;
+      available_bytes: number;
+      capacity_bytes: number;
+    }>(query, w.params);
+    return this.page(
+      rows.map((r) => ({
+        timestamp: toDate(r.t),
+        clusterName: r.cluster,
+        namespace: r.namespace,
+        pod: r.pod,
+        pvcNamespace: r.pvc_namespace,
+        pvcName: r.pvc_name,
+        volumeName: r.volume_name,
+        usedBytes: r.used_bytes,
+        availableBytes: r.available_bytes,
+        capacityBytes: r.capacity_bytes,
+      })),
+      q.limit,
+      w.resolution,
+    );
+  }
+
+  async logs(q: LogQuery): Promise<Rows<PodLog>> {
+    const s = scope(q);
+    if (!s) return { rows: [], truncated: false };
+    const where = [...s.where, "ts >= {from:DateTime64(3, 'UTC')}"];
+    const params: Record<string, unknown> = { ...s.params, from: q.from, limit: q.limit + 1 };
+    for (const [col, value] of [
+      ['namespace', q.namespace],
+      ['pod', q.pod],
+      ['container', q.container],
+    ] as const) {
+      if (value !== undefined) {
+        where.push(`${col} = {${col}:String}`);
+        params[col] = value;
+      }
+    }
+    // The latest snapshot per container, exact whether or not the replacing merge has run yet.
+    const rows = await this.select<{
+      t: number;
+      cluster: string;
+      namespace: string;
+      pod: string;
+      container: string;
+      log_content: string;
+    }>(
+      `SELECT toUnixTimestamp64Milli(max(ts)) AS t, cluster, namespace, pod, container,
+  argMax(log_content, ts) AS log_content
+FROM ${this.db}.pod_logs
+WHERE ${where.join(' AND ')}
+GROUP BY cluster, namespace, pod, container
+ORDER BY t DESC, cluster, namespace, pod, container
+LIMIT {limit:UInt32}`,
+      params,
+    );
+    return this.page(
+      rows.map((r) => ({
+        timestamp: toDate(r.t),
+        clusterName: r.cluster,
+        namespace: r.namespace,
+        pod: r.pod,
+        container: r.container,
+        logContent: r.log_content,
+      })),
+      q.limit,
+    );
+  }
+
+  async events(q: EventQuery): Promise<Rows<KubernetesEvent>> {
+    const s = scope(q);
+    if (!s) return { rows: [], truncated: false };
+    const where = [...s.where, "ts >= {from:DateTime64(3, 'UTC')}"];
+    const having: string[] = [];
+    const params: Record<string, unknown> = { ...s.params, from: q.from, limit: q.limit + 1 };
+    if (q.namespace !== undefined) {
+      where.push('namespace = {namespace:String}');
+      params.namespace = q.namespace;
+    }
+    if (q.involvedObjectKind !== undefined) {
+      where.push('involved_object_kind = {kind:String}');
+      params.kind = q.involvedObjectKind;
+    }
+    if (q.involvedObjectName !== undefined) {
+      where.push('involved_object_name = {name:String}');
+      params.name = q.involvedObjectName;
+    }
+    if (q.eventType !== undefined) {
+      // The type is not part of the event's identity: filter on its latest value.
+      having.push('event_type = {type:String}');
+      params.type = q.eventType;
+    }
+    const rows = await this.select<{
+      t: number;
+      cluster: string;
+      namespace: string;
+      event_uid: string;
+      involved_object_kind: string;
+      involved_object_name: string;
+      event_name: string;
+      involved_object_namespace: string;
+      event_type: string;
+      reason: string;
+      message: string;
+      source_component: string;
+      count: number;
+      first_ms: number | null;
+      last_ms: number | null;
+    }>(
+      `SELECT toUnixTimestamp64Milli(max(ts)) AS t, cluster, namespace, event_uid, involved_object_kind,
+  involved_object_name, argMax(event_name, ts) AS event_name,
+  argMax(involved_object_namespace, ts) AS involved_object_namespace, argMax(event_type, ts) AS event_type,
+  argMax(reason, ts) AS reason, argMax(message, ts) AS message, argMax(source_component, ts) AS source_component,
+  argMax(count, ts) AS count, toUnixTimestamp64Milli(argMax(first_timestamp, ts)) AS first_ms,
+  toUnixTimestamp64Milli(argMax(last_timestamp, ts)) AS last_ms
+FROM ${this.db}.events
+WHERE ${where.join(' AND ')}
+GROUP BY cluster, namespace, event_uid, involved_object_kind, involved_object_name, identity_name
+${having.length ? `HAVING ${having.join(' AND ')}` : ''}
+ORDER BY t DESC, cluster, namespace, event_uid, involved_object_kind, involved_object_name, identity_name
+LIMIT {limit:UInt32}`,
+      params,
+    );
+    return this.page(
+      rows.map((r) => ({
+        timestamp: toDate(r.t),
+        clusterName: r.cluster,
+        namespace: r.namespace,
+        eventName: r.event_name,
+        eventUid: r.event_uid,
+        involvedObjectKind: r.involved_object_kind,
+        involvedObjectName: r.involved_object_name,
+        involvedObjectNamespace: r.involved_object_namespace,
+        eventType: r.event_type,
+        reason: r.reason,
+        message: r.message,
+        sourceComponent: r.source_component,
+        count: r.count,
+        firstTimestamp: r.first_ms === null ? null : toDate(r.first_ms),
+        lastTimestamp: r.last_ms === null ? null : toDate(r.last_ms),
+      })),
+      q.limit,
+    );
+  }
+
+  async clusters(since: Date, clusters?: string[]): Promise<string[]> {
+    const s = scope({ clusters });
+    if (!s) return [];
+    const rows = await this.select<{ cluster: string }>(
+      `SELECT cluster FROM ${this.db}.seen
+WHERE cluster != ''${s.where.length ? ` AND ${s.where.join(' AND ')}` : ''}
+GROUP BY cluster
+HAVING max(last_seen) >= {since:DateTime64(3, 'UTC')}
+ORDER BY cluster`,
+      { ...s.params, since },
+    );
+    return rows.map((r) => r.cluster);
+  }
+
+  async namespaces(since: Date, clusters: string[] | undefined, clusterName?: string): Promise<string[]> {
+    const s = scope({ clusters, clusterName });
+    if (!s) return [];
+    const rows = await this.select<{ namespace: string }>(
+      `SELECT namespace FROM ${this.db}.seen
+WHERE kind = 'pod' AND namespace != ''${s.where.length ? ` AND ${s.where.join(' AND ')}` : ''}
+GROUP BY namespace
+HAVING max(last_seen) >= {since:DateTime64(3, 'UTC')}
+ORDER BY namespace`,
+      { ...s.params, since },
+    );
+    return rows.map((r) => r.namespace);
+  }
+
+  async cleanup(days: number, now: Date = new Date()): Promise<CleanupResult> {
+    if (days <= 0) {
+      for (const t of [...SAMPLE_TABLES, ...ROLLUP_TABLES, 'pod_logs', 'events', 'seen']) {
+        await this.client.command({ query: `TRUNCATE TABLE IF EXISTS ${this.db}.${t}` });
+      }
+      return { scope: 'all metrics' };
+    }
+    const cutoff = new Date(now.getTime() - days * DAY_MS);
+    for (const t of [...SAMPLE_TABLES, ...ROLLUP_TABLES]) await this.dropPartitionsBefore(t, cutoff);
+    for (const t of ['pod_logs', 'events']) await this.deleteBefore(t, cutoff);
+    return { scope: `metrics older than ${days} days` };
+  }
+
+  async housekeeping(now: Date = new Date()): Promise<HousekeepingResult> {
+    // The TTLs remove expired data by themselves as parts merge; this drops it at once, so
+    // retention holds to the day whatever the merge schedule.
+    const before = (days: number) => new Date(now.getTime() - days * DAY_MS);
+    const dropped: string[] = [];
+    for (const t of SAMPLE_TABLES)
+      dropped.push(...(await this.dropPartitionsBefore(t, before(this.retention.rawDays))));
+    for (const t of ROLLUP_TABLES) {
+      const days = t.endsWith('_5m') ? this.retention.fiveMinuteDays : this.retention.hourlyDays;
+      dropped.push(...(await this.dropPartitionsBefore(t, before(days))));
+    }
+    for (const t of ['pod_logs', 'events']) await this.deleteBefore(t, before(this.retention.logsDays));
+    // ClickHouse makes a partition when the first row of a day arrives: none to create ahead.
+    return { created: [], dropped };
+  }
+
+  /**
+   * Drops the partitions whose every day lies before the cutoff's day; returns their names as
+   * `<table>_p<YYYYMMDD>` (hourly tables: `<table>_p<YYYYMM>`), as the PostgreSQL store names its partitions.
+   */
+  private async dropPartitionsBefore(table: string, cutoff: Date): Promise<string[]> {
+    const cutoffDay = cutoff.toISOString().slice(0, 10).replaceAll('-', '');
+    const parts = await this.select<{ partition_id: string }>(
+      `SELECT DISTINCT partition_id FROM system.parts
+WHERE database = {db:String} AND table = {table:String} AND active`,
+      { db: this.db, table },
+    );
+    const out: string[] = [];
+    for (const { partition_id: id } of parts) {
+      // toDate partitions are YYYYMMDD; monthly ones YYYYMM, whose last day is before any day of the next month.
+      const lastDay = id.length === 6 ? `${id}31` : id;
+      if (/^\d{8}$/.test(lastDay) && lastDay < cutoffDay) {
+        await this.client.command({ query: `ALTER TABLE ${this.db}.${table} DROP PARTITION ID '${id}'` });
+        out.push(`${table}_p${id}`);
+      }
+    }
+    return out.sort();
+  }
+
+  private async deleteBefore(table: string, cutoff: Date): Promise<void> {
+    await this.client.command({
+      query: `DELETE FROM ${this.db}.${table} WHERE ts < {cutoff:DateTime64(3, 'UTC')}`,
+      query_params: { cutoff },
+    });
+  }
+
+  async tableSizes(): Promise<TableSize[]> {
+    // Only this store's database, active parts (what the data occupies now), sizes as numbers.
+    return this.select<TableSize>(
+      `SELECT database, table, formatReadableSize(sum(bytes_on_disk)) AS totalSize,
+  toInt64(sum(bytes_on_disk)) AS totalSizeBytes
+FROM system.parts
+WHERE database = {db:String} AND active
+GROUP BY database, table
+ORDER BY totalSizeBytes DESC, table`,
+      { db: this.db },
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+
+  /** Tables the store owns (for the operator documentation and tests). */
+  static readonly tables = [...SAMPLE_TABLES, ...ROLLUP_TABLES, ...STATE_TABLES];
+}
+
+export const openClickHouseStore = (o: ClickHouseStoreOptions) => ClickHouseMetricsStore.open(o);

@@ -1,0 +1,435 @@
+import { randomUUID } from 'node:crypto';
+import { createClient } from '@clickhouse/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type EventRecord,
+  eventRecordSchema,
+  type MetricRecord,
+  nodeRecordSchema,
+  podLogRecordSchema,
+  podRecordSchema,
+  pvcRecordSchema,
+} from '../../shared/metrics/records.js';
+import { ClickHouseMetricsStore } from '../../shared/metrics/store/clickhouse/store.js';
+import { type ChdbHttpBridge, startChdbHttpBridge } from '../support/chdb-http-bridge.js';
+
+// What only the ClickHouse engine has to show (its schema, deduplication, rollups by materialized
+// view, replacing tables, partitions), through the real client and chDB.
+const retention = { rawDays: 14, fiveMinuteDays: 90, hourlyDays: 400, logsDays: 14 };
+// Times are recent (a few days back): the tables' TTL drops rows older than the retention as they
+// are inserted.
+const DAY_MS = 86_400_000;
+const DAY0 = new Date(Math.floor((Date.now() - 4 * DAY_MS) / DAY_MS) * DAY_MS);
+const day = (days: number, hours = 0, minutes = 0, seconds = 0) =>
+  new Date(DAY0.getTime() + days * DAY_MS + ((hours * 60 + minutes) * 60 + seconds) * 1000);
+const T0 = day(3, 10);
+const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
+const partition = (days: number) => day(days).toISOString().slice(0, 10).replaceAll('-', '');
+
+const pod = (minutes: number, data: Record<string, unknown>): MetricRecord => ({
+  kind: 'pod',
+  collectedAt: at(minutes),
+  data: podRecordSchema.parse({
+    clusterName: 'prod',
+    namespace: 'web',
+    pod: 'api-1',
+    container: 'api',
+    ...data,
+  }),
+});
+const node = (minutes: number, data: Record<string, unknown>): MetricRecord => ({
+  kind: 'node',
+  collectedAt: at(minutes),
+  data: nodeRecordSchema.parse({ clusterName: 'prod', nodeName: 'aks-np1-0', ...data }),
+});
+const event = (minutes: number, data: Partial<EventRecord>): MetricRecord => ({
+  kind: 'event',
+  collectedAt: at(minutes),
+  data: eventRecordSchema.parse({
+    clusterName: 'prod',
+    namespace: 'web',
+    eventUid: 'u-1',
+    involvedObjectKind: 'Pod',
+    involvedObjectName: 'api-1',
+    eventType: 'Warning',
+    reason: 'BackOff',
+    ...data,
+  }),
+});
+
+describe('ClickHouse metrics store (chDB through the HTTP bridge)', () => {
+  let bridge: ChdbHttpBridge;
+  let store: ClickHouseMetricsStore;
+  const database = `metrics_${randomUUID().replaceAll('-', '').slice(0, 8)}`;
+
+  beforeAll(async () => {
+    bridge = await startChdbHttpBridge({ user: 'finwatch', password: 'pw' });
+    store = await ClickHouseMetricsStore.open({
+      url: bridge.url,
+      username: 'finwatch',
+      password: 'pw',
+      database,
+      retention,
+    });
+  });
+  afterAll(async () => {
+    await store?.close();
+    await bridge?.close();
+  });
+
+  it('creates its schema idempotently: opening again changes nothing and fails nothing', async () => {
+    const again = await ClickHouseMetricsStore.open({
+      url: bridge.url,
+      username: 'finwatch',
+      password: 'pw',
+      database,
+      retention,
+    });
+    await again.close();
+    const tables = bridge.session
+      .query(`SELECT name FROM system.tables WHERE database = '${database}' ORDER BY name`, 'TabSeparated')
+      .trim()
+      .split('\n');
+    expect(tables).toEqual(expect.arrayContaining([...ClickHouseMetricsStore.tables]));
+    const pods = bridge.session.query(
+      `SELECT engine_full FROM system.tables WHERE database = '${database}' AND name = 'pod_raw'`,
+      'TabSeparated',
+    );
+    expect(pods).toContain('PARTITION BY toDate(ts)');
+    expect(pods).toContain('TTL toDateTime(ts) + toIntervalDay(14)');
+  });
+
+  it('writes a batch with one INSERT per table and reads the raw samples back, newest first', async () => {
+    const before = bridge.statements.length;
+    const result = await store.write({
+      clusterName: 'prod',
+      batchId: randomUUID(),
+      records: [
+        pod(0, {
+          cpuUsageCores: 0.25,
+          memoryUsageBytes: 1000,
+          cpuLimitCores: 1,
+          podState: 'Running',
+          restartCount: 1,
+        }),
+        pod(1, {
+          cpuUsageCores: 0.5,
+          memoryUsageBytes: 2000,
+          cpuLimitCores: 1,
+          podState: 'Running',
+          restartCount: 2,
+        }),
+        pod(1, { pod: 'api-2', cpuUsageCores: 2, memoryUsageBytes: 4000, labels: { app: 'api' } }),
+        node(0, { cpuUsageCores: 1, cpuCapacityCores: 4, isReady: true, region: 'eastus' }),
+        node(1, { cpuUsageCores: 3, cpuCapacityCores: 4, isReady: false, region: 'eastus' }),
+      ],
+    });
+    expect(result).toEqual({ duplicate: false, records: 5 });
+    const inserts = bridge.statements.slice(before).filter((s) => s.startsWith('INSERT'));
+    expect(inserts.map((s) => s.split(' ')[2])).toEqual(
+      expect.arrayContaining([`${database}.pod_raw`, `${database}.node_raw`, `${database}.ingest_batches`]),
+    );
+    expect(inserts).toHaveLength(3);
+
+    const pods = await store.pods({ from: at(-5), to: at(5), limit: 10, clusterName: 'prod' });
+    expect(pods.resolution).toBe('raw');
+    expect(pods.truncated).toBe(false);
+    expect(pods.rows.map((r) => [r.timestamp.toISOString(), r.pod, r.cpuUsageCores])).toEqual([
+      [at(1).toISOString(), 'api-1', 0.5],
+      [at(1).toISOString(), 'api-2', 2],
+      [at(0).toISOString(), 'api-1', 0.25],
+    ]);
+    expect(pods.rows[0]).toEqual({
+      timestamp: at(1),
+      clusterName: 'prod',
+      namespace: 'web',
+      pod: 'api-1',
+      container: 'api',
+      cpuUsageCores: 0.5,
+      cpuLimitCores: 1,
+      memoryUsageBytes: 2000,
+      memoryLimitBytes: null,
+      nodeName: null,
+      podState: 'Running',
+      restartCount: 2,
+      podAge: null,
+    });
+
+    const cut = await store.pods({ from: at(-5), to: at(5), limit: 2 });
+    expect(cut.rows).toHaveLength(2);
+    expect(cut.truncated).toBe(true);
+
+    expect((await store.pods({ from: at(-5), to: at(5), limit: 10, clusters: [] })).rows).toEqual([]);
+    expect((await store.pods({ from: at(-5), to: at(5), limit: 10, clusters: ['other'] })).rows).toEqual([]);
+  });
+
+  it('stores a batch once: the same id again answers duplicate, a retry after a partial failure adds nothing twice', async () => {
+    const batchId = randomUUID();
+    const records = [
+      pod(30, { pod: 'dedup', cpuUsageCores: 1 }),
+      pod(31, { pod: 'dedup', cpuUsageCores: 2 }),
+    ];
+    expect(await store.write({ clusterName: 'prod', batchId, records })).toEqual({
+      duplicate: false,
+      records: 2,
+    });
+    expect(await store.write({ clusterName: 'prod', batchId, records })).toEqual({
+      duplicate: true,
+      records: 0,
+    });
+
+    // The data reached the tables but the batch id was lost (the process died in between): the
+    // agent's retry passes the id check, and the deduplication token keeps the rows single.
+    bridge.session.query(`TRUNCATE TABLE ${database}.ingest_batches`);
+    expect(await store.write({ clusterName: 'prod', batchId, records })).toEqual({
+      duplicate: false,
+      records: 2,
+    });
+    const count = bridge.session.query(
+      `SELECT count() FROM ${database}.pod_raw WHERE pod = 'dedup'`,
+      'TabSeparated',
+    );
+    expect(count.trim()).toBe('2');
+    const rolled = bridge.session.query(
+      `SELECT sum(samples) FROM ${database}.pod_5m WHERE pod = 'dedup'`,
+      'TabSeparated',
+    );
+    expect(rolled.trim()).toBe('2');
+
+    // One-object posts (no batch id) of the same container with the same values a moment apart are two samples.
+    await store.write({
+      clusterName: 'prod',
+      records: [{ ...pod(32, { pod: 'single' }), collectedAt: new Date(at(32).getTime()) }],
+    });
+    await store.write({
+      clusterName: 'prod',
+      records: [{ ...pod(32, { pod: 'single' }), collectedAt: new Date(at(32).getTime() + 1) }],
+    });
+    expect(
+      bridge.session
+        .query(`SELECT count() FROM ${database}.pod_raw WHERE pod = 'single'`, 'TabSeparated')
+        .trim(),
+    ).toBe('2');
+  });
+
+  it('answers long windows from the 5-minute and hourly rollups the materialized views keep', async () => {
+    const records: MetricRecord[] = [];
+    // Two hours of 30-second samples for one container: cpu 0.1 in the first hour, 0.3 in the second.
+    for (let s = 0; s < 240; s++) {
+      records.push({
+        kind: 'pod',
+        collectedAt: day(0, 0, 0, s * 30),
+        data: podRecordSchema.parse({
+          clusterName: 'roll',
+          namespace: 'batch',
+          pod: 'job-1',
+          container: 'main',
+          cpuUsageCores: s < 120 ? 0.1 : 0.3,
+          memoryUsageBytes: 1000 + s,
+          restartCount: s < 200 ? 0 : 3,
+          podState: s < 230 ? 'Running' : 'Failed',
+          nodeName: 'n1',
+        }),
+      });
+    }
+    await store.write({ clusterName: 'roll', batchId: randomUUID(), records });
+
+    const fiveMinutes = await store.pods({
+      from: day(-1, 12),
+      to: day(0, 12),
+      limit: 100,
+      clusterName: 'roll',
+    });
+    expect(fiveMinutes.resolution).toBe('5m');
+    expect(fiveMinutes.rows).toHaveLength(24);
+    expect(fiveMinutes.rows[0]!.timestamp).toEqual(day(0, 1, 55));
+    expect(fiveMinutes.rows[0]!.cpuUsageCores).toBeCloseTo(0.3, 10);
+    expect(fiveMinutes.rows[0]!.restartCount).toBe(3);
+    expect(fiveMinutes.rows[0]!.podState).toBe('Failed');
+    expect(fiveMinutes.rows[23]!.timestamp).toEqual(day(0));
+    // Samples 0..9 of the first bucket: memory 1000..1009, average 1004.5.
+    expect(fiveMinutes.rows[23]!.memoryUsageBytes).toBe(1004.5);
+
+    const hourly = await store.pods({
+      from: day(-5),
+      to: day(2),
+      limit: 100,
+      clusterName: 'roll',
+    });
+    expect(hourly.resolution).toBe('1h');
+    expect(
+      hourly.rows.map((r) => [r.timestamp.toISOString(), Math.round(r.cpuUsageCores * 10) / 10]),
+    ).toEqual([
+      [day(0, 1).toISOString(), 0.3],
+      [day(0).toISOString(), 0.1],
+    ]);
+    expect(hourly.rows[0]!.nodeName).toBe('n1');
+  });
+
+  it('reads node rollups with the bucket’s latest state and PVC rollups as whole bytes', async () => {
+    await store.write({
+      clusterName: 'nodes',
+      batchId: randomUUID(),
+      records: [
+        { ...node(0, { clusterName: 'nodes', cpuUsageCores: 1, isReady: true }), collectedAt: day(1) },
+        { ...node(0, { clusterName: 'nodes', cpuUsageCores: 2, isReady: false }), collectedAt: day(1, 0, 4) },
+        {
+          kind: 'pvc',
+          collectedAt: day(1),
+          data: pvcRecordSchema.parse({
+            clusterName: 'nodes',
+            pvcName: 'data',
+            usedBytes: 1,
+            capacityBytes: 10,
+          }),
+        },
+        {
+          kind: 'pvc',
+          collectedAt: day(1, 0, 1),
+          data: pvcRecordSchema.parse({
+            clusterName: 'nodes',
+            pvcName: 'data',
+            usedBytes: 2,
+            capacityBytes: 10,
+          }),
+        },
+      ],
+    });
+    const window = { from: day(0, 12), to: day(1, 12), limit: 10 };
+    const nodes = await store.nodes({ ...window, clusterName: 'nodes' });
+    expect(nodes.resolution).toBe('5m');
+    expect(nodes.rows).toHaveLength(1);
+    expect(nodes.rows[0]).toMatchObject({
+      cpuUsageCores: 1.5,
+      isReady: false,
+      nodeName: 'aks-np1-0',
+      region: null,
+    });
+    const pvcs = await store.pvcs({ ...window, clusterName: 'nodes' });
+    expect(pvcs.rows).toHaveLength(1);
+    expect(pvcs.rows[0]).toMatchObject({ usedBytes: 2, capacityBytes: 10, pvcName: 'data' });
+  });
+
+  it('keeps the latest log per container and one row per event, as last posted', async () => {
+    const log = (minutes: number, logContent: string): MetricRecord => ({
+      kind: 'podLog',
+      collectedAt: at(minutes),
+      data: podLogRecordSchema.parse({
+        clusterName: 'prod',
+        namespace: 'web',
+        pod: 'api-1',
+        container: 'api',
+        logContent,
+      }),
+    });
+    await store.write({
+      clusterName: 'prod',
+      batchId: randomUUID(),
+      records: [log(0, 'first'), event(0, { count: 1 })],
+    });
+    await store.write({
+      clusterName: 'prod',
+      batchId: randomUUID(),
+      records: [
+        log(2, 'second\nline'),
+        event(2, { count: 5, message: 'again' }),
+        event(2, { eventUid: 'u-2', eventType: 'Normal' }),
+      ],
+    });
+    const logs = await store.logs({ from: at(-10), limit: 10, clusterName: 'prod' });
+    expect(logs.rows).toEqual([
+      {
+        timestamp: at(2),
+        clusterName: 'prod',
+        namespace: 'web',
+        pod: 'api-1',
+        container: 'api',
+        logContent: 'second\nline',
+      },
+    ]);
+    const events = await store.events({
+      from: at(-10),
+      limit: 10,
+      clusterName: 'prod',
+      eventType: 'Warning',
+    });
+    expect(events.rows.map((e) => [e.eventUid, e.count, e.message, e.timestamp])).toEqual([
+      ['u-1', 5, 'again', at(2)],
+    ]);
+    const all = await store.events({ from: at(-10), limit: 1, clusterName: 'prod' });
+    expect(all.rows).toHaveLength(1);
+    expect(all.truncated).toBe(true);
+  });
+
+  it('lists clusters and namespaces from the seen table, within the visible set', async () => {
+    expect(await store.clusters(day(-1))).toEqual(['nodes', 'prod', 'roll']);
+    expect(await store.clusters(day(-1), ['prod', 'other'])).toEqual(['prod']);
+    expect(await store.clusters(at(-1), undefined)).toEqual(['prod']);
+    expect(await store.namespaces(day(-1), undefined)).toEqual(['batch', 'web']);
+    expect(await store.namespaces(day(-1), ['roll'])).toEqual(['batch']);
+    expect(await store.namespaces(day(-1), undefined, 'prod')).toEqual(['web']);
+  });
+
+  it('reports its own tables’ sizes from system.parts', async () => {
+    const sizes = await store.tableSizes();
+    expect(new Set(sizes.map((s) => s.database))).toEqual(new Set([database]));
+    const pods = sizes.find((s) => s.table === 'pod_raw')!;
+    expect(pods.totalSizeBytes).toBeGreaterThan(0);
+    expect(pods.totalSize).toMatch(/^\d+(\.\d+)? (B|KiB|MiB)$/);
+  });
+
+  it('drops whole day partitions past retention in housekeeping and in cleanup', async () => {
+    // 14 days of raw retention before day 16 12:00 reach back to day 2 12:00: days 0 and 1 go, day 3 stays.
+    const housekept = await store.housekeeping(day(16, 12));
+    expect(housekept.dropped).toEqual([
+      `pod_raw_p${partition(0)}`,
+      `node_raw_p${partition(1)}`,
+      `pvc_raw_p${partition(1)}`,
+    ]);
+    expect(housekept.dropped.filter((d) => d.includes('_5m') || d.includes('_1h'))).toEqual([]);
+    expect((await store.pods({ from: day(0), to: day(0, 5), limit: 10 })).rows).toEqual([]);
+    expect((await store.pods({ from: at(-60), to: at(60), limit: 10 })).rows.length).toBeGreaterThan(0);
+    // The rollups outlive the raw rows.
+    const hourly = await store.pods({ from: day(-5), to: day(2), limit: 10 });
+    expect(hourly.rows.length).toBe(2);
+
+    expect(await store.cleanup(0)).toEqual({ scope: 'all metrics' });
+    expect((await store.pods({ from: at(-5), to: at(60), limit: 10 })).rows).toEqual([]);
+    expect(await store.clusters(new Date(0))).toEqual([]);
+  });
+
+  it('applies a changed retention setting at the next start', async () => {
+    const shorter = await ClickHouseMetricsStore.open({
+      url: bridge.url,
+      username: 'finwatch',
+      password: 'pw',
+      database,
+      retention: { ...retention, rawDays: 7, hourlyDays: 30 },
+    });
+    await shorter.close();
+    const ttl = (table: string) =>
+      bridge.session.query(
+        `SELECT engine_full FROM system.tables WHERE database = '${database}' AND name = '${table}'`,
+        'TabSeparated',
+      );
+    expect(ttl('pod_raw')).toContain('toIntervalDay(7)');
+    expect(ttl('pod_1h')).toContain('toIntervalDay(30)');
+    expect(ttl('pod_5m')).toContain('toIntervalDay(90)');
+  });
+
+  it('refuses wrong credentials at open with the server’s error', async () => {
+    await expect(
+      ClickHouseMetricsStore.open({
+        url: bridge.url,
+        username: 'finwatch',
+        password: 'nope',
+        database,
+        retention,
+      }),
+    ).rejects.toThrow(/Authentication failed/);
+    // a client is not left open behind the failure
+    const probe = createClient({ url: bridge.url, username: 'finwatch', password: 'pw' });
+    expect(await probe.ping()).toEqual({ success: true });
+    await probe.close();
+  });
+});
