@@ -68,8 +68,8 @@ const LISTS = {
   persistentvolumes: 'azureDiskResourceId of PVCs',
 } as const;
 
-/** The lists RBAC refused, kept across cycles so each refusal is logged once. */
-export type Refusals = Set<keyof typeof LISTS>;
+/** The lists (paths) RBAC refused, kept across cycles so each refusal is logged once. */
+export type Refusals = Set<string>;
 
 /** One cycle's reads for the cost-allocation fields, each made at most once. */
 export class CostFieldReads {
@@ -138,14 +138,14 @@ export class CostFieldReads {
     const out = new Map<string, V>();
     try {
       await this.kube.listEach<T>(path, async (items) => take(items, out), CACHED, this.log, this.signal);
-      if (this.refusals.delete(what)) this.log.info({ resource: what }, `${what} readable again`);
+      if (this.refusals.delete(path)) this.log.info({ resource: what, path }, `${what} readable again`);
       return out;
     } catch (error) {
       if (error instanceof KubeError && error.status === 403) {
-        if (!this.refusals.has(what)) {
-          this.refusals.add(what);
+        if (!this.refusals.has(path)) {
+          this.refusals.add(path);
           this.log.warn(
-            { resource: what, status: 403 },
+            { resource: what, path, status: 403 },
             `listing ${what} is forbidden: ${LISTS[what]} are sent as null (grant list on ${what} to enable them)`,
           );
         }

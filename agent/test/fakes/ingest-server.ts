@@ -91,13 +91,14 @@ export async function startFakeIngest(options: IngestOptions = {}): Promise<Fake
     res.end(JSON.stringify(body));
   };
 
-  const problem = (res: ServerResponse, code: number, title: string, errors?: unknown): void => {
+  const problem = (res: ServerResponse, code: number, title: string, errors?: unknown): undefined => {
     res.writeHead(code, { 'content-type': 'application/problem+json' });
     res.end(JSON.stringify({ status: code, title, ...(errors ? { errors } : {}) }));
+    return undefined;
   };
 
   /** The batch route as the wire format fixes it: envelope, records and all-or-nothing answers. */
-  const handleBatch = (req: IncomingMessage, res: ServerResponse, raw: Buffer): void => {
+  const handleBatch = (req: IncomingMessage, res: ServerResponse, raw: Buffer): undefined => {
     const n = ++batchRequests;
     const forced = options.batchStatus?.(n);
     if (forced) return problem(res, forced, `forced ${forced}`);
