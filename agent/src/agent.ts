@@ -44,7 +44,7 @@ export class Agent {
     return this.delivery.ingest;
   }
 
-  /** Startup check of METRICS_API_URL (contract section 0: the API lives under a `/metrics` prefix). */
+  /** Startup check of METRICS_API_URL (the ingest API lives under a `/metrics` route prefix). */
   async probeIngest(): Promise<void> {
     const url = `${this.config.metricsApiUrl}/api/Version`;
     const result = await this.ingest.probeVersion();

@@ -1,6 +1,6 @@
 import { BatchBuilder, type SealedBatch, unpackBatch, withoutBatchFields } from './batch.js';
 import type { AgentConfig, IngestMode } from './config.js';
-import { type Counts, IngestClient, type PayloadKind, type PayloadSink } from './ingest.js';
+import { type Counts, IngestClient, type Payload, type PayloadKind, type PayloadSink } from './ingest.js';
 import type { Logger } from './logger.js';
 import { Outbox, type OutboxOptions, type OutboxStatus } from './outbox.js';
 
@@ -53,7 +53,7 @@ class BatchSink implements PayloadSink {
 
   send(
     kind: PayloadKind,
-    body: object | Buffer,
+    body: Payload,
     onDelivered?: () => void,
     onLost?: () => void,
   ): Promise<void> {

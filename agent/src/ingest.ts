@@ -1,4 +1,5 @@
 import { Pool } from 'undici';
+import type { Encodable } from './collectors/log-body.js';
 import { Limiter, sleep } from './limiter.js';
 import type { Logger } from './logger.js';
 
@@ -34,6 +35,21 @@ export function encodeBody(body: object): Buffer {
   return Buffer.from(JSON.stringify(body));
 }
 
+/** A payload as collectors hand it over: an object, its encoded bytes, or a body that writes itself. */
+export type Payload = object | Buffer | Encodable;
+
+export const isEncodable = (body: Payload): body is Encodable =>
+  !Buffer.isBuffer(body) && typeof (body as Partial<Encodable>).writeTo === 'function';
+
+/** The payload's bytes: written now if it writes itself, else as `encodeBody` gives them. */
+export function payloadBytes(body: Payload): Buffer {
+  if (Buffer.isBuffer(body)) return body;
+  if (!isEncodable(body)) return encodeBody(body);
+  const out = Buffer.allocUnsafe(body.byteLength);
+  body.writeTo(out, 0);
+  return out;
+}
+
 export type Counts = Record<PayloadKind, number>;
 const zero = (): Counts => ({ pod: 0, log: 0, node: 0, pvc: 0, event: 0 });
 
@@ -65,7 +81,7 @@ export interface PayloadSink {
    */
   send(
     kind: PayloadKind,
-    body: object | Buffer,
+    body: Payload,
     onDelivered?: () => void,
     onLost?: () => void,
   ): Promise<void>;
@@ -140,8 +156,10 @@ export class IngestClient implements PayloadSink {
    * concurrency slot is taken, not when the post ends, so a collector is paced by the ingest API and holds
    * at most one page of encoded bodies besides the `concurrency` posts in flight.
    */
-  async send(kind: PayloadKind, body: object | Buffer, onDelivered?: () => void): Promise<void> {
+  async send(kind: PayloadKind, payload: Payload, onDelivered?: () => void): Promise<void> {
     if (this.stopped) return;
+    // Written before waiting for a slot, so what waits is bytes outside the JS heap.
+    const body = isEncodable(payload) ? payloadBytes(payload) : payload;
     await this.limiter.acquire();
     // A sender may have queued for a slot before shutdown began; it must not start a post after it.
     if (this.stopped) {

@@ -18,7 +18,7 @@ function errorFor(env: Record<string, string>): ConfigError {
 }
 
 describe('configuration', () => {
-  it('applies the spec defaults and no personal ones', () => {
+  it('applies the documented defaults and no personal ones', () => {
     const config = loadConfig(required);
     expect(config).toMatchObject({
       clusterName: 'prod-1',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The ingest API's DTOs (contract sheet section 1), as strict as the ASP.NET binder: non-nullable strings
+ * The original ingest API's request DTOs, as strict as the ASP.NET binder: non-nullable strings
  * must not be null, int/long fields must be whole numbers, counts stored as UInt32 must be >= 0.
  * Extra fields are allowed (the API ignores unknown properties); a JSON array body is rejected.
  */
@@ -24,7 +24,7 @@ export const PodMetricRequest = z.object({
   memoryUsageBytes: double.nonnegative(),
   memoryLimitBytes: double.nullable(),
   nodeName: nullableStr,
-  // What the original sent and the web client colours (contract section 1; CrashLoopBackOff per issue 15).
+  // What the original sent and the web client colours, plus CrashLoopBackOff.
   podState: z.enum(['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown', 'CrashLoopBackOff']).nullable(),
   restartCount: int.nonnegative(),
   podAge: int.nullable(),

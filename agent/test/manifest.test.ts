@@ -187,9 +187,9 @@ describe('deploy manifests', () => {
     const container = pod.containers[0];
     if (!container) throw new Error('no container');
 
-    it('sets every setting of the spec as env, as strings', () => {
+    it('sets every setting of the original agent as env, as strings', () => {
       const names = container.env.map((e) => e.name);
-      for (const setting of SPEC_SETTINGS) expect(names).toContain(setting);
+      for (const setting of ORIGINAL_SETTINGS) expect(names).toContain(setting);
       expect(container.env.every((e) => typeof e.value === 'string' || e.name === 'INGEST_KEY')).toBe(true);
       expect(container.env.find((e) => e.name === 'METRICS_API_URL')?.value).toMatch(/\/metrics$/);
     });
@@ -247,8 +247,8 @@ function env(objects: K8sObject[]): Record<string, string> {
   );
 }
 
-/** Every setting of the spec's tables; finwatch's additions come on top. */
-const SPEC_SETTINGS = [
+/** Every setting the original agent read; finwatch's additions come on top. */
+const ORIGINAL_SETTINGS = [
   'CLUSTER_NAME',
   'METRICS_API_URL',
   'NAMESPACES_TO_WATCH',

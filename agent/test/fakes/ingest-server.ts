@@ -120,6 +120,12 @@ export async function startFakeIngest(options: IngestOptions = {}): Promise<Fake
     } catch {
       return problem(res, 400, 'invalid JSON');
     }
+    if (!validate) {
+      // The bench's sink: count, answer, store nothing.
+      const { batchId, records } = body as { batchId: string; records: unknown[] };
+      reply(res, 200, { success: true, batchId, records: records.length, duplicate: false });
+      return;
+    }
     const parsed = BatchEnvelope.safeParse(body);
     if (!parsed.success) {
       violations.push({ path: BATCH_PATH, body, issues: JSON.stringify(parsed.error.issues.slice(0, 5)) });
