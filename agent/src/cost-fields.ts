@@ -1,4 +1,4 @@
-import { CACHED, type KubeClient, KubeError } from './kube.js';
+import { type KubeClient, KubeError } from './kube.js';
 import type { OwnedObject, OwnerReference, PersistentVolume, Pod } from './kube-types.js';
 import type { Logger } from './logger.js';
 
@@ -85,7 +85,7 @@ export class CostFieldReads {
     private readonly signal?: AbortSignal,
   ) {}
 
-  /** The namespace's ReplicaSets and Jobs, listed once per cycle (paged, from the watch cache). */
+  /** The namespace's ReplicaSets and Jobs, listed once per cycle (paged). */
   ownerIndex(namespace: string): Promise<OwnerIndex> {
     let index = this.owners.get(namespace);
     if (!index) {
@@ -137,7 +137,9 @@ export class CostFieldReads {
   ): Promise<Map<string, V> | undefined> {
     const out = new Map<string, V>();
     try {
-      await this.kube.listEach<T>(path, async (items) => take(items, out), CACHED, this.log, this.signal);
+      // Paged from etcd, not from the watch cache: an API server answering from its cache may ignore `limit`,
+      // and a namespace keeps ten old ReplicaSets per Deployment, each with its pod template.
+      await this.kube.listEach<T>(path, async (items) => take(items, out), {}, this.log, this.signal);
       if (this.refusals.delete(path)) this.log.info({ resource: what, path }, `${what} readable again`);
       return out;
     } catch (error) {

@@ -51,12 +51,7 @@ class BatchSink implements PayloadSink {
     private readonly outbox: Outbox,
   ) {}
 
-  send(
-    kind: PayloadKind,
-    body: Payload,
-    onDelivered?: () => void,
-    onLost?: () => void,
-  ): Promise<void> {
+  send(kind: PayloadKind, body: Payload, onDelivered?: () => void, onLost?: () => void): Promise<void> {
     if (this.fellBack) return this.single.send(kind, withoutBatchFields(kind, body), onDelivered);
     // Queued in a batch is as good as delivered: the outbox keeps it across an outage, and `onLost` undoes
     // this if the batch is dropped after all.

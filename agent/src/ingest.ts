@@ -79,12 +79,7 @@ export interface PayloadSink {
    * Hands one payload over. `onDelivered` runs once the payload is accepted (a one-object post) or safely
    * queued (a batch); `onLost` runs if a queued batch holding it is later dropped.
    */
-  send(
-    kind: PayloadKind,
-    body: Payload,
-    onDelivered?: () => void,
-    onLost?: () => void,
-  ): Promise<void>;
+  send(kind: PayloadKind, body: Payload, onDelivered?: () => void, onLost?: () => void): Promise<void>;
   /** Waits for the posts of a step (one-object mode); batches flow on across steps. */
   flush(): Promise<void>;
   /** The rest of the cycle is pointless: nothing more can be delivered this cycle. */

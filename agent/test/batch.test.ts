@@ -1,4 +1,6 @@
+import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BatchBuilder, type SealedBatch } from '../src/batch.js';
 import { REPROBE_AFTER_MS } from '../src/delivery.js';
 import { BATCH_PATH, type IngestOptions, startFakeIngest } from './fakes/ingest-server.js';
 import { sampleCluster } from './fixtures.js';
@@ -115,6 +117,40 @@ describe('batched posting', () => {
     // Its events are sent again by the next cycle, since they never arrived.
     const next = await h.agent.runOnce();
     expect(next.posted).toEqual(ONE_CYCLE);
+  });
+});
+
+describe('batch builder', () => {
+  const sealedBy = async (
+    limits: { records: number; bytes: number },
+    bodies: Array<Record<string, unknown>>,
+  ): Promise<SealedBatch[]> => {
+    const sealed: SealedBatch[] = [];
+    const builder = new BatchBuilder('c1', (b) => sealed.push(b), limits);
+    for (const body of bodies) await builder.add('pod', body);
+    await builder.flush();
+    return sealed;
+  };
+  const json = (b: SealedBatch): { batchId: string; records: Array<{ data: { n: number } }> } =>
+    JSON.parse(gunzipSync(b.body).toString('utf8'));
+
+  it('starts a new batch at the record limit, and every batch gets its own id', async () => {
+    const sealed = await sealedBy(
+      { records: 3, bytes: 1 << 20 },
+      Array.from({ length: 7 }, (_, n) => ({ clusterName: 'c1', n })),
+    );
+    expect(sealed.map((b) => b.records)).toEqual([3, 3, 1]);
+    expect(sealed.map((b) => json(b).records.map((r) => r.data.n))).toEqual([[0, 1, 2], [3, 4, 5], [6]]);
+    expect(new Set(sealed.map((b) => json(b).batchId)).size).toBe(3);
+  });
+
+  it('keeps each batch within the byte limit, and puts a record larger than a batch alone', async () => {
+    const text = (size: number): string => 'é'.repeat(size / 2);
+    const bodies = [300, 300, 300, 5_000, 300].map((size, n) => ({ clusterName: 'c1', n, text: text(size) }));
+    const sealed = await sealedBy({ records: 100, bytes: 1_000 }, bodies);
+    expect(sealed.map((b) => json(b).records.map((r) => r.data.n))).toEqual([[0, 1], [2], [3], [4]]);
+    for (const b of sealed) expect(b.rawBytes).toBe(gunzipSync(b.body).length);
+    expect(sealed.filter((b) => b.rawBytes > 1_000).map((b) => b.records)).toEqual([1]);
   });
 });
 
