@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { azureDiskId, type OwnerIndex, ownerOf } from '../src/cost-fields.js';
+import type { Pod } from '../src/kube-types.js';
 import { AZURE_DISK_ID, costCluster, node } from './fixtures.js';
 import { bodies, type Harness, harness } from './helpers.js';
 
@@ -170,5 +172,54 @@ describe('cost-allocation fields of batched records', () => {
       'replicasets',
       'replicasets',
     ]);
+  });
+});
+
+describe('owner workload of a pod', () => {
+  const pod = (kind: string, name: string): Pod => ({
+    metadata: { name: 'p', ownerReferences: [{ apiVersion: 'v1', kind, name, controller: true }] },
+  });
+  const index: OwnerIndex = {
+    replicaSets: new Map([
+      ['api-7c9d', { kind: 'Deployment', name: 'api' }],
+      ['orphan-5f6b', null],
+    ]),
+    jobs: new Map([['once', null]]),
+  };
+
+  it.each([
+    [
+      'a static pod',
+      pod('Node', 'aks-system-vmss000001'),
+      { ownerKind: 'Node', ownerName: 'aks-system-vmss000001' },
+    ],
+    ['a DaemonSet pod', pod('DaemonSet', 'kube-proxy'), { ownerKind: 'DaemonSet', ownerName: 'kube-proxy' }],
+    [
+      'a ReplicaSet without Deployment',
+      pod('ReplicaSet', 'orphan-5f6b'),
+      { ownerKind: 'ReplicaSet', ownerName: 'orphan-5f6b' },
+    ],
+    ['a Job without CronJob', pod('Job', 'once'), { ownerKind: 'Job', ownerName: 'once' }],
+    [
+      'a ReplicaSet created after the list',
+      pod('ReplicaSet', 'api-new1'),
+      { ownerKind: null, ownerName: null },
+    ],
+    ['an Argo Rollout-style controller', pod('Rollout', 'web'), { ownerKind: 'Rollout', ownerName: 'web' }],
+  ])('names %s', (_, p, expected) => {
+    expect(ownerOf(p, index)).toEqual(expected);
+  });
+
+  it('ignores owner references that are not the controller', () => {
+    const p: Pod = { metadata: { ownerReferences: [{ kind: 'ConfigMap', name: 'x', controller: false }] } };
+    expect(ownerOf(p, index)).toEqual({ ownerKind: null, ownerName: null });
+  });
+
+  it('takes the disk of an in-tree azureDisk volume too, and no other driver', () => {
+    const uri = '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/disks/old-disk';
+    expect(azureDiskId({ spec: { azureDisk: { diskName: 'old-disk', diskURI: uri } } })).toBe(uri);
+    expect(
+      azureDiskId({ spec: { csi: { driver: 'file.csi.azure.com', volumeHandle: 'rg#acc#share' } } }),
+    ).toBe(null);
   });
 });
