@@ -242,8 +242,10 @@ export class Delivery {
     }
   }
 
+  /** SIGTERM: posts and the batch in flight finish, nothing new starts (buffered batches are lost, logged). */
   stopAccepting(): void {
     this.ingest.stopAccepting();
+    this.outbox.stopAccepting();
   }
 
   async close(): Promise<void> {

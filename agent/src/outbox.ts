@@ -137,10 +137,15 @@ export class Outbox {
     return this.outage;
   }
 
-  /** Shutdown: the batch in flight finishes; what is still queued is lost with the process, and logged. */
-  async stop(): Promise<void> {
+  /** Shutdown begins: the batch in flight finishes, no other starts. */
+  stopAccepting(): void {
     this.stopped = true;
     this.stopWait?.();
+  }
+
+  /** Shutdown: the batch in flight finishes; what is still queued is lost with the process, and logged. */
+  async stop(): Promise<void> {
+    this.stopAccepting();
     await this.sending;
     if (this.queue.length > 0) {
       const records = this.queue.reduce((n, b) => n + b.records, 0);

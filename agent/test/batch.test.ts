@@ -305,6 +305,34 @@ describe('outage buffer', () => {
     }
   });
 
+  it('on shutdown starts no new batch and says how much it leaves unsent', async () => {
+    const port = await freePort();
+    const x = await harness(
+      sampleCluster(),
+      { INGEST_MODE: 'batch' },
+      { batch: true },
+      (config) => {
+        config.metricsApiUrl = `http://127.0.0.1:${port}/metrics`;
+      },
+      FAST,
+    );
+    await x.agent.runOnce();
+    await x.agent.runOnce();
+    const ingest = await startFakeIngest({ port, batch: true });
+    try {
+      // What SIGTERM does (Agent.run's abort listener), then the close that main() runs.
+      x.agent.delivery.stopAccepting();
+      await x.agent.close();
+      expect(ingest.attempts).toEqual([]);
+      expect(x.logs.find((l) => l.msg === 'unsent batches discarded at shutdown')).toMatchObject({
+        batches: 2,
+        records: 12 + 9,
+      });
+    } finally {
+      await Promise.all([ingest.close(), x.kube.close(), x.ingest.close()]);
+    }
+  });
+
   it('past the bound drops the oldest batches and reports how many', async () => {
     const port = await freePort();
     const cluster = sampleCluster();
