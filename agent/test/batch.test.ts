@@ -154,6 +154,27 @@ describe('batch builder', () => {
   });
 });
 
+describe('batch builder, concurrent writers', () => {
+  it('keeps records whole when many collectors add at once, large ones included', async () => {
+    const sealed: SealedBatch[] = [];
+    const builder = new BatchBuilder('c1', (b) => sealed.push(b));
+    const bodies = Array.from({ length: 60 }, (_, n) => ({
+      clusterName: 'c1',
+      n,
+      text: 'x'.repeat(n % 7 === 0 ? 400_000 : 50),
+    }));
+    await Promise.all(bodies.map((body) => builder.add('pod', body)));
+    await builder.flush();
+    const got = sealed.flatMap((b) =>
+      (
+        JSON.parse(gunzipSync(b.body).toString('utf8')) as { records: Array<{ data: { n: number } }> }
+      ).records.map((r) => r.data.n),
+    );
+    expect(got.sort((a, b) => a - b)).toEqual(bodies.map((b) => b.n));
+    for (const b of sealed) expect(b.rawBytes).toBeLessThanOrEqual(4 * 1024 * 1024);
+  });
+});
+
 describe('ingest modes', () => {
   it('falls back to one-object posts on a 404 from the batch route, byte for byte what single mode posts', async () => {
     const single = await harness(sampleCluster(), { INGEST_MODE: 'single' });
