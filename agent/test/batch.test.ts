@@ -202,6 +202,21 @@ describe('ingest modes', () => {
     expect(batchAttempts(h)).toHaveLength(1);
   });
 
+  it('falls back on a 405 from the batch route too', async () => {
+    h = await harness(
+      sampleCluster(),
+      { INGEST_MODE: 'auto' },
+      { batch: true, batchStatus: () => 405 },
+      undefined,
+      FAST,
+    );
+    const summary = await h.agent.runOnce();
+    expect(summary.posted).toEqual(ONE_CYCLE);
+    expect(batchAttempts(h)).toHaveLength(1);
+    expect(onePosts(h)).toBe(12);
+    expect(h.agent.delivery.status().mode).toBe('single');
+  });
+
   it('probes the batch route again an hour after falling back', async () => {
     const options: IngestOptions = {};
     h = await harness(sampleCluster(), { INGEST_MODE: 'auto' }, options, undefined, FAST);
