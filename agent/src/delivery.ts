@@ -33,6 +33,7 @@ export interface DeliveryReport {
   };
 }
 
+const ZERO: Counts = { pod: 0, log: 0, node: 0, pvc: 0, event: 0 };
 const add = (a: Counts, b: Counts): Counts => ({
   pod: a.pod + b.pod,
   log: a.log + b.log,
@@ -90,6 +91,7 @@ export class Delivery {
   private probing = false;
   private active: BatchSink | undefined;
   private readonly replays = new Set<Promise<void>>();
+  private carried: { posted: Counts; failed: Counts } = { posted: ZERO, failed: ZERO };
 
   constructor(
     private readonly config: AgentConfig,
@@ -153,7 +155,12 @@ export class Delivery {
    * leaving after an outage) count in the next summary.
    */
   begin(mode: CycleMode): PayloadSink {
-    this.ingest.takeStats();
+    // One-object posts made between cycles (records of batches replayed after a fallback) count in this one.
+    const between = this.ingest.takeStats();
+    this.carried = {
+      posted: add(this.carried.posted, between.posted),
+      failed: add(this.carried.failed, between.failed),
+    };
     if (mode === 'single') return this.ingest;
     // A backlog waiting out an outage is tried now, while this cycle collects, not only at its end.
     void this.outbox.settle();
@@ -183,11 +190,13 @@ export class Delivery {
       this.probing = false;
       this.log.info({ mode: 'batch' }, 'ingest mode: batch route available, posting batches');
     }
-    const failed = add(single.failed, batched.dropped);
+    const carried = this.carried;
+    this.carried = { posted: ZERO, failed: ZERO };
+    const failed = add(add(single.failed, batched.dropped), carried.failed);
     const outbox = this.outbox.status();
     return {
       mode,
-      posted: add(single.posted, batched.delivered),
+      posted: add(add(single.posted, batched.delivered), carried.posted),
       failed,
       down: single.down,
       refused: single.refused,
