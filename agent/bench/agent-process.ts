@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import { Agent } from '../src/agent.js';
-import { loadConfig } from '../src/config.js';
+import { type IngestMode, loadConfig } from '../src/config.js';
 import { type Counts, IngestClient, PAYLOAD_KINDS } from '../src/ingest.js';
 import { KubeClient, resolveKube } from '../src/kube.js';
 import { createLogger } from '../src/logger.js';
@@ -30,8 +30,14 @@ async function bareLoop(url: string, counts: Counts, concurrency: number): Promi
 
 const env = { ...process.env };
 const config = loadConfig(env);
-const newAgent = (): Promise<Agent> =>
-  Agent.create(config, createLogger(config.logLevel), env, env['BENCH_SERVICE_ACCOUNT_DIR']);
+/** A fresh agent posting one object per request (`single`) or batches (`batch`). */
+const newAgent = (mode: IngestMode = 'single', collectLogs = config.collectLogs): Promise<Agent> =>
+  Agent.create(
+    { ...config, ingestMode: mode, collectLogs },
+    createLogger(config.logLevel),
+    env,
+    env['BENCH_SERVICE_ACCOUNT_DIR'],
+  );
 
 // Warm this process's HTTP paths and the sink with a short bare loop so neither measured run pays for it.
 await bareLoop(
@@ -118,13 +124,31 @@ async function measure<T>(run: () => Promise<T>): Promise<{ result: T; measured:
 let agent: Agent | undefined = await newAgent();
 const first = await measure(() => (agent as Agent).runOnce());
 await agent.close();
+agent = await newAgent('batch');
+const firstBatch = await measure(() => (agent as Agent).runOnce());
+await agent.close();
 agent = undefined;
 
 const rounds = Math.max(1, Number(env['BENCH_ROUNDS'] ?? '3'));
 // Optional soak in the first round: more cycles against the same cluster, to see whether memory stays flat.
 const extraCycles = Math.max(0, Number(env['BENCH_CYCLES'] ?? '1') - 1);
-const measuredRounds: Array<{ cycle: Measured; bare: Measured }> = [];
+interface Round {
+  cycle: Measured;
+  batchCycle: Measured;
+  /** The same pair with COLLECT_LOGS=false (the agent's default): no log reads, which batching cannot save. */
+  noLogs: { single: Measured; batch: Measured };
+  bare: Measured;
+}
+const measuredRounds: Round[] = [];
+/** One cycle of a fresh agent, measured, then the agent closed. */
+async function cycleOf(mode: IngestMode, collectLogs: boolean): Promise<Measured> {
+  const fresh = await newAgent(mode, collectLogs);
+  const { measured } = await measure(() => fresh.runOnce());
+  await fresh.close();
+  return measured;
+}
 let steadySummary = first.result;
+let batchSummary = firstBatch.result;
 let heapMb = 0;
 const rssAfterCycleMb: number[] = [];
 for (let round = 0; round < rounds; round++) {
@@ -146,6 +170,17 @@ for (let round = 0; round < rounds; round++) {
     }
   }
   await agent.close();
+  // The same cycle posting batches, with a fresh agent too (its event memory empty, so the same events).
+  agent = await newAgent('batch');
+  const batching = agent;
+  const batchCycle = await measure(() =>
+    round === 0 ? profiled('batch-cycle', () => batching.runOnce()) : batching.runOnce(),
+  );
+  if (JSON.stringify(batchCycle.result.posted) !== JSON.stringify(cycle.result.posted)) {
+    throw new Error('the batched and the one-object cycle delivered different counts');
+  }
+  if (round === 0) batchSummary = batchCycle.result;
+  await agent.close();
   agent = undefined;
   const posted = cycle.result.posted;
   const bare = await measure(() =>
@@ -153,7 +188,13 @@ for (let round = 0; round < rounds; round++) {
       ? profiled('bare', () => bareLoop(config.metricsApiUrl, posted, config.postConcurrency))
       : bareLoop(config.metricsApiUrl, posted, config.postConcurrency),
   );
-  measuredRounds.push({ cycle: cycle.measured, bare: bare.measured });
+  const noLogs = { single: await cycleOf('single', false), batch: await cycleOf('batch', false) };
+  measuredRounds.push({
+    cycle: cycle.measured,
+    batchCycle: batchCycle.measured,
+    noLogs,
+    bare: bare.measured,
+  });
 }
 /**
  * What one log read and one post cost alone, on the agent's own clients: the cycle makes 6,000 of the former
@@ -212,7 +253,9 @@ console.log(
   JSON.stringify({
     perOperationCpuUs: perOperation,
     summary: steadySummary,
+    batchSummary,
     first: first.measured,
+    firstBatch: firstBatch.measured,
     rounds: measuredRounds,
     peakRssMb: process.resourceUsage().maxRSS / 1024,
     heapMb,

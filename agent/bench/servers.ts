@@ -61,6 +61,15 @@ function bigCluster() {
         uid: `pod-uid-${i}`,
         creationTimestamp: created,
         labels: { app: `app-${i}`, 'pod-template-hash': '7d9f8c6b5' },
+        ownerReferences: [
+          {
+            apiVersion: 'apps/v1',
+            kind: 'ReplicaSet',
+            name: `app-${i}-7d9f8c6b5`,
+            uid: `rs-uid-${i}`,
+            controller: true,
+          },
+        ],
       },
       spec: {
         nodeName: `node-${i % SHAPE.nodes}`,
@@ -89,6 +98,16 @@ function bigCluster() {
         { name: 'kube-api-access-x' },
       ];
     }
+    cluster.persistentVolumes.push({
+      metadata: { name: `pvc-${i}`, uid: `pv-uid-${i}` },
+      spec: {
+        claimRef: { namespace: pod.metadata?.namespace ?? '', name: `data-${i}` },
+        csi: {
+          driver: 'disk.csi.azure.com',
+          volumeHandle: `/subscriptions/s/resourceGroups/mc_rg/providers/Microsoft.Compute/disks/pvc-${i}`,
+        },
+      },
+    });
     const summary = cluster.volumeStats[nodeName] ?? { pods: [] };
     cluster.volumeStats[nodeName] = summary;
     summary.pods?.push({
@@ -105,6 +124,48 @@ function bigCluster() {
       ],
     });
   }
+  // One ReplicaSet per pod's Deployment, as the API server lists it (the pod template is most of its size).
+  cluster.replicaSets = cluster.pods.map((pod, i) => ({
+    metadata: {
+      name: `app-${i}-7d9f8c6b5`,
+      namespace: pod.metadata?.namespace ?? '',
+      uid: `rs-uid-${i}`,
+      resourceVersion: `${5000 + i}`,
+      creationTimestamp: created,
+      labels: { app: `app-${i}`, 'pod-template-hash': '7d9f8c6b5' },
+      annotations: {
+        'deployment.kubernetes.io/revision': '3',
+        'deployment.kubernetes.io/desired-replicas': '1',
+      },
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          name: `app-${i}`,
+          uid: `deploy-uid-${i}`,
+          controller: true,
+        },
+      ],
+    },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: `app-${i}`, 'pod-template-hash': '7d9f8c6b5' } },
+      template: {
+        metadata: { labels: { app: `app-${i}`, 'pod-template-hash': '7d9f8c6b5' } },
+        spec: {
+          containers: containerNames.map((name) => ({
+            name,
+            image: `registry.example.com/app-${i}/${name}:1.2.3`,
+            resources: {
+              limits: { cpu: '500m', memory: '512Mi' },
+              requests: { cpu: '100m', memory: '128Mi' },
+            },
+          })),
+        },
+      },
+    },
+    status: { replicas: 1, readyReplicas: 1, availableReplicas: 1, observedGeneration: 3 },
+  })) as never;
   cluster.podMetrics = cluster.pods.map(
     (p): PodMetrics => ({
       metadata: { name: p.metadata?.name ?? '', namespace: p.metadata?.namespace ?? '' },
@@ -157,7 +218,7 @@ if (role === 'kube') {
     }),
   );
 } else if (role === 'ingest') {
-  const ingest = await startFakeIngest({ validate: false });
+  const ingest = await startFakeIngest({ validate: false, batch: true });
   ingest.accepted.push = () => 0;
   ingest.attempts.push = () => 0;
   console.log(JSON.stringify({ url: ingest.url }));

@@ -1,20 +1,24 @@
 import { SentEvents } from './collectors/events.js';
 import type { AgentConfig } from './config.js';
+import type { Refusals } from './cost-fields.js';
 import { type CycleSummary, runCycle } from './cycle.js';
+import { Delivery } from './delivery.js';
 import type { HealthState } from './health.js';
-import { IngestClient } from './ingest.js';
 import { KubeClient, resolveKube, SERVICE_ACCOUNT_DIR } from './kube.js';
 import type { Logger } from './logger.js';
 import { runLoop } from './loop.js';
+import type { OutboxOptions } from './outbox.js';
 
 /** The agent without process concerns (env, signals, exit codes), so tests and the bench drive the real thing. */
 export class Agent {
   readonly sentEvents = new SentEvents();
+  /** Lists RBAC refused (403), so each refusal is logged once, not every cycle. */
+  private readonly refusals: Refusals = new Set();
 
   private constructor(
     readonly config: AgentConfig,
     readonly kube: KubeClient,
-    readonly ingest: IngestClient,
+    readonly delivery: Delivery,
     private readonly log: Logger,
   ) {}
 
@@ -23,20 +27,24 @@ export class Agent {
     log: Logger,
     env: Record<string, string | undefined> = process.env,
     serviceAccountDir = SERVICE_ACCOUNT_DIR,
+    /** Tests and the bench shorten the outbox's waits. */
+    outboxOptions: Partial<OutboxOptions> = {},
   ): Promise<Agent> {
     const target = await resolveKube(env, serviceAccountDir);
     const kube = new KubeClient(target, config.logConcurrency);
     await kube.refreshCredentials();
     log.info({ kubeconfig: target.source, server: target.server.href }, 'Kubernetes configuration loaded');
-    const ingest = new IngestClient(
-      config.metricsApiUrl,
-      { concurrency: config.postConcurrency, timeoutMs: config.postTimeoutSeconds * 1000 },
-      log,
-    );
-    return new Agent(config, kube, ingest, log);
+    const delivery = new Delivery(config, log, outboxOptions);
+    log.info(delivery.describe(), `ingest mode: ${delivery.describe().mode}`);
+    return new Agent(config, kube, delivery, log);
   }
 
-  /** Startup check of METRICS_API_URL (contract section 0: the API lives under a `/metrics` prefix). */
+  /** The one-object client (also the version probe's). */
+  get ingest() {
+    return this.delivery.ingest;
+  }
+
+  /** Startup check of METRICS_API_URL (the ingest API lives under a `/metrics` route prefix). */
   async probeIngest(): Promise<void> {
     const url = `${this.config.metricsApiUrl}/api/Version`;
     const result = await this.ingest.probeVersion();
@@ -56,11 +64,22 @@ export class Agent {
   }
 
   runOnce(signal: AbortSignal = new AbortController().signal): Promise<CycleSummary> {
-    return runCycle(this.config, this.kube, this.ingest, this.sentEvents, this.log, signal);
+    return runCycle(
+      {
+        config: this.config,
+        kube: this.kube,
+        delivery: this.delivery,
+        sentEvents: this.sentEvents,
+        refusals: this.refusals,
+        log: this.log,
+      },
+      signal,
+    );
   }
 
   run(signal: AbortSignal, health?: HealthState): Promise<void> {
-    signal.addEventListener('abort', () => this.ingest.stopAccepting(), { once: true });
+    if (health) health.ingest = () => this.delivery.status();
+    signal.addEventListener('abort', () => this.delivery.stopAccepting(), { once: true });
     return runLoop(
       () => this.runOnce(signal),
       {
@@ -74,7 +93,7 @@ export class Agent {
   }
 
   async close(): Promise<void> {
-    await this.ingest.close();
+    await this.delivery.close();
     await this.kube.close();
   }
 }

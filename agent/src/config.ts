@@ -29,16 +29,27 @@ export interface AgentConfig {
   logConcurrency: number;
   logMaxBytes: number;
   collectPvc: boolean;
+  /** auto: batches, falling back to one-object posts where the batch route is missing (404/405). */
+  ingestMode: IngestMode;
+  /** Sent as `Authorization: Bearer <key>` on every ingest request when set. */
+  ingestKey: string | undefined;
+  /** Most compressed bytes of unsent batches held across an ingest outage; past it the oldest are dropped. */
+  ingestBufferBytes: number;
+  /** Pod label keys copied into the batched pod records (`*` copies every label). */
+  podLabelsAllowlist: string[];
   /** Values the original tolerated and this agent replaced by a default: logged once the logger exists. */
   warnings: ConfigWarning[];
 }
+
+export type IngestMode = 'auto' | 'batch' | 'single';
+const INGEST_MODES: readonly IngestMode[] = ['auto', 'batch', 'single'];
 
 export interface ConfigWarning {
   variable: string;
   msg: string;
 }
 
-/** The spec's LOG_LEVEL names (Serilog's) mapped onto pino's. */
+/** The original agent's LOG_LEVEL names (Serilog's) mapped onto pino's. */
 const LOG_LEVELS: Record<string, Level> = {
   verbose: 'trace',
   debug: 'debug',
@@ -107,6 +118,26 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `${name} must be true or false (or 1/0, yes/no), got "${raw}"`);
 }
 
+function ingestMode(env: Env): IngestMode {
+  const raw = (value(env, 'INGEST_MODE') ?? 'auto').toLowerCase();
+  if (!INGEST_MODES.includes(raw as IngestMode)) {
+    throw new ConfigError('INGEST_MODE', `INGEST_MODE must be auto, batch or single, got "${raw}"`);
+  }
+  return raw as IngestMode;
+}
+
+/** Comma-separated, trimmed, empty entries and repeats dropped. */
+function list(env: Env, name: string): string[] {
+  return [
+    ...new Set(
+      (value(env, name) ?? '')
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== ''),
+    ),
+  ];
+}
+
 export function loadConfig(env: Env): AgentConfig {
   const clusterName = required(env, 'CLUSTER_NAME');
   const rawUrl = required(env, 'METRICS_API_URL');
@@ -122,14 +153,8 @@ export function loadConfig(env: Env): AgentConfig {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ConfigError('METRICS_API_URL', `METRICS_API_URL must use http or https, got "${rawUrl}"`);
   }
-  const namespaces = [
-    ...new Set(
-      required(env, 'NAMESPACES_TO_WATCH')
-        .split(',')
-        .map((ns) => ns.trim())
-        .filter((ns) => ns !== ''),
-    ),
-  ];
+  required(env, 'NAMESPACES_TO_WATCH');
+  const namespaces = list(env, 'NAMESPACES_TO_WATCH');
   if (namespaces.length === 0) {
     throw new ConfigError('NAMESPACES_TO_WATCH', 'NAMESPACES_TO_WATCH must name at least one namespace');
   }
@@ -159,6 +184,10 @@ export function loadConfig(env: Env): AgentConfig {
     logConcurrency: integer(env, 'LOG_CONCURRENCY', 8, 1, 64),
     logMaxBytes: integer(env, 'LOG_MAX_BYTES', 262_144, 1_024, 10_485_760),
     collectPvc: boolean(env, 'COLLECT_PVC_METRICS', true),
+    ingestMode: ingestMode(env),
+    ingestKey: value(env, 'INGEST_KEY'),
+    ingestBufferBytes: integer(env, 'INGEST_BUFFER_BYTES', 33_554_432, 1_048_576, 1_073_741_824),
+    podLabelsAllowlist: list(env, 'POD_LABELS_ALLOWLIST'),
     warnings,
   };
 }

@@ -1,5 +1,6 @@
 import type { AgentConfig } from './config.js';
-import type { IngestClient } from './ingest.js';
+import type { CostFieldReads } from './cost-fields.js';
+import type { PayloadSink } from './ingest.js';
 import { type KubeClient, KubeError } from './kube.js';
 import type { Node } from './kube-types.js';
 import type { Logger } from './logger.js';
@@ -22,11 +23,14 @@ export class CycleContext {
   /** Set once every watched namespace's pods were listed in full; until then `pvcNodes` may miss nodes. */
   podsListed = false;
   private nodeList: Promise<Node[]> | undefined;
+  /** Batch mode only: the reads behind the cost-allocation fields. */
+  costReads: CostFieldReads | undefined;
 
   constructor(
     readonly config: AgentConfig,
     readonly kube: KubeClient,
-    readonly ingest: IngestClient,
+    /** Where payloads go: one-object posts or batches. */
+    readonly ingest: PayloadSink,
     readonly log: Logger,
     readonly signal: AbortSignal,
     readonly now: number = Date.now(),

@@ -3,14 +3,18 @@ import { collectNodes } from './collectors/nodes.js';
 import { collectPods } from './collectors/pods.js';
 import { collectPvcs } from './collectors/pvc.js';
 import type { AgentConfig } from './config.js';
+import { CostFieldReads, type Refusals } from './cost-fields.js';
 import { CycleContext } from './cycle-context.js';
-import type { Counts, IngestClient } from './ingest.js';
+import type { Delivery, DeliveryReport } from './delivery.js';
+import type { Counts } from './ingest.js';
 import type { KubeClient } from './kube.js';
 import type { Logger } from './logger.js';
 
 export interface CycleSummary {
   durationMs: number;
+  /** Payloads the ingest API accepted this cycle (records of batches, or one-object posts), by kind. */
   posted: Counts;
+  /** Payloads that failed or, in batches, were dropped (refused, or pushed out of the buffer), by kind. */
   failed: Counts;
   kubeErrors: number;
   logReadErrors: number;
@@ -20,40 +24,68 @@ export interface CycleSummary {
   degraded: boolean;
   /** The ingest API could not be reached: the loop probes it again after one interval, without back-off. */
   ingestDown: boolean;
+  /** `batch` or `single`, and in batch mode what the outbox holds and has dropped. */
+  ingest: Omit<DeliveryReport, 'posted' | 'failed' | 'down'>;
+}
+
+/** What a cycle needs from the agent that outlives it. */
+export interface CycleParts {
+  config: AgentConfig;
+  kube: KubeClient;
+  delivery: Delivery;
+  sentEvents: SentEvents;
+  refusals: Refusals;
+  log: Logger;
+}
+
+function summarise(
+  started: number,
+  report: DeliveryReport,
+  ctx: CycleContext | undefined,
+  steps: Record<string, number>,
+): CycleSummary {
+  const { posted, failed, down, ...ingest } = report;
+  return {
+    durationMs: Date.now() - started,
+    posted,
+    failed,
+    kubeErrors: ctx?.kubeErrors ?? 0,
+    logReadErrors: ctx?.logReadErrors ?? 0,
+    steps,
+    degraded: ctx?.kubeUnreachable ?? false,
+    ingestDown: ctx === undefined || down,
+    ingest,
+  };
 }
 
 /**
- * One collection cycle in the spec's order. Each step waits for its own posts before the next starts, so
- * the ingest API sees pods (and logs), then nodes, then PVC usage (the original's fourth collector), then
- * events.
+ * One collection cycle: pods (and logs), then nodes, then PVC usage, then events. With one-object posts,
+ * each step waits for its own posts before the next starts, so the ingest API sees the steps in that order.
+ * With batches, records of every step share batches, which leave as they fill.
  */
-export async function runCycle(
-  config: AgentConfig,
-  kube: KubeClient,
-  ingest: IngestClient,
-  sentEvents: SentEvents,
-  log: Logger,
-  signal: AbortSignal,
-): Promise<CycleSummary> {
+export async function runCycle(parts: CycleParts, signal: AbortSignal): Promise<CycleSummary> {
+  const { config, kube, delivery, sentEvents, log } = parts;
   const started = Date.now();
-  ingest.takeStats();
-  const ctx = new CycleContext(config, kube, ingest, log, signal, started);
-  // Nothing read from the API server (pods, logs, events) could be posted: the whole cycle waits for the
-  // ingest API, and one cheap GET per interval notices its return.
-  if (!(await ingest.reachable())) {
-    const stats = ingest.takeStats();
-    const summary: CycleSummary = {
-      durationMs: Date.now() - started,
-      posted: stats.posted,
-      failed: stats.failed,
-      kubeErrors: 0,
-      logReadErrors: 0,
-      steps: {},
-      degraded: false,
-      ingestDown: true,
-    };
+  const mode = delivery.cycleMode();
+  const sink = delivery.begin(mode);
+  // One-object posts: nothing read from the API server (pods, logs, events) could be posted while the
+  // ingest API is down, so the whole cycle waits for it, and one cheap GET per interval notices its return.
+  // Batches do not wait: the outbox keeps them across an outage.
+  if (mode === 'single' && !(await delivery.ingest.reachable())) {
+    const summary = summarise(started, await delivery.end(sink, mode), undefined, {});
     log.warn(summary, 'ingest API unreachable; cycle skipped, nothing read from Kubernetes');
     return summary;
+  }
+  const ctx = new CycleContext(config, kube, sink, log, signal, started);
+  if (mode === 'batch') {
+    ctx.costReads = new CostFieldReads(
+      kube,
+      log,
+      parts.refusals,
+      config.podLabelsAllowlist,
+      (what, error) => ctx.kubeFailed(what, error),
+      signal,
+    );
   }
   try {
     await kube.refreshCredentials();
@@ -68,7 +100,7 @@ export async function runCycle(
   ];
   const durations: Record<string, number> = {};
   for (const [name, step] of steps) {
-    if (signal.aborted || ingest.down) break;
+    if (signal.aborted || sink.down) break;
     const stepStarted = Date.now();
     try {
       await step();
@@ -77,20 +109,10 @@ export async function runCycle(
       ctx.kubeErrors++;
       log.error({ step: name, err: error }, 'collection step failed');
     }
-    await ingest.flush();
+    await sink.flush();
     durations[name] = Date.now() - stepStarted;
   }
-  const stats = ingest.takeStats();
-  const summary: CycleSummary = {
-    durationMs: Date.now() - started,
-    posted: stats.posted,
-    failed: stats.failed,
-    kubeErrors: ctx.kubeErrors,
-    logReadErrors: ctx.logReadErrors,
-    steps: durations,
-    degraded: ctx.kubeUnreachable,
-    ingestDown: stats.down,
-  };
+  const summary = summarise(started, await delivery.end(sink, mode), ctx, durations);
   log.info(summary, 'cycle finished');
   return summary;
 }

@@ -9,6 +9,8 @@ export class HealthState {
   private cycleStartedAt: number | undefined;
   completedCycles = 0;
   stopping = false;
+  /** Shown in the /healthz body: the ingest mode, the batches buffered and dropped. */
+  ingest: (() => object) | undefined;
 
   constructor(private readonly stuckAfterMs: number) {}
 
@@ -36,6 +38,16 @@ export async function startHealthServer(state: HealthState, port: number): Promi
     const ok = path === '/healthz' ? state.live : path === '/readyz' ? state.ready : undefined;
     if (ok === undefined) {
       res.writeHead(404).end();
+      return;
+    }
+    if (path === '/healthz') {
+      // Probes read the status code only; the body tells an operator what delivery looks like.
+      const body = {
+        status: ok ? 'ok' : 'stuck',
+        completedCycles: state.completedCycles,
+        ingest: state.ingest?.(),
+      };
+      res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(`${JSON.stringify(body)}\n`);
       return;
     }
     res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok\n' : 'not ok\n');

@@ -10,6 +10,30 @@ export interface ObjectMeta {
   creationTimestamp?: string;
   deletionTimestamp?: string;
   labels?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+}
+
+export interface OwnerReference {
+  apiVersion?: string;
+  kind: string;
+  name: string;
+  uid?: string;
+  controller?: boolean;
+}
+
+/** ReplicaSets (apps/v1) and Jobs (batch/v1): only who controls them is read. */
+export interface OwnedObject {
+  metadata?: ObjectMeta;
+}
+
+/** The parts of a PersistentVolume that say which Azure disk backs which claim. */
+export interface PersistentVolume {
+  metadata?: ObjectMeta;
+  spec?: {
+    claimRef?: { namespace?: string; name?: string };
+    csi?: { driver?: string; volumeHandle?: string };
+    azureDisk?: { diskName?: string; diskURI?: string };
+  };
 }
 
 export interface ListResponse<T> {
@@ -36,6 +60,7 @@ export interface ContainerStatus {
   restartCount?: number;
   ready?: boolean;
   state?: ContainerState;
+  lastState?: ContainerState;
 }
 
 /** Only whether a volume is PVC-backed matters: a generic ephemeral volume makes its own PVC. */

@@ -18,7 +18,7 @@ function errorFor(env: Record<string, string>): ConfigError {
 }
 
 describe('configuration', () => {
-  it('applies the spec defaults and no personal ones', () => {
+  it('applies the documented defaults and no personal ones', () => {
     const config = loadConfig(required);
     expect(config).toMatchObject({
       clusterName: 'prod-1',
@@ -33,8 +33,30 @@ describe('configuration', () => {
       environment: 'Production',
       healthPort: 8080,
       collectPvc: true,
+      ingestMode: 'auto',
+      ingestKey: undefined,
+      ingestBufferBytes: 32 * 1024 * 1024,
+      podLabelsAllowlist: [],
       warnings: [],
     });
+  });
+
+  it('reads the ingest settings: mode in any case, key, buffer bound and label allow-list', () => {
+    const config = loadConfig({
+      ...required,
+      INGEST_MODE: 'Single',
+      INGEST_KEY: ' fw_ik_abc ',
+      INGEST_BUFFER_BYTES: '1048576',
+      POD_LABELS_ALLOWLIST: 'team, app.kubernetes.io/name,,team',
+    });
+    expect(config).toMatchObject({
+      ingestMode: 'single',
+      ingestKey: 'fw_ik_abc',
+      ingestBufferBytes: 1_048_576,
+      podLabelsAllowlist: ['team', 'app.kubernetes.io/name'],
+    });
+    // An empty key (the manifest's Secret as shipped) means no key.
+    expect(loadConfig({ ...required, INGEST_KEY: '' }).ingestKey).toBeUndefined();
   });
 
   it.each(['0', 'forty', '-5', '1.5'])(
@@ -98,6 +120,9 @@ describe('configuration', () => {
     [{ COLLECT_LOGS: 'on' }, 'COLLECT_LOGS', 'true or false'],
     [{ LOG_LEVEL: 'Trace' }, 'LOG_LEVEL', 'Verbose, Debug, Information, Warning, Error, Fatal'],
     [{ LOG_LEVEL: 'Loud' }, 'LOG_LEVEL', 'Verbose, Debug, Information, Warning, Error, Fatal'],
+    [{ INGEST_MODE: 'batched' }, 'INGEST_MODE', 'auto, batch or single'],
+    [{ INGEST_BUFFER_BYTES: '1000' }, 'INGEST_BUFFER_BYTES', 'whole number between 1048576'],
+    [{ INGEST_BUFFER_BYTES: '32MiB' }, 'INGEST_BUFFER_BYTES', 'whole number'],
   ])('rejects %j naming the variable', (override, variable, message) => {
     const error = errorFor({ ...required, ...override });
     expect(error.variable).toBe(variable);

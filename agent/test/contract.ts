@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The ingest API's DTOs (contract sheet section 1), as strict as the ASP.NET binder: non-nullable strings
+ * The original ingest API's request DTOs, as strict as the ASP.NET binder: non-nullable strings
  * must not be null, int/long fields must be whole numbers, counts stored as UInt32 must be >= 0.
  * Extra fields are allowed (the API ignores unknown properties); a JSON array body is rejected.
  */
@@ -24,7 +24,7 @@ export const PodMetricRequest = z.object({
   memoryUsageBytes: double.nonnegative(),
   memoryLimitBytes: double.nullable(),
   nodeName: nullableStr,
-  // What the original sent and the web client colours (contract section 1; CrashLoopBackOff per issue 15).
+  // What the original sent and the web client colours, plus CrashLoopBackOff.
   podState: z.enum(['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown', 'CrashLoopBackOff']).nullable(),
   restartCount: int.nonnegative(),
   podAge: int.nullable(),
@@ -99,3 +99,65 @@ export const CONTRACT = {
 } as const;
 
 export type IngestPath = keyof typeof CONTRACT;
+
+export const RECORD_PATHS = {
+  pod: '/api/metrics/pod',
+  node: '/api/metrics/node',
+  podLog: '/api/metrics/pod/log',
+  pvc: '/api/metrics/pvc',
+  event: '/api/events',
+} as const satisfies Record<string, IngestPath>;
+
+const utc = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+
+/** The batch route's extra fields inside `data`: all may be null. */
+const PodBatchFields = z.object({
+  cpuRequestCores: double.nullable(),
+  memoryRequestBytes: double.nullable(),
+  ownerKind: nullableStr,
+  ownerName: nullableStr,
+  labels: z.record(z.string(), z.string()).nullable(),
+  lastTerminationReason: nullableStr,
+});
+const NodeBatchFields = z.object({
+  providerId: nullableStr,
+  nodePool: nullableStr,
+  cpuAllocatableCores: double.nullable(),
+  memoryAllocatableBytes: double.nullable(),
+});
+const PvcBatchFields = z.object({ azureDiskResourceId: nullableStr });
+
+const record = <K extends string, T extends z.ZodObject>(kind: K, data: T) =>
+  z.object({ kind: z.literal(kind), collectedAt: utc, data });
+
+/**
+ * POST /metrics/api/ingest/batch: the envelope, each record's data (the one-object body plus the extra
+ * fields), at most 5,000 records, and every record's clusterName equal to the envelope's (case-insensitive).
+ */
+export const BatchEnvelope = z
+  .object({
+    batchId: z.uuid(),
+    clusterName: str.min(1),
+    records: z
+      .array(
+        z.discriminatedUnion('kind', [
+          record('pod', PodMetricRequest.extend(PodBatchFields.shape)),
+          record('node', NodeMetricRequest.extend(NodeBatchFields.shape)),
+          record('podLog', PodLogRequest),
+          record('pvc', PvcMetricRequest.extend(PvcBatchFields.shape)),
+          record('event', KubernetesEventRequest),
+        ]),
+      )
+      .max(5_000),
+  })
+  .superRefine((envelope, ctx) => {
+    envelope.records.forEach((r, i) => {
+      if (r.data.clusterName.toLowerCase() !== envelope.clusterName.toLowerCase()) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['records', i, 'data', 'clusterName'],
+          message: 'must equal the envelope clusterName',
+        });
+      }
+    });
+  });

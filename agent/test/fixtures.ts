@@ -220,3 +220,162 @@ export function event(
     ...extra,
   };
 }
+
+const SUB = '/subscriptions/0b1f6471-1bf0-4dda-aec3-111122223333';
+
+/** A controller reference as the API server writes it. */
+function controlledBy(
+  apiVersion: string,
+  kind: string,
+  name: string,
+): NonNullable<Pod['metadata']>['ownerReferences'] {
+  return [
+    {
+      apiVersion,
+      kind,
+      name,
+      uid: `uid-${kind}-${name}`,
+      controller: true,
+      blockOwnerDeletion: true,
+    } as never,
+  ];
+}
+
+/**
+ * sampleCluster with the objects behind the cost-allocation fields: web-1 belongs to Deployment web through
+ * ReplicaSet web-6d4cf56db6 (and its app container was OOMKilled once), db-0 to StatefulSet db with an Azure
+ * disk PVC, a CronJob's Job pod, crash-1 and pending-1 bare, an AKS node with its pool and allocatable.
+ */
+export function costCluster(): FakeCluster {
+  const cluster = sampleCluster();
+  const byName = (name: string): Pod => cluster.pods.find((p) => p.metadata?.name === name) as Pod;
+  const web = byName('web-1');
+  web.metadata = {
+    ...web.metadata,
+    labels: { app: 'web', team: 'checkout', 'pod-template-hash': '6d4cf56db6', 'cost-center': 'cc-42' },
+    ownerReferences: controlledBy('apps/v1', 'ReplicaSet', 'web-6d4cf56db6'),
+  };
+  const app = web.status?.containerStatuses?.[0];
+  if (app) {
+    app.lastState = {
+      terminated: { reason: 'OOMKilled', exitCode: 137 },
+    };
+  }
+  const db = byName('db-0');
+  db.metadata = {
+    ...db.metadata,
+    labels: { app: 'db', team: 'data', 'apps.kubernetes.io/pod-index': '0' },
+    ownerReferences: controlledBy('apps/v1', 'StatefulSet', 'db'),
+  };
+  if (db.spec) db.spec.volumes = [{ name: 'pgdata', persistentVolumeClaim: { claimName: 'pgdata-db-0' } }];
+  cluster.pods.push({
+    metadata: {
+      name: 'report-28934560-x7k2p',
+      namespace: 'shop',
+      uid: 'pod-report',
+      creationTimestamp: ago(300),
+      labels: { 'batch.kubernetes.io/job-name': 'report-28934560', team: 'finance' },
+      ownerReferences: controlledBy('batch/v1', 'Job', 'report-28934560'),
+    },
+    spec: {
+      nodeName: 'node-a',
+      containers: [{ name: 'report', resources: { requests: { cpu: '1', memory: '2Gi' } } }],
+    },
+    status: {
+      phase: 'Succeeded',
+      containerStatuses: [
+        { name: 'report', restartCount: 0, state: { terminated: { reason: 'Completed', exitCode: 0 } } },
+      ],
+    },
+  });
+  cluster.replicaSets = [
+    {
+      metadata: {
+        name: 'web-6d4cf56db6',
+        namespace: 'shop',
+        uid: 'uid-rs-web',
+        labels: { app: 'web', 'pod-template-hash': '6d4cf56db6' },
+        ownerReferences: controlledBy('apps/v1', 'Deployment', 'web'),
+      },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'web', 'pod-template-hash': '6d4cf56db6' } },
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: { containers: [{ name: 'app', image: 'web:1.4.2' }] },
+        },
+      },
+      status: { replicas: 1, readyReplicas: 1 },
+    } as never,
+    // An old revision of the same Deployment, scaled to 0: listed too, never the owner of a pod here.
+    {
+      metadata: {
+        name: 'web-5b8c7d9f4',
+        namespace: 'shop',
+        uid: 'uid-rs-web-old',
+        ownerReferences: controlledBy('apps/v1', 'Deployment', 'web'),
+      },
+      spec: { replicas: 0 },
+      status: { replicas: 0 },
+    } as never,
+  ];
+  cluster.jobs = [
+    {
+      metadata: {
+        name: 'report-28934560',
+        namespace: 'shop',
+        uid: 'uid-job-report',
+        labels: { 'batch.kubernetes.io/job-name': 'report-28934560' },
+        ownerReferences: controlledBy('batch/v1', 'CronJob', 'report'),
+      },
+      spec: { completions: 1, parallelism: 1, backoffLimit: 6 },
+      status: { succeeded: 1 },
+    } as never,
+  ];
+  const diskId = `${SUB}/resourceGroups/mc_rg_aks_eastus/providers/Microsoft.Compute/disks/pvc-3f1c2a9e-5d7b-4c1e-9a8f-0d2e4b6c8a10`;
+  cluster.persistentVolumes = [
+    {
+      metadata: { name: 'pvc-3f1c2a9e-5d7b-4c1e-9a8f-0d2e4b6c8a10', uid: 'uid-pv-1' },
+      spec: {
+        capacity: { storage: '32Gi' },
+        accessModes: ['ReadWriteOnce'],
+        claimRef: { kind: 'PersistentVolumeClaim', namespace: 'data', name: 'pgdata-db-0', uid: 'uid-pvc-1' },
+        csi: { driver: 'disk.csi.azure.com', volumeHandle: diskId, fsType: 'ext4' },
+        storageClassName: 'managed-csi',
+      },
+      status: { phase: 'Bound' },
+    } as never,
+    {
+      metadata: { name: 'pv-files', uid: 'uid-pv-2' },
+      spec: {
+        claimRef: { namespace: 'data', name: 'shared-files' },
+        csi: { driver: 'file.csi.azure.com', volumeHandle: 'rg#account#share' },
+      },
+    } as never,
+  ];
+  cluster.volumeStats = {
+    'node-c': {
+      pods: [
+        {
+          podRef: { name: 'db-0', namespace: 'data' },
+          volume: [
+            {
+              name: 'pgdata',
+              pvcRef: { name: 'pgdata-db-0', namespace: 'data' },
+              usedBytes: 5_000_000_000,
+              availableBytes: 29_000_000_000,
+              capacityBytes: 34_359_738_368,
+            },
+          ],
+        },
+      ],
+    },
+  };
+  const nodeA = cluster.nodes[0];
+  if (nodeA?.spec) {
+    nodeA.spec.providerID = `azure://${SUB}/resourceGroups/mc_rg_aks_eastus/providers/Microsoft.Compute/virtualMachineScaleSets/aks-system-12345678-vmss/virtualMachines/3`;
+  }
+  return cluster;
+}
+
+export const AZURE_DISK_ID = `${SUB}/resourceGroups/mc_rg_aks_eastus/providers/Microsoft.Compute/disks/pvc-3f1c2a9e-5d7b-4c1e-9a8f-0d2e4b6c8a10`;

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { Agent } from '../src/agent.js';
 import { type AgentConfig, loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
+import type { OutboxOptions } from '../src/outbox.js';
 import { type FakeIngest, type IngestOptions, startFakeIngest } from './fakes/ingest-server.js';
 import { type FakeCluster, type FakeKube, startFakeKube } from './fakes/kube-server.js';
 
@@ -27,6 +28,8 @@ export function baseEnv(kubeconfig: string, metricsApiUrl: string): Record<strin
     NAMESPACES_TO_WATCH: 'shop, data',
     CLUSTER_ENVIRONMENT: 'DEV',
     LOG_LEVEL: 'Debug',
+    // The one-object posts of the original ingest API; batch tests set INGEST_MODE themselves.
+    INGEST_MODE: 'single',
   };
 }
 
@@ -36,6 +39,7 @@ export async function harness(
   env: Record<string, string> = {},
   ingestOptions: IngestOptions = {},
   configure?: (config: AgentConfig) => void,
+  outboxOptions: Partial<OutboxOptions> = {},
 ): Promise<Harness> {
   const kube = await startFakeKube(cluster);
   const ingest = await startFakeIngest(ingestOptions);
@@ -49,7 +53,13 @@ export async function harness(
       done();
     },
   });
-  const agent = await Agent.create(config, createLogger(config.logLevel, sink), fullEnv);
+  const agent = await Agent.create(
+    config,
+    createLogger(config.logLevel, sink),
+    fullEnv,
+    undefined,
+    outboxOptions,
+  );
   return {
     kube,
     ingest,

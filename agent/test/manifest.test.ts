@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { sampleCluster } from './fixtures.js';
+import { costCluster, sampleCluster } from './fixtures.js';
 import { type Harness, harness } from './helpers.js';
 
 const deployDir = fileURLToPath(new URL('../deploy/', import.meta.url));
@@ -70,6 +70,9 @@ function permissionFor(path: string): string {
     [/^\/api\/v1\/namespaces\/[^/]+\/events$/, 'core events list'],
     [/^\/apis\/metrics\.k8s\.io\/v1beta1\/namespaces\/[^/]+\/pods$/, 'metrics.k8s.io pods list'],
     [/^\/apis\/metrics\.k8s\.io\/v1beta1\/nodes$/, 'metrics.k8s.io nodes list'],
+    [/^\/apis\/apps\/v1\/namespaces\/[^/]+\/replicasets$/, 'apps replicasets list'],
+    [/^\/apis\/batch\/v1\/namespaces\/[^/]+\/jobs$/, 'batch jobs list'],
+    [/^\/api\/v1\/persistentvolumes$/, 'core persistentvolumes list'],
   ];
   const found = rules.find(([re]) => re.test(path));
   if (!found) throw new Error(`unmapped request ${path}`);
@@ -100,6 +103,11 @@ describe('deploy manifests', () => {
       await h.close();
       h = undefined;
     }
+    // Batches: the reads behind the cost-allocation fields (ReplicaSets, Jobs, PersistentVolumes).
+    h = await harness(costCluster(), { COLLECT_LOGS: 'true', INGEST_MODE: 'batch' }, { batch: true });
+    const summary = await h.agent.runOnce();
+    expect(summary.kubeErrors).toBe(0);
+    for (const r of h.kube.requests) used.add(permissionFor(r.path));
     expect(grants(rendered.default, ['ClusterRole'])).toEqual(used);
   });
 
@@ -120,6 +128,8 @@ describe('deploy manifests', () => {
         'core events list in default',
         'core pods/log get in default',
         'metrics.k8s.io pods list in default',
+        'apps replicasets list in default',
+        'batch jobs list in default',
       ]),
     );
     const binding = rendered.namespaced.find((o) => o.kind === 'RoleBinding');
@@ -177,11 +187,28 @@ describe('deploy manifests', () => {
     const container = pod.containers[0];
     if (!container) throw new Error('no container');
 
-    it('sets every setting of the spec as env, as strings', () => {
+    it('sets every setting of the original agent as env, as strings', () => {
       const names = container.env.map((e) => e.name);
-      for (const setting of SPEC_SETTINGS) expect(names).toContain(setting);
-      expect(container.env.every((e) => typeof e.value === 'string')).toBe(true);
+      for (const setting of ORIGINAL_SETTINGS) expect(names).toContain(setting);
+      expect(container.env.every((e) => typeof e.value === 'string' || e.name === 'INGEST_KEY')).toBe(true);
       expect(container.env.find((e) => e.name === 'METRICS_API_URL')?.value).toMatch(/\/metrics$/);
+    });
+
+    it('takes INGEST_KEY from an optional Secret, so the pod starts without one', () => {
+      for (const objects of Object.values(rendered)) {
+        const agent = (objects.find((o) => o.kind === 'Deployment') as typeof deployment).spec.template.spec
+          .containers[0] as unknown as { env: Array<{ name: string; valueFrom?: unknown }> };
+        expect(agent.env.find((e) => e.name === 'INGEST_KEY')?.valueFrom).toEqual({
+          secretKeyRef: { name: 'finwatch-agent-ingest', key: 'ingest-key', optional: true },
+        });
+        const secret = objects.find((o) => o.kind === 'Secret');
+        expect(secret?.metadata).toMatchObject({
+          name: 'finwatch-agent-ingest',
+          namespace: 'finwatch-agent',
+        });
+        // Shipped empty: no key is written in the repository.
+        expect(secret?.['stringData']).toEqual({ 'ingest-key': '' });
+      }
     });
 
     it('runs one non-root replica on a Linux node with a read-only root filesystem', () => {
@@ -220,8 +247,8 @@ function env(objects: K8sObject[]): Record<string, string> {
   );
 }
 
-/** Every setting of the spec's tables; finwatch's additions come on top. */
-const SPEC_SETTINGS = [
+/** Every setting the original agent read; finwatch's additions come on top. */
+const ORIGINAL_SETTINGS = [
   'CLUSTER_NAME',
   'METRICS_API_URL',
   'NAMESPACES_TO_WATCH',

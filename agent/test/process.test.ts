@@ -95,6 +95,7 @@ describe('agent process', () => {
       METRICS_API_URL: ingest.url,
       NAMESPACES_TO_WATCH: 'shop,data',
       POST_CONCURRENCY: '3',
+      INGEST_MODE: 'single',
     });
     try {
       const deadline = Date.now() + 15_000;

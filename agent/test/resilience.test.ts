@@ -308,6 +308,20 @@ describe('health endpoints', () => {
     server.close();
   });
 
+  it('shows in the /healthz body how many batches are buffered and how many were dropped', async () => {
+    const state = new HealthState(60_000);
+    const server = await startHealthServer(state, 0);
+    state.ingest = () => ({ mode: 'batch', buffered: { batches: 2 }, dropped: { batches: 3, records: 27 } });
+    const res = await fetch(`http://127.0.0.1:${boundPort(server)}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      status: 'ok',
+      completedCycles: 0,
+      ingest: { mode: 'batch', buffered: { batches: 2 }, dropped: { batches: 3, records: 27 } },
+    });
+    server.close();
+  });
+
   it('fails liveness when a cycle is stuck', () => {
     const state = new HealthState(-1);
     state.cycleStarted();

@@ -95,6 +95,11 @@ export class SentEvents {
     }
   }
 
+  /** Undoes `record` when what it recorded was never delivered after all (a dropped batch). */
+  forget(key: string, version: string): void {
+    if (this.versions.get(key)?.version === version) this.versions.delete(key);
+  }
+
   /** Forget events of `namespace` that a complete listing no longer contains. */
   retainOnly(namespace: string, listed: Set<string>): void {
     for (const [key, entry] of this.versions) {
@@ -136,8 +141,14 @@ async function postEvents(
 ): Promise<void> {
   for (const { body, key, version } of encoded) {
     if (ctx.stopping) return;
-    // Recorded only once the API accepted it, so a failed post is retried next cycle.
-    await ctx.ingest.send('event', body, () => sent.record(key, version, namespace));
+    // Recorded only once the API accepted it (or a batch holding it is queued, undone if that batch is
+    // dropped), so an event that does not arrive is sent again on the next cycle.
+    await ctx.ingest.send(
+      'event',
+      body,
+      () => sent.record(key, version, namespace),
+      () => sent.forget(key, version),
+    );
   }
 }
 

@@ -28,23 +28,41 @@ export interface LogTarget {
  * Measured against decode + stringify + encode on the bench's 8 KB logs: about 13 instead of 16 µs of CPU.
  * A byte loop in JS writing the escapes itself was no faster than JSON.stringify (about 1.5 ns a byte).
  */
-export function encodeLogBody(
+export function encodeLogBody(clusterName: string, target: LogTarget, log: Buffer): Buffer {
+  const body = logBody(clusterName, target, log);
+  const out = Buffer.allocUnsafe(body.byteLength);
+  body.writeTo(out, 0);
+  return out;
+}
+
+/** A body that knows its length and writes itself: a batch copies it once, straight into its own buffer. */
+export interface Encodable {
+  readonly byteLength: number;
+  writeTo(target: Buffer, offset: number): void;
+}
+
+/** The log post body of `encodeLogBody`, not yet written anywhere. */
+export function logBody(
   clusterName: string,
   { namespace, pod, container }: LogTarget,
   log: Buffer,
-): Buffer {
+): Encodable {
   const request: PodLogRequest = { clusterName, namespace, pod, container, logContent: '' };
   if (!isUtf8(log)) {
     request.logContent = log.toString('utf8');
-    return Buffer.from(JSON.stringify(request));
+    const json = Buffer.from(JSON.stringify(request));
+    return { byteLength: json.length, writeTo: (target, offset) => void json.copy(target, offset) };
   }
   // The request with an empty log ends `"logContent":""}`: its head is everything before the two quotes.
   const head = JSON.stringify(request).slice(0, -3);
   const content = JSON.stringify(log.toString('latin1'));
   const headBytes = Buffer.byteLength(head);
-  const body = Buffer.allocUnsafe(headBytes + content.length + 1);
-  body.write(head, 0, 'utf8');
-  body.write(content, headBytes, 'latin1');
-  body[body.length - 1] = 0x7d; // }
-  return body;
+  return {
+    byteLength: headBytes + content.length + 1,
+    writeTo: (target, offset) => {
+      target.write(head, offset, 'utf8');
+      target.write(content, offset + headBytes, 'latin1');
+      target[offset + headBytes + content.length] = 0x7d; // }
+    },
+  };
 }

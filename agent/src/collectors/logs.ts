@@ -1,5 +1,5 @@
 import type { CycleContext } from '../cycle-context.js';
-import { encodeLogBody, type LogTarget } from './log-body.js';
+import { type LogTarget, logBody } from './log-body.js';
 
 export type { LogTarget } from './log-body.js';
 
@@ -41,6 +41,7 @@ export async function collectLogs(ctx: CycleContext, target: LogTarget): Promise
     return;
   }
   if (isBlankLog(bytes)) return;
-  // Encoded now: the body waits for its post slot as bytes outside the JS heap, as the log it replaces did.
-  await ctx.ingest.send('log', encodeLogBody(ctx.config.clusterName, target, bytes));
+  // A one-object post writes it at once: the body waits for its post slot as bytes outside the JS heap, as
+  // the log it replaces did. A batch writes it straight into the batch's buffer.
+  await ctx.ingest.send('log', logBody(ctx.config.clusterName, target, bytes));
 }

@@ -1,7 +1,7 @@
 import type { CycleContext } from '../cycle-context.js';
 import { KubeError } from '../kube.js';
 import type { Node, NodeMetrics } from '../kube-types.js';
-import { parseQuantity } from '../quantities.js';
+import { parseQuantity, quantityOrNull } from '../quantities.js';
 
 export interface NodeMetricPayload {
   clusterName: string;
@@ -26,6 +26,22 @@ export interface NodeMetricPayload {
   /** 'metrics' or 'unavailable' (NotReady nodes usually drop out of metrics.k8s.io). */
   usageSource: 'metrics' | 'unavailable';
 }
+
+/** What batched node records add (cost allocation); one-object posts go without. */
+export interface NodeBatchFields {
+  providerId: string | null;
+  nodePool: string | null;
+  cpuAllocatableCores: number | null;
+  memoryAllocatableBytes: number | null;
+}
+
+/** The node pool label of AKS, then those of EKS and GKE. */
+const NODE_POOL_LABELS = [
+  'kubernetes.azure.com/agentpool',
+  'agentpool',
+  'eks.amazonaws.com/nodegroup',
+  'cloud.google.com/gke-nodepool',
+];
 
 /** Per node, from spec.providerID first (authoritative), then the labels each managed service sets. */
 export function cloudProvider(node: Node): string {
@@ -60,9 +76,10 @@ export function nodePayload(
   node: Node,
   ctx: { clusterName: string; clusterEnvironment: string; kubernetesVersion: string | null },
   usage: { cpu: number; memory: number } | undefined,
-): NodeMetricPayload {
+  batchFields = false,
+): NodeMetricPayload | (NodeMetricPayload & NodeBatchFields) {
   const info = node.status?.nodeInfo;
-  return {
+  const payload: NodeMetricPayload = {
     clusterName: ctx.clusterName,
     nodeName: node.metadata?.name ?? '',
     clusterEnvironment: ctx.clusterEnvironment,
@@ -83,6 +100,15 @@ export function nodePayload(
     zone: label(node, 'topology.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/zone'),
     kubeletVersion: info?.kubeletVersion ?? null,
     usageSource: usage ? 'metrics' : 'unavailable',
+  };
+  if (!batchFields) return payload;
+  // Appended last, so taking them off gives back the one-object body byte for byte.
+  return {
+    ...payload,
+    providerId: node.spec?.providerID || null,
+    nodePool: label(node, ...NODE_POOL_LABELS),
+    cpuAllocatableCores: quantityOrNull(node.status?.allocatable?.['cpu']),
+    memoryAllocatableBytes: quantityOrNull(node.status?.allocatable?.['memory']),
   };
 }
 
@@ -118,6 +144,12 @@ export async function collectNodes(ctx: CycleContext): Promise<void> {
   };
   for (const node of nodes) {
     if (ctx.stopping) return;
-    await ctx.ingest.send('node', nodePayload(node, shared, usage.get(node.metadata?.name ?? '')));
+    const payload = nodePayload(
+      node,
+      shared,
+      usage.get(node.metadata?.name ?? ''),
+      ctx.costReads !== undefined,
+    );
+    await ctx.ingest.send('node', payload);
   }
 }

@@ -1,3 +1,4 @@
+import { allowedLabels, type Owner, type OwnerIndex, ownerOf } from '../cost-fields.js';
 import type { CycleContext } from '../cycle-context.js';
 import { encodeBody } from '../ingest.js';
 import { CACHED, KubeError } from '../kube.js';
@@ -40,6 +41,18 @@ export interface PodMetricPayload {
   memoryRequestBytes: number | null;
   containerState: string;
   containerRestartCount: number;
+}
+
+/** What batched pod records add (cost allocation); one-object posts go without. */
+export interface PodBatchFields extends Owner {
+  labels: Record<string, string>;
+  lastTerminationReason: string | null;
+}
+
+/** Per pod, the inputs of the batch-only fields. */
+export interface PodCostInputs {
+  owners: OwnerIndex | undefined;
+  labelsAllowlist: readonly string[];
 }
 
 type Usage = { cpu: number; memory: number };
@@ -249,7 +262,8 @@ export function podPayloads(
   now: number,
   metrics: MetricsByContainer | undefined,
   shares: NodeShares | undefined,
-): PodMetricPayload[] {
+  cost?: PodCostInputs,
+): Array<PodMetricPayload | (PodMetricPayload & PodBatchFields)> {
   const name = pod.metadata?.name ?? '';
   const created = pod.metadata?.creationTimestamp ? Date.parse(pod.metadata.creationTimestamp) : Number.NaN;
   const restartCount = (pod.status?.containerStatuses ?? []).reduce(
@@ -259,10 +273,12 @@ export function podPayloads(
   const state = podState(pod);
   const status = podStatus(pod);
   const nodeName = pod.spec?.nodeName;
+  const owner = cost ? ownerOf(pod, cost.owners) : undefined;
+  const labels = cost ? allowedLabels(pod, cost.labelsAllowlist) : undefined;
   return reportedContainers(pod).map((container) => {
     const { spec } = container;
     const { usage, source } = usageFor(container, name, nodeName, metrics, shares);
-    return {
+    const payload: PodMetricPayload = {
       clusterName,
       namespace: pod.metadata?.namespace ?? '',
       pod: name,
@@ -282,6 +298,14 @@ export function podPayloads(
       memoryRequestBytes: quantityOrNull(spec.resources?.requests?.['memory']),
       containerState: containerState(container.status),
       containerRestartCount: container.status?.restartCount ?? 0,
+    };
+    if (!owner || !labels) return payload;
+    // Appended last, so taking them off gives back the one-object body byte for byte.
+    return {
+      ...payload,
+      ...owner,
+      labels,
+      lastTerminationReason: container.status?.lastState?.terminated?.reason ?? null,
     };
   });
 }
@@ -329,12 +353,13 @@ function encodePage(
   metrics: MetricsByContainer | undefined,
   shares: NodeShares | undefined,
   onRunning: OnRunning,
+  cost: PodCostInputs | undefined,
 ): Buffer[] {
   const bodies: Buffer[] = [];
   for (const pod of pods) {
     const node = pod.spec?.nodeName;
     if (node && hasPvcVolume(pod)) ctx.pvcNodes.add(node);
-    for (const payload of podPayloads(pod, ctx.config.clusterName, ctx.now, metrics, shares)) {
+    for (const payload of podPayloads(pod, ctx.config.clusterName, ctx.now, metrics, shares, cost)) {
       if (payload.containerState === 'running') {
         onRunning({ namespace, pod: payload.pod, container: payload.container }, node);
       }
@@ -359,14 +384,18 @@ async function postPodMetrics(ctx: CycleContext, onRunning: OnRunning): Promise<
   let listed = true;
   for (const namespace of ctx.config.namespaces) {
     if (ctx.stopping) return;
+    const owners = ctx.costReads?.ownerIndex(namespace);
     const metrics = await podMetrics(ctx, namespace);
+    const cost: PodCostInputs | undefined = ctx.costReads
+      ? { owners: await owners, labelsAllowlist: ctx.costReads.labelsAllowlist }
+      : undefined;
     try {
       await ctx.kube.listEach<Pod>(
         `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`,
         // Not an async function: its frame would hold the page while the posts wait.
         (pods) => {
           const encode = (pageShares: NodeShares | undefined): Promise<void> =>
-            postBodies(ctx, encodePage(pods, namespace, ctx, metrics, pageShares, onRunning));
+            postBodies(ctx, encodePage(pods, namespace, ctx, metrics, pageShares, onRunning, cost));
           if (!pods.some((pod) => needsNodeShare(pod, metrics))) return encode(undefined);
           shares ??= nodeShares(ctx);
           return shares.then(encode);

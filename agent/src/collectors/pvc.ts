@@ -44,14 +44,16 @@ export function pvcPayloads(
   summary: StatsSummary,
   clusterName: string,
   watched: ReadonlySet<string>,
-): PvcMetricPayload[] {
-  const out: PvcMetricPayload[] = [];
+  /** Batch mode: PVC (namespace/name) to its Azure disk; null when PersistentVolumes cannot be read. */
+  diskIds?: Map<string, string> | null,
+): Array<PvcMetricPayload | (PvcMetricPayload & { azureDiskResourceId: string | null })> {
+  const out: Array<PvcMetricPayload | (PvcMetricPayload & { azureDiskResourceId: string | null })> = [];
   for (const pod of summary.pods ?? []) {
     const namespace = pod.podRef?.namespace ?? '';
     if (!watched.has(namespace)) continue;
     for (const volume of pod.volume ?? []) {
       if (!volume.pvcRef) continue;
-      out.push({
+      const payload: PvcMetricPayload = {
         clusterName,
         namespace,
         pod: pod.podRef?.name ?? '',
@@ -61,13 +63,26 @@ export function pvcPayloads(
         usedBytes: bytes(volume.usedBytes),
         availableBytes: bytes(volume.availableBytes),
         capacityBytes: bytes(volume.capacityBytes),
-      });
+      };
+      out.push(
+        diskIds === undefined
+          ? payload
+          : {
+              ...payload,
+              azureDiskResourceId: diskIds?.get(`${payload.pvcNamespace}/${payload.pvcName}`) ?? null,
+            },
+      );
     }
   }
   return out;
 }
 
-async function collectNode(ctx: CycleContext, node: Node, watched: ReadonlySet<string>): Promise<void> {
+async function collectNode(
+  ctx: CycleContext,
+  node: Node,
+  watched: ReadonlySet<string>,
+  diskIds: Map<string, string> | null | undefined,
+): Promise<void> {
   const name = node.metadata?.name;
   if (!name) return;
   let summary: StatsSummary;
@@ -79,7 +94,7 @@ async function collectNode(ctx: CycleContext, node: Node, watched: ReadonlySet<s
     ctx.kubeFailed(`reading volume stats of node ${name}`, error);
     return;
   }
-  for (const payload of pvcPayloads(summary, ctx.config.clusterName, watched)) {
+  for (const payload of pvcPayloads(summary, ctx.config.clusterName, watched, diskIds)) {
     if (ctx.stopping || ctx.ingest.down) return;
     await ctx.ingest.send('pvc', payload);
   }
@@ -103,10 +118,12 @@ export async function collectPvcs(ctx: CycleContext): Promise<void> {
   const queue = nodes.filter(
     (node) => isReadyNode(node) && (!ctx.podsListed || ctx.pvcNodes.has(node.metadata?.name ?? '')),
   );
+  // Batch mode only: which Azure disk backs each claim, from one PersistentVolume list (null if refused).
+  const diskIds = ctx.costReads && queue.length > 0 ? ((await ctx.costReads.diskIds()) ?? null) : undefined;
   const worker = async (): Promise<void> => {
     for (let node = queue.shift(); node; node = queue.shift()) {
       if (ctx.stopping || ctx.ingest.down) return;
-      await collectNode(ctx, node, watched);
+      await collectNode(ctx, node, watched, diskIds);
     }
   };
   await Promise.all(Array.from({ length: NODE_CONCURRENCY }, worker));

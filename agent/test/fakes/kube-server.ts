@@ -6,7 +6,15 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StatsSummary } from '../../src/collectors/pvc.js';
-import type { CoreEvent, Node, NodeMetrics, Pod, PodMetrics } from '../../src/kube-types.js';
+import type {
+  CoreEvent,
+  Node,
+  NodeMetrics,
+  OwnedObject,
+  PersistentVolume,
+  Pod,
+  PodMetrics,
+} from '../../src/kube-types.js';
 
 export const TOKEN = 'fake-sa-token';
 
@@ -38,6 +46,12 @@ export interface FakeCluster {
   cacheIgnoresLimit?: boolean;
   /** Kubelet stats summaries by node name, served through the node proxy; a node without one has no pods. */
   volumeStats: Record<string, StatsSummary>;
+  /** apps/v1 ReplicaSets and batch/v1 Jobs (full objects as the API server sends them), and PVs. */
+  replicaSets: OwnedObject[];
+  jobs: OwnedObject[];
+  persistentVolumes: PersistentVolume[];
+  /** Paths RBAC refuses: 403 Forbidden, as the API server answers (exact path match, without query). */
+  forbidden: Set<string>;
 }
 
 export interface RecordedKubeRequest {
@@ -69,6 +83,10 @@ export function emptyCluster(): FakeCluster {
     failing: new Set(),
     expireContinue: new Set(),
     volumeStats: {},
+    replicaSets: [],
+    jobs: [],
+    persistentVolumes: [],
+    forbidden: new Set(),
   };
 }
 
@@ -121,7 +139,13 @@ function list(
   res.end(
     JSON.stringify({
       kind,
-      apiVersion: kind.endsWith('MetricsList') ? 'metrics.k8s.io/v1beta1' : 'v1',
+      apiVersion: kind.endsWith('MetricsList')
+        ? 'metrics.k8s.io/v1beta1'
+        : kind === 'ReplicaSetList'
+          ? 'apps/v1'
+          : kind === 'JobList'
+            ? 'batch/v1'
+            : 'v1',
       metadata: {
         resourceVersion: '12345',
         ...(next ? { continue: next, remainingItemCount: items.length - offset - size } : {}),
@@ -194,6 +218,17 @@ export async function startFakeKube(
     if (req.headers.authorization !== `Bearer ${TOKEN}`)
       return status(res, 401, 'Unauthorized', 'Unauthorized');
     if (cluster.failing.has(path)) return status(res, 500, 'InternalError', 'etcdserver: request timed out');
+    if (cluster.forbidden.has(path)) {
+      const resource = path.split('/').at(-1) ?? '';
+      const group = path.startsWith('/apis/') ? (path.split('/')[2] ?? '') : '';
+      const ns = /\/namespaces\/([^/]+)\//.exec(path)?.[1];
+      return status(
+        res,
+        403,
+        'Forbidden',
+        `${resource}${group ? `.${group}` : ''} is forbidden: User "system:serviceaccount:finwatch-agent:finwatch-agent" cannot list resource "${resource}" in API group "${group}" ${ns ? `in the namespace "${ns}"` : 'at the cluster scope'}`,
+      );
+    }
     const q = url.searchParams;
     if (path === '/version') {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -203,6 +238,22 @@ export async function startFakeKube(
       return;
     }
     if (path === '/api/v1/nodes') return list(res, cluster, path, q, 'NodeList', cluster.nodes);
+    if (path === '/api/v1/persistentvolumes') {
+      return list(res, cluster, path, q, 'PersistentVolumeList', cluster.persistentVolumes);
+    }
+    const ownedIn = /^\/apis\/(apps|batch)\/v1\/namespaces\/([^/]+)\/(replicasets|jobs)$/.exec(path);
+    if (ownedIn && (ownedIn[1] === 'apps') === (ownedIn[3] === 'replicasets')) {
+      const ns = ownedIn[2];
+      const items = ownedIn[3] === 'replicasets' ? cluster.replicaSets : cluster.jobs;
+      return list(
+        res,
+        cluster,
+        path,
+        q,
+        ownedIn[3] === 'replicasets' ? 'ReplicaSetList' : 'JobList',
+        items.filter((item) => item.metadata?.namespace === ns),
+      );
+    }
     const statsOf = /^\/api\/v1\/nodes\/([^/]+)\/proxy\/stats\/summary$/.exec(path);
     if (statsOf) {
       const name = statsOf[1] ?? '';
