@@ -9,6 +9,7 @@ import type { DatabaseTimeouts } from '../../db/timeouts.js';
 import type { Logger } from '../../observability/logger.js';
 import type { AzureAccess, AzureResource, DailyCost } from '../azure/index.js';
 import { afterRunStored } from '../intel/after-run.js';
+import { collectKubernetesBill } from '../kubernetes/collect.js';
 import type { DetectSettings } from '../intel/detect.js';
 import { type MergedFlag, mergeAdvisor } from './advisor-merge.js';
 import { type AiSettings, requestRecommendation } from './ai.js';
@@ -280,6 +281,7 @@ export async function runAnalysis(
     await writer.close();
   }
   await afterRunStored(deps, result.analysisRunId);
+  await collectKubernetesBill(deps, subscriptionId, resources);
   return result;
 }
 
