@@ -4,6 +4,7 @@ import { AnalysisEngine, type EngineOptions } from './engine/engine.js';
 import { type ExportScanResult, scanExportContainer } from './imports/exports.js';
 import { ImportJobs, isImportMessage } from './imports/import-jobs.js';
 import { ImportSpool } from './imports/spool.js';
+import { type KubernetesUsageSource, NO_USAGE } from './kubernetes/usage-source.js';
 
 /** The FinOps service's background side: the queue trigger and the weekly timer. */
 export interface FinopsModule {
@@ -17,6 +18,11 @@ export interface FinopsModule {
   engine: AnalysisEngine;
   /** Cost imports run as jobs (large bodies, blobs, export runs). */
   imports: ImportJobs;
+  /**
+   * The agent's side of the Kubernetes cost allocation (node-hours, container-hours, usage
+   * samples). Until a metrics store backs it, no agent data: billed cost is unallocated.
+   */
+  kubernetesUsage: KubernetesUsageSource;
   close(): Promise<void>;
 }
 
@@ -37,6 +43,7 @@ export async function createFinopsModule(
   return {
     engine,
     imports,
+    kubernetesUsage: NO_USAGE,
     handleQueueMessage: (message, context) =>
       isImportMessage(message)
         ? imports.handleMessage(message, context)
