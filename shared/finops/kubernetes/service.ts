@@ -55,8 +55,17 @@ export async function knownClusters(
     if (m) tied.add(m.id);
     out.push({ clusterName: a.clusterName, agent: a, managed: m });
   }
-  for (const m of managed) {
-    if (!tied.has(m.id)) out.push({ clusterName: m.name.toLowerCase(), agent: null, managed: m });
+  // A cluster only the bill knows goes by its managed cluster's name; where two subscriptions (or an
+  // agent) use that name, the subscription id tells them apart.
+  const taken = new Set(out.map((c) => c.clusterName));
+  const untied = managed.filter((m) => !tied.has(m.id));
+  for (const m of untied) {
+    let name = m.name.toLowerCase();
+    if (taken.has(name) || untied.some((o) => o !== m && o.name.toLowerCase() === name)) {
+      name = `${name}.${m.subscriptionId}`;
+    }
+    taken.add(name);
+    out.push({ clusterName: name, agent: null, managed: m });
   }
   return out.sort((a, b) => a.clusterName.localeCompare(b.clusterName));
 }

@@ -1,0 +1,472 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  instancesAt,
+  poolDayCost,
+  poolDayHours,
+  type SimAksCluster,
+  type SimAksPool,
+  simAksCluster,
+} from '../../dev/azure-sim/aks.js';
+import { type AzureSimulator, startAzureSimulator } from '../../dev/azure-sim/index.js';
+import {
+  type AgentNodeRecord,
+  type AgentPodRecord,
+  MemoryUsageSource,
+} from '../../shared/finops/kubernetes/usage-source.js';
+import { ADMIN, type Api, SUB_A, SUB_B, startAnalysisHost, USER } from '../finops-engine/support.js';
+import type { TestHost } from '../support/host.js';
+import { apiClient } from '../support/http.js';
+
+const GiB = 1024 ** 3;
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+// OpenCost's default prices: only their ratio splits a node-hour into CPU and memory.
+const CPU = 0.031611;
+const RAM = 0.004237;
+const AGENT_CLUSTER = 'prod-eu';
+const USER_ID = '00000000-0000-4000-8000-000000000002';
+const ADMIN_ID = '00000000-0000-4000-8000-000000000001';
+
+const today = Math.floor(Date.now() / DAY) * DAY;
+const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
+/** Days the agent reported: 10 days up to yesterday. */
+const agentDays = Array.from({ length: 10 }, (_, i) => today - (10 - i) * DAY);
+/** A billed (closed) range: 10 to 4 days ago. */
+const BILLED_FROM = ymd(today - 10 * DAY);
+const BILLED_TO = ymd(today - 4 * DAY);
+/** The agent was down in this hour (no cycle at all). */
+const OUTAGE = today - 6 * DAY + 3 * HOUR;
+
+interface Ctr {
+  namespace: string;
+  pod: string;
+  container: string;
+  ownerKind: string;
+  ownerName: string;
+  labels: Record<string, string>;
+  cpuRequest: number;
+  cpuUsage: number;
+  memRequest: number;
+  memUsage: number;
+}
+
+/** What runs on a node in an hour: the cluster as the test defines it. */
+function containersOn(pool: SimAksPool, index: number): Ctr[] {
+  const out: Ctr[] = [
+    {
+      namespace: 'kube-system',
+      pod: `kube-proxy-${pool.name}-${index}`,
+      container: 'kube-proxy',
+      ownerKind: 'DaemonSet',
+      ownerName: 'kube-proxy',
+      labels: { team: 'platform' },
+      cpuRequest: 0.1,
+      cpuUsage: 0.05,
+      memRequest: 0.125 * GiB,
+      memUsage: 0.1 * GiB,
+    },
+  ];
+  if (pool.name === 'system' && index === 0) {
+    out.push({
+      namespace: 'monitoring',
+      pod: 'prometheus-0',
+      container: 'prometheus',
+      ownerKind: 'StatefulSet',
+      ownerName: 'prometheus',
+      labels: { team: 'obs' },
+      cpuRequest: 0.5,
+      cpuUsage: 0.7,
+      memRequest: 4 * GiB,
+      memUsage: 3 * GiB,
+    });
+  }
+  if (pool.name === 'user' && index < 2) {
+    out.push({
+      namespace: 'shop',
+      pod: `api-${index}`,
+      container: 'api',
+      ownerKind: 'Deployment',
+      ownerName: 'api',
+      labels: { team: 'shop' },
+      cpuRequest: 1,
+      cpuUsage: 0.5,
+      memRequest: 2 * GiB,
+      memUsage: 3 * GiB,
+    });
+  }
+  if (pool.name === 'user' && index >= 2) {
+    out.push({
+      namespace: 'shop',
+      pod: `worker-${index}`,
+      container: 'worker',
+      ownerKind: 'Deployment',
+      ownerName: 'worker',
+      labels: { team: 'shop' },
+      cpuRequest: 2,
+      cpuUsage: 1.5,
+      memRequest: 4 * GiB,
+      memUsage: 2 * GiB,
+    });
+  }
+  return out;
+}
+
+function providerId(pool: SimAksPool, i: number): string {
+  return `azure://${pool.scaleSetId}/virtualMachines/${i}`;
+}
+
+/** The agent's records for the cluster: two cycles an hour, none in the outage hour. */
+function agentRecords(c: SimAksCluster): { nodes: AgentNodeRecord[]; pods: AgentPodRecord[] } {
+  const nodes: AgentNodeRecord[] = [];
+  const pods: AgentPodRecord[] = [];
+  for (const day of agentDays) {
+    for (let h = 0; h < 24; h++) {
+      const hourStart = day + h * HOUR;
+      if (hourStart === OUTAGE) continue;
+      for (const minute of [10, 40]) {
+        const at = new Date(hourStart + minute * 60_000);
+        for (const pool of c.pools) {
+          for (let i = 0; i < instancesAt(pool, hourStart); i++) {
+            const nodeName = `${pool.scaleSetName}00000${i}`;
+            nodes.push({
+              collectedAt: at,
+              nodeName,
+              providerId: providerId(pool, i),
+              nodePool: pool.name,
+              instanceType: pool.vmSize,
+              cpuCapacityCores: pool.cores,
+              memoryCapacityBytes: pool.memoryGiB * GiB,
+              cpuAllocatableCores: pool.cores - 0.2,
+              memoryAllocatableBytes: (pool.memoryGiB - 2) * GiB,
+            });
+            for (const k of containersOn(pool, i)) {
+              pods.push({
+                collectedAt: at,
+                namespace: k.namespace,
+                pod: k.pod,
+                container: k.container,
+                nodeName,
+                cpuUsageCores: k.cpuUsage,
+                memoryUsageBytes: k.memUsage,
+                cpuRequestCores: k.cpuRequest,
+                memoryRequestBytes: k.memRequest,
+                ownerKind: k.ownerKind,
+                ownerName: k.ownerName,
+                labels: k.labels,
+                restartCount: 0,
+              });
+            }
+          }
+        }
+      }
+    }
+  }
+  return { nodes, pods };
+}
+
+/**
+ * The model, worked out here from the simulated cluster and its bill (not by the code under test):
+ * per day and pool, the bill over the billed instance-hours is a node-hour's cost; CPU takes
+ * cores*CPU/(cores*CPU+GiB*RAM) of it; a container pays max(request, usage) of each; disks go to
+ * their claim's namespace; kube-system is spread over the others by cost (weighted) or evenly.
+ */
+function expectedNamespaces(
+  c: SimAksCluster,
+  from: number,
+  to: number,
+  type: 'ActualCost' | 'AmortizedCost',
+  share: 'weighted' | 'even',
+): Map<string, number> {
+  const total = new Map<string, number>();
+  for (let day = from; day <= to; day += DAY) {
+    const ns = new Map<string, number>();
+    const add = (n: string, v: number) => ns.set(n, (ns.get(n) ?? 0) + v);
+    for (const pool of c.pools) {
+      const dayNo = day / DAY;
+      const rate = poolDayCost(pool, dayNo, type) / poolDayHours(pool, dayNo);
+      const cpuPart = (pool.cores * CPU) / (pool.cores * CPU + pool.memoryGiB * RAM);
+      const perCore = (rate * cpuPart) / pool.cores;
+      const perGiB = (rate * (1 - cpuPart)) / pool.memoryGiB;
+      for (let h = 0; h < 24; h++) {
+        const hourStart = day + h * HOUR;
+        if (hourStart === OUTAGE) continue;
+        for (let i = 0; i < instancesAt(pool, hourStart); i++) {
+          for (const k of containersOn(pool, i)) {
+            add(
+              k.namespace,
+              Math.max(k.cpuRequest, k.cpuUsage) * perCore +
+                (Math.max(k.memRequest, k.memUsage) / GiB) * perGiB,
+            );
+          }
+        }
+      }
+    }
+    for (const d of c.disks) if (d.claimNamespace) add(d.claimNamespace, d.dailyCost);
+    const shared = ns.get('kube-system') ?? 0;
+    ns.delete('kube-system');
+    const others = [...ns.values()].reduce((s, v) => s + v, 0);
+    for (const [n, v] of ns) {
+      const part = share === 'weighted' ? v / others : 1 / ns.size;
+      total.set(n, (total.get(n) ?? 0) + v + shared * part);
+    }
+  }
+  return total;
+}
+
+/** What Azure bills for the cluster's resources on a day, in cents. */
+function billedCents(c: SimAksCluster, day: number, type: 'ActualCost' | 'AmortizedCost'): number {
+  const dayNo = day / DAY;
+  let micros = Math.round(24 * c.tierHourlyRate * 1e6);
+  for (const p of c.pools) micros += Math.round(poolDayCost(p, dayNo, type) * 1e6);
+  for (const d of c.disks) micros += Math.round(d.dailyCost * 1e6);
+  micros += Math.round(c.publicIpDailyCost * 1e6) + Math.round(c.loadBalancerDailyCost * 1e6);
+  return Math.round(micros / 1e4);
+}
+
+const cents = (x: number) => Math.round(x * 100);
+
+describe('Kubernetes cost through HTTP, on a simulated AKS cluster', () => {
+  let sim: AzureSimulator;
+  let host: TestHost;
+  let api: Api;
+  let cluster: SimAksCluster;
+  const q = (o: Record<string, string>) => `?${new URLSearchParams({ clusterName: AGENT_CLUSTER, ...o })}`;
+
+  beforeAll(async () => {
+    sim = await startAzureSimulator({ resourcesPerSubscription: 12, aks: true });
+    host = await startAnalysisHost(sim, { queueWorker: false });
+    api = apiClient(host.url);
+    cluster = simAksCluster(SUB_A, 1);
+    for (const sub of [SUB_A, SUB_B]) {
+      const res = await api.post('/finops/api/Analysis/start', { token: ADMIN, json: sub });
+      expect(res.status).toBe(200);
+    }
+    host.services.finops.kubernetesUsage = new MemoryUsageSource().add(AGENT_CLUSTER, agentRecords(cluster));
+    for (const [id, isAdmin] of [
+      [USER_ID, false],
+      [ADMIN_ID, true],
+    ] as const) {
+      await host.services.prisma.user.create({
+        data: { id, username: id, email: `${id}@example.com`, isAdmin },
+      });
+    }
+  }, 120_000);
+  afterAll(async () => {
+    await host?.close();
+    await sim?.close();
+  });
+
+  it('lists the agent cluster tied to its managed cluster through the nodes’ scale sets', async () => {
+    const res = await api.get('/finops/api/KubernetesCost/clusters', { token: ADMIN });
+    expect(res.status).toBe(200);
+    const prod = res.body.find((c: { clusterName: string }) => c.clusterName === AGENT_CLUSTER);
+    expect(prod).toMatchObject({
+      reportedByAgent: true,
+      managedClusterId: cluster.id.toLowerCase(),
+      managedClusterName: 'aks-shop',
+      subscriptionId: SUB_A,
+      firstBilledDay: ymd(today - 30 * DAY),
+      lastBilledDay: ymd(today),
+    });
+    // SUB_B's cluster is known to the bill only, under its managed cluster's name.
+    const other = res.body.find((c: { subscriptionId: string }) => c.subscriptionId === SUB_B);
+    expect(other).toMatchObject({ clusterName: 'aks-shop', reportedByAgent: false });
+    expect(res.headers.get('x-total-count')).toBe('2');
+  });
+
+  for (const type of ['AmortizedCost', 'ActualCost'] as const) {
+    it(`reconciles every billed day to the cent and allocates each namespace within 1 % (${type})`, async () => {
+      const res = await api.get(
+        `/finops/api/KubernetesCost/allocation${q({ from: BILLED_FROM, to: BILLED_TO, costType: type })}`,
+        { token: ADMIN },
+      );
+      expect(res.status).toBe(200);
+      expect(res.body.costType).toBe(type);
+      expect(res.body.estimatedDays).toEqual([]);
+      expect(res.body.days).toHaveLength(7);
+      let billed = 0;
+      for (const d of res.body.days) {
+        const want = billedCents(cluster, Date.parse(`${d.day}T00:00:00Z`), type);
+        expect(cents(d.billedCost)).toBe(want);
+        expect(
+          cents(d.allocated) + cents(d.idle) + cents(d.system) + cents(d.service) + cents(d.unallocated),
+        ).toBe(want);
+        billed += want;
+      }
+      expect(cents(res.body.billedCost)).toBe(billed);
+      const expected = expectedNamespaces(cluster, today - 10 * DAY, today - 4 * DAY, type, 'weighted');
+      expect(res.body.rows.map((r: { name: string }) => r.name).sort()).toEqual(['monitoring', 'shop']);
+      for (const row of res.body.rows) {
+        const want = expected.get(row.name)!;
+        expect(Math.abs(row.totalCost - want) / want).toBeLessThan(0.01);
+      }
+      // The cluster resource, the public IP and the load balancer: service; 7 days.
+      expect(cents(res.body.service)).toBe(7 * (240 + 12 + 60));
+      expect(res.body.idle.map((i: { pool: string }) => i.pool).sort()).toEqual(['system', 'user']);
+    });
+  }
+
+  it('charges the reserved pool at the reservation rate only in amortized cost', async () => {
+    const get = async (type: string) =>
+      (
+        await api.get(
+          `/finops/api/KubernetesCost/allocation${q({ from: BILLED_FROM, to: BILLED_TO, costType: type, aggregate: 'nodepool' })}`,
+          { token: ADMIN },
+        )
+      ).body;
+    const actual = await get('ActualCost');
+    const amortized = await get('AmortizedCost');
+    const system = (b: { rows: Array<{ name: string; totalCost: number }> }) =>
+      b.rows.find((r) => r.name === 'system')?.totalCost ?? 0;
+    expect(system(actual)).toBe(0);
+    expect(system(amortized)).toBeGreaterThan(1);
+    let difference = 0;
+    for (let i = 0; i < 7; i++) {
+      const day = today - (10 - i) * DAY;
+      difference += billedCents(cluster, day, 'AmortizedCost') - billedCents(cluster, day, 'ActualCost');
+    }
+    expect(cents(amortized.billedCost) - cents(actual.billedCost)).toBe(difference);
+    expect(difference).toBeGreaterThan(0);
+  });
+
+  it('leaves the outage hour unallocated at the pools’ rates, with the unclaimed disk', async () => {
+    const day = ymd(OUTAGE);
+    const res = await api.get(
+      `/finops/api/KubernetesCost/allocation${q({ from: day, to: day, costType: 'AmortizedCost' })}`,
+      { token: ADMIN },
+    );
+    const dayNo = Math.floor(OUTAGE / DAY);
+    let want = cluster.disks.filter((d) => !d.claimName).reduce((s, d) => s + d.dailyCost, 0);
+    for (const p of cluster.pools) {
+      want += (instancesAt(p, OUTAGE) * poolDayCost(p, dayNo, 'AmortizedCost')) / poolDayHours(p, dayNo);
+    }
+    expect(Math.abs(res.body.unallocated - want)).toBeLessThanOrEqual(0.01);
+    // Another day: only the released disk.
+    const other = await api.get(
+      `/finops/api/KubernetesCost/allocation${q({ from: BILLED_TO, to: BILLED_TO, costType: 'AmortizedCost' })}`,
+      { token: ADMIN },
+    );
+    expect(other.body.unallocated).toBe(0.17);
+  });
+
+  it('spreads kube-system evenly when set so', async () => {
+    host.services.config.finops.KubernetesCost__ShareMode = 'even';
+    try {
+      const res = await api.get(
+        `/finops/api/KubernetesCost/allocation${q({ from: BILLED_FROM, to: BILLED_TO, costType: 'AmortizedCost' })}`,
+        { token: ADMIN },
+      );
+      const expected = expectedNamespaces(
+        cluster,
+        today - 10 * DAY,
+        today - 4 * DAY,
+        'AmortizedCost',
+        'even',
+      );
+      for (const row of res.body.rows) {
+        const want = expected.get(row.name)!;
+        expect(Math.abs(row.totalCost - want) / want).toBeLessThan(0.01);
+      }
+    } finally {
+      host.services.config.finops.KubernetesCost__ShareMode = 'weighted';
+    }
+  });
+
+  it("puts a PV disk's cost in its claim's namespace", async () => {
+    const res = await api.get(
+      `/finops/api/KubernetesCost/allocation${q({ from: BILLED_FROM, to: BILLED_TO, costType: 'AmortizedCost', aggregate: 'workload' })}`,
+      { token: ADMIN },
+    );
+    const claim = res.body.rows.find(
+      (r: { name: string }) => r.name === 'shop/PersistentVolumeClaim/data-postgres-0',
+    );
+    // 7 days of a 128 GB disk (each day rounded to the cent on its own); kube-system has no disk,
+    // so its part of kube-system's cost (spread by cost) adds CPU and memory, not storage.
+    expect(Math.abs(claim.storageCost - 7 * 0.648)).toBeLessThanOrEqual(0.07);
+    expect(claim.cpuCoreHours).toBe(0);
+    const monitoring = res.body.rows.find(
+      (r: { name: string }) => r.name === 'monitoring/PersistentVolumeClaim/prometheus-data',
+    );
+    expect(Math.abs(monitoring.storageCost - 7 * 0.648)).toBeLessThanOrEqual(0.07);
+  });
+
+  it('estimates the days whose bill has not closed, and replaces them when it has', async () => {
+    const from = ymd(today - 3 * DAY);
+    const to = ymd(today - DAY);
+    const before = await api.get(
+      `/finops/api/KubernetesCost/allocation${q({ from, to, costType: 'AmortizedCost' })}`,
+      { token: ADMIN },
+    );
+    expect(before.body.estimatedDays).toEqual([ymd(today - 2 * DAY), ymd(today - DAY)]);
+    // As if the bill were collected again three days later: every one of these days has closed.
+    await host.services.prisma.kubernetesManagedCluster.updateMany({
+      data: { collectedAt: new Date(Date.now() + 3 * DAY) },
+    });
+    const after = await api.get(
+      `/finops/api/KubernetesCost/allocation${q({ from, to, costType: 'AmortizedCost' })}`,
+      { token: ADMIN },
+    );
+    expect(after.body.estimatedDays).toEqual([]);
+    for (const d of after.body.days) {
+      expect(cents(d.billedCost)).toBe(
+        billedCents(cluster, Date.parse(`${d.day}T00:00:00Z`), 'AmortizedCost'),
+      );
+    }
+    await host.services.prisma.kubernetesManagedCluster.updateMany({ data: { collectedAt: new Date() } });
+  });
+
+  it('answers the rows as CSV on Accept: text/csv, and by label', async () => {
+    const res = await api.get(
+      `/finops/api/KubernetesCost/allocation${q({ from: BILLED_FROM, to: BILLED_TO, aggregate: 'label:team' })}`,
+      { token: ADMIN, headers: { accept: 'text/csv' } },
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/csv/);
+    const lines = res.text.trim().split('\r\n');
+    expect(lines[0]).toBe('name,cpuCost,memoryCost,storageCost,totalCost,cpuCoreHours,memoryGiBHours');
+    // team=platform is kube-system's, spread over the others; disks have no label.
+    expect(
+      lines
+        .slice(1)
+        .map((l) => l.split(',')[0])
+        .sort(),
+    ).toEqual(['(none)', 'obs', 'shop']);
+  });
+
+  it('shows a user only the clusters assigned to them, by cluster or by subscription', async () => {
+    const list = async () =>
+      (
+        (await api.get('/finops/api/KubernetesCost/clusters', { token: USER })).body as Array<{
+          clusterName: string;
+        }>
+      )
+        .map((c) => c.clusterName)
+        .sort();
+    expect(await list()).toEqual([]);
+    const denied = await api.get(`/finops/api/KubernetesCost/allocation${q({})}`, { token: USER });
+    expect(denied.status).toBe(403);
+    expect(denied.headers.get('content-type')).toMatch(/problem\+json/);
+    await host.services.prisma.userSubscription.create({ data: { userId: USER_ID, subscriptionId: SUB_B } });
+    expect(await list()).toEqual(['aks-shop']);
+    await host.services.prisma.userCluster.create({ data: { userId: USER_ID, clusterName: AGENT_CLUSTER } });
+    expect(await list()).toEqual(['aks-shop', AGENT_CLUSTER]);
+    const allowed = await api.get(`/finops/api/KubernetesCost/allocation${q({})}`, { token: USER });
+    expect(allowed.status).toBe(200);
+  });
+
+  it('refuses bad input with problem+json', async () => {
+    const bad = async (query: string, status: number) => {
+      const res = await api.get(`/finops/api/KubernetesCost/allocation${query}`, { token: ADMIN });
+      expect(res.status, query).toBe(status);
+      expect(res.headers.get('content-type')).toMatch(/problem\+json/);
+    };
+    await bad(q({ aggregate: 'owner' }), 400);
+    await bad(q({ costType: 'Usage' }), 400);
+    await bad(q({ from: '2026-02-30' }), 400);
+    await bad(q({ from: BILLED_TO, to: BILLED_FROM }), 400);
+    await bad('?from=2026-01-01', 400);
+    await bad(`?clusterName=nope`, 404);
+    const anon = await api.get(`/finops/api/KubernetesCost/clusters`);
+    expect(anon.status).toBe(401);
+  });
+});
