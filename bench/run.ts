@@ -1,6 +1,6 @@
 // npm run bench [-- name ...]: runs the benchmarks one after another, each in its own process so
 // that one's memory does not colour another's. Names: platform, auth, analysis, analysis-scale, read, agent,
-// package, quota, hostile, anomalies, import.
+// package, quota, hostile, anomalies, import, allocation.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +23,7 @@ const BENCHES: Record<string, string[]> = {
   hostile: ['bench/hostile-memory.ts'],
   anomalies: ['bench/anomalies.ts'],
   import: ['bench/cost-import.ts'],
+  allocation: ['bench/allocation.ts'],
 };
 // analysis-scale (minutes, and GBs at 4x) runs only when named.
 const wanted = process.argv.slice(2).length
