@@ -30,7 +30,9 @@ export async function createFinopsModule(
   core: CoreServices,
   options: EngineOptions = {},
 ): Promise<FinopsModule> {
-  const engine = new AnalysisEngine(core, options);
+  // The usage source is read when an analysis runs, so one set later (the metrics store) is seen.
+  const usage: { source: KubernetesUsageSource } = { source: NO_USAGE };
+  const engine = new AnalysisEngine(core, { kubernetesUsage: () => usage.source, ...options });
   const env = process.env;
   // Import jobs spool to the app's own storage account, the one the queue is in.
   const spool = await ImportSpool.open({
@@ -43,7 +45,12 @@ export async function createFinopsModule(
   return {
     engine,
     imports,
-    kubernetesUsage: NO_USAGE,
+    get kubernetesUsage() {
+      return usage.source;
+    },
+    set kubernetesUsage(source: KubernetesUsageSource) {
+      usage.source = source;
+    },
     handleQueueMessage: (message, context) =>
       isImportMessage(message)
         ? imports.handleMessage(message, context)

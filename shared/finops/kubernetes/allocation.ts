@@ -425,8 +425,13 @@ export class Allocator {
   private billed = 0;
   private readonly estimated: string[] = [];
   private readonly days: DayTotals[] = [];
+  /** Each day's rows in cents, when asked for (the daily series of anomaly detection). */
+  readonly dayRows = new Map<string, Map<string, number>>();
 
-  constructor(private readonly options: AllocationOptions) {}
+  constructor(
+    private readonly options: AllocationOptions,
+    private readonly keepDayRows = false,
+  ) {}
 
   addDay(day: AllocationDay): void {
     for (const p of day.pools) this.poolNames.set(p.poolId, p.poolName);
@@ -467,6 +472,12 @@ export class Allocator {
       e.mem += v;
       this.idle.set(k, e);
       idle += v;
+    }
+    if (this.keepDayRows) {
+      const rows = new Map<string, number>();
+      for (const m of [r.rowCpu, r.rowMem, r.rowStorage])
+        for (const [k, v] of m) rows.set(k, (rows.get(k) ?? 0) + v);
+      this.dayRows.set(day.day, rows);
     }
     this.system += r.system;
     this.service += r.service;

@@ -101,11 +101,15 @@ export interface AllocationRequest {
   sharedNamespaces: string[];
   shareMode: 'weighted' | 'even';
   now: Date;
+  /** Keep each day's rows (anomaly detection's daily series). */
+  keepDayRows?: boolean;
 }
 
 export interface AllocationAnswer extends AllocationResult {
   currency: string | null;
   costType: CostType;
+  /** With `keepDayRows`: each day's rows, in cents. */
+  dayRows?: Map<string, Map<string, number>>;
 }
 
 const DAY_MS = 86_400_000;
@@ -174,10 +178,10 @@ export async function allocateCluster(
   const poolSize = new Map((m?.pools ?? []).map((p) => [p.scaleSetId.toLowerCase(), p.vmSize]));
   const claims = new Map((m?.disks ?? []).map((d) => [d.id.toLowerCase(), d]));
   const cost = (r: BillRow) => (req.costType === 'AmortizedCost' ? r.amortizedCost : r.actualCost);
-  const allocator = new Allocator({
-    sharedNamespaces: req.sharedNamespaces,
-    shareMode: req.shareMode,
-  });
+  const allocator = new Allocator(
+    { sharedNamespaces: req.sharedNamespaces, shareMode: req.shareMode },
+    req.keepDayRows ?? false,
+  );
   const agentName = req.cluster.agent?.clusterName;
   for (const day of daysOf(req.from, req.to)) {
     const u = agentName ? await usage.day(agentName, day) : { nodeHours: [], containerHours: [] };
@@ -274,6 +278,7 @@ export async function allocateCluster(
     currency: bill[0]?.currency ?? null,
     costType: req.costType,
     ...allocator.result(),
+    ...(req.keepDayRows ? { dayRows: allocator.dayRows } : {}),
   };
 }
 
