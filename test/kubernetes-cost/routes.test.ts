@@ -454,6 +454,41 @@ describe('Kubernetes cost through HTTP, on a simulated AKS cluster', () => {
     expect(allowed.status).toBe(200);
   });
 
+  it('recommends requests from usage: over-requested with a saving, under-requested as a risk', async () => {
+    const res = await api.get(`/finops/api/KubernetesCost/rightsizing${q({})}`, { token: ADMIN });
+    expect(res.status).toBe(200);
+    const item = (workload: string) =>
+      res.body.items.find((i: { workload: string }) => i.workload === workload);
+    const api0 = item('Deployment/api');
+    // Uses 0.5 core and 3 GiB steadily, asks for 1 core and 2 GiB: CPU 0.5 * 1.15, memory 3 GiB * 1.15.
+    expect(api0).toMatchObject({
+      namespace: 'shop',
+      container: 'api',
+      current: { cpuCores: 1, memoryBytes: 2 * GiB },
+      recommended: { cpuCores: 0.575, memoryBytes: Math.ceil(3 * 1024 * 1.15) * 1024 * 1024 },
+      kind: 'under-requested',
+    });
+    const prometheus = item('StatefulSet/prometheus');
+    // Uses 0.7 core of the 0.5 it asks: a risk, with a negative saving.
+    expect(prometheus.recommended.cpuCores).toBe(0.805);
+    expect(prometheus.kind).toBe('under-requested');
+    expect(prometheus.monthlySaving).toBeLessThan(0);
+    const proxy = item('DaemonSet/kube-proxy');
+    // Asks 0.1 core / 128 MiB, uses 0.05 / ~102 MiB: CPU to 0.0575, memory up to the 250 MiB minimum.
+    expect(proxy.recommended.cpuCores).toBeCloseTo(0.0575, 2);
+    expect(proxy.recommended.memoryBytes).toBe(250 * 1024 * 1024);
+    const worker = item('Deployment/worker');
+    // Asks 2 cores / 4 GiB, uses 1.5 / 2 GiB: 1.725 cores and 2.3 GiB would do, a saving.
+    expect(worker.recommended.cpuCores).toBe(1.725);
+    expect(worker.kind).toBe('over-requested');
+    expect(worker.monthlySaving).toBeGreaterThan(0);
+    expect(res.body.windowDays).toBe(7);
+    const one = await api.get(`/finops/api/KubernetesCost/rightsizing${q({ namespace: 'monitoring' })}`, {
+      token: ADMIN,
+    });
+    expect(one.body.items.map((i: { workload: string }) => i.workload)).toEqual(['StatefulSet/prometheus']);
+  });
+
   it('refuses bad input with problem+json', async () => {
     const bad = async (query: string, status: number) => {
       const res = await api.get(`/finops/api/KubernetesCost/allocation${query}`, { token: ADMIN });
