@@ -111,6 +111,35 @@ const AllocationOut = z.object({
   ),
 });
 
+const RightsizingOut = z.object({
+  clusterName: z.string(),
+  currency: z.string().nullable(),
+  windowDays: z.number().int(),
+  rate: z.object({ cpuPerCoreHour: z.number(), memoryPerGiBHour: z.number() }),
+  items: z.array(
+    z.object({
+      namespace: z.string(),
+      workload: z.string().describe('<Kind>/<name> of the controller; Pod/<name> for a bare pod'),
+      container: z.string(),
+      current: z.object({ cpuCores: z.number().nullable(), memoryBytes: z.number().nullable() }),
+      recommended: z.object({ cpuCores: z.number(), memoryBytes: z.number() }),
+      monthlySaving: z.number().describe('per month (730 h) at the billed rate; negative: needs more'),
+      kind: z.enum(['over-requested', 'under-requested', 'fits']),
+      evidence: z.object({
+        samples: z.number().int(),
+        days: z.number().int(),
+        cpuP50Cores: z.number(),
+        cpuP90Cores: z.number(),
+        cpuMaxCores: z.number(),
+        memoryDailyPeakP90Bytes: z.number(),
+        memoryMaxBytes: z.number(),
+        oomKills: z.number().int(),
+        restarts: z.number().int(),
+      }),
+    }),
+  ),
+});
+
 async function clusterFor(
   services: Parameters<RouteDefinition['handler']>[0]['services'],
   caller: Parameters<RouteDefinition['handler']>[0]['caller'],
@@ -266,7 +295,7 @@ export const kubernetesRoutes: RouteDefinition[] = [
         'Both over-requested containers (positive saving) and under-requested ones (negative saving: a risk) are listed, largest amount first. The window is KubernetesCost__RightsizingWindowDays. Paged: page, pageSize; X-Total-Count.',
       tags: [TAG],
       responses: {
-        200: { description: 'recommendations' },
+        200: { description: 'recommendations', schema: RightsizingOut },
         403: { description: 'the cluster is not assigned to the caller' },
         404: { description: 'no such cluster' },
       },
