@@ -38,6 +38,9 @@ export const POSTGRES_PASS = [
   'test/hostile/resilience-lost-jobs.test.ts',
   'test/kubernetes-cost/namespace-anomalies.test.ts',
   'test/kubernetes-cost/routes.test.ts',
+  // Metrics ingest and reads through the host (the store suite runs on both databases itself).
+  'test/metrics/ingest.test.ts',
+  'test/metrics/read-routes.test.ts',
 ];
 
 export default defineConfig({ ...base, test: { ...base.test, include: POSTGRES_PASS } });

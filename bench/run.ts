@@ -1,6 +1,6 @@
 // npm run bench [-- name ...]: runs the benchmarks one after another, each in its own process so
 // that one's memory does not colour another's. Names: platform, auth, analysis, analysis-scale, read, agent,
-// package, quota, hostile, anomalies, import, allocation.
+// package, quota, hostile, anomalies, import, metrics, allocation.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -23,12 +23,16 @@ const BENCHES: Record<string, string[]> = {
   hostile: ['bench/hostile-memory.ts'],
   anomalies: ['bench/anomalies.ts'],
   import: ['bench/cost-import.ts'],
+  metrics: ['bench/metrics.ts'],
   allocation: ['bench/allocation.ts'],
 };
 // analysis-scale (minutes, and GBs at 4x) runs only when named.
-const wanted = process.argv.slice(2).length
-  ? process.argv.slice(2)
-  : Object.keys(BENCHES).filter((n) => n !== 'analysis-scale');
+// Arguments after a second `--` go to every bench named (`npm run bench -- metrics -- --containers 600`).
+const argv = process.argv.slice(2);
+const split = argv.indexOf('--');
+const names = split < 0 ? argv : argv.slice(0, split);
+const passed = split < 0 ? [] : argv.slice(split + 1);
+const wanted = names.length ? names : Object.keys(BENCHES).filter((n) => n !== 'analysis-scale');
 let failed = 0;
 for (const name of wanted) {
   const files = BENCHES[name];
@@ -43,7 +47,7 @@ for (const name of wanted) {
       continue;
     }
     console.log(`\n== ${name}: ${entry}`);
-    const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', file, ...args], {
+    const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', file, ...args, ...passed], {
       cwd: root,
       stdio: 'inherit',
     });

@@ -7,7 +7,7 @@ import { type CreateServicesOptions, createServices } from '../shared/app/create
 import { nextOccurrence } from '../shared/app/ncrontab.js';
 import { routes as defaultRoutes } from '../shared/app/routes.js';
 import type { AppServices } from '../shared/app/services.js';
-import { weeklyTimerTrigger } from '../shared/app/triggers.js';
+import { metricsHousekeepingTimerTrigger, weeklyTimerTrigger } from '../shared/app/triggers.js';
 import type { AppConfig } from '../shared/config/index.js';
 import { exportImportTimerTrigger } from '../shared/finops/imports/exports.js';
 import { MAX_BODY_BYTES } from '../shared/http/body.js';
@@ -35,6 +35,8 @@ export interface LocalHostOptions {
   weeklyTimer?: boolean;
   /** Fire the export import timer at CostExports__Schedule (default true when a container is set). */
   exportTimer?: boolean;
+  /** Fire the metrics housekeeping timer at its schedule (default true). */
+  metricsTimer?: boolean;
   /** Send the notification outbox every Notifications__PollSeconds (default true). */
   notifier?: boolean;
 }
@@ -293,6 +295,9 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const exportsTimer = exportImportTimerTrigger(services.config);
   if (exportsTimer && (options.exportTimer ?? true)) {
     timers.push({ ...exportsTimer, run: (tick, ctx) => services.finops.handleExportTimer(tick, ctx) });
+  }
+  if (options.metricsTimer ?? true) {
+    timers.push({ ...metricsHousekeepingTimerTrigger(), run: () => services.metrics.housekeeping() });
   }
   const pending = new Map<string, NodeJS.Timeout>();
   for (const t of timers) {

@@ -2,6 +2,7 @@ import type { app as azureApp, HttpRequest, InvocationContext } from '@azure/fun
 import type { Startup } from '../shared/app/startup.js';
 import {
   jobSweepTimerTrigger,
+  metricsHousekeepingTimerTrigger,
   notificationTimerTrigger,
   queueTrigger,
   weeklyTimerTrigger,
@@ -40,7 +41,7 @@ export function registerFunctions(app: App, startup: Startup, routes: RouteDefin
     },
     services: () => startup.services(),
   };
-  for (const service of ['auth', 'finops'] as Service[]) {
+  for (const service of ['auth', 'finops', 'metrics'] as Service[]) {
     app.http(`${service}-api`, {
       methods: [...METHODS],
       route: `${service}/api/{*path}`,
@@ -90,6 +91,15 @@ export function registerFunctions(app: App, startup: Startup, routes: RouteDefin
     handler: (_tick, context) =>
       withInvocationScope({ invocationId: context.invocationId }, async () => {
         await (await startup.services()).finops.engine.sweepJobs();
+      }),
+  });
+  const housekeeping = metricsHousekeepingTimerTrigger();
+  app.timer(housekeeping.name, {
+    schedule: housekeeping.schedule,
+    runOnStartup: false,
+    handler: (_tick, context) =>
+      withInvocationScope({ invocationId: context.invocationId }, async () => {
+        await (await startup.services()).metrics.housekeeping();
       }),
   });
   const outbox = notificationTimerTrigger(config);

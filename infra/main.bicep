@@ -275,6 +275,22 @@ param costQueryPaceScale string = '1'
 ])
 param notificationsAllowPrivateTargets string = 'false'
 
+@description('Metrics__AllowAnonymousIngest: true accepts agent posts without an ingest key (anyone who reaches the app can then write metrics).')
+@allowed([
+  'true'
+  'false'
+])
+param metricsAllowAnonymousIngest string = 'false'
+
+@description('Metrics__RetentionRawDays: days raw pod, node and PVC samples are kept.')
+param metricsRetentionRawDays string = '14'
+
+@description('Metrics__Retention5mDays: days the 5-minute averages are kept.')
+param metricsRetention5mDays string = '90'
+
+@description('Metrics__RetentionHourlyDays: days the hourly averages are kept.')
+param metricsRetentionHourlyDays string = '400'
+
 @description('WeeklyAnalysis__Enabled: true runs the weekly timer.')
 param weeklyAnalysisEnabled string = 'true'
 
@@ -851,6 +867,12 @@ var baseAppSettings = {
   CostExports__ContainerUrl: costExportsContainerUrl
   CostExports__Schedule: costExportsSchedule
   CostExports__Subscriptions: costExportsSubscriptions
+
+  // Metrics service
+  Metrics__AllowAnonymousIngest: metricsAllowAnonymousIngest
+  Metrics__RetentionRawDays: metricsRetentionRawDays
+  Metrics__Retention5mDays: metricsRetention5mDays
+  Metrics__RetentionHourlyDays: metricsRetentionHourlyDays
 }
 
 // This resource owns the complete app settings list: settings added by hand in the portal are

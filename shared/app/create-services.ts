@@ -3,6 +3,7 @@ import type { AppConfig } from '../config/index.js';
 import { openDatabase } from '../db/client.js';
 import { databaseTimeouts } from '../db/timeouts.js';
 import { createFinopsModule } from '../finops/module.js';
+import { createMetricsModule } from '../metrics/module.js';
 import { routeAzureSdkLogs } from '../observability/azure-sdk-logs.js';
 import { createErrorReporter } from '../observability/errors.js';
 import { createLogger, type Logger } from '../observability/logger.js';
@@ -53,11 +54,14 @@ export async function createServices(
   const core: CoreServices = { config, db, prisma: db.prisma, log, errors, queue };
   const auth = await createAuthModule(core);
   const finops = await createFinopsModule(core);
+  const metrics = createMetricsModule(core);
   return {
     ...core,
     auth,
     finops,
+    metrics,
     async close() {
+      await metrics.close();
       await finops.close();
       await auth.close();
       await errors.flush();

@@ -108,7 +108,11 @@ function docsRoutes(service: Service, allRoutes: () => RouteDefinition[]): Route
   ];
 }
 
-/** OpenAPI documents and Swagger UI for both services, built from the given route table. */
+/** OpenAPI documents and Swagger UI for every service, built from the given route table. */
 export function documentationRoutes(allRoutes: () => RouteDefinition[]): RouteDefinition[] {
-  return [...docsRoutes('auth', allRoutes), ...docsRoutes('finops', allRoutes)];
+  return [
+    ...docsRoutes('auth', allRoutes),
+    ...docsRoutes('finops', allRoutes),
+    ...docsRoutes('metrics', allRoutes),
+  ];
 }

@@ -1,6 +1,7 @@
 import { authRoutes } from '../auth/routes.js';
 import { finopsRoutes } from '../finops/routes.js';
 import type { RouteDefinition } from '../http/route.js';
+import { metricsRoutes } from '../metrics/routes.js';
 import { documentationRoutes } from './docs-routes.js';
 import { versionRoutes } from './version-routes.js';
 
@@ -9,5 +10,6 @@ export const routes: RouteDefinition[] = [
   ...versionRoutes,
   ...authRoutes,
   ...finopsRoutes,
+  ...metricsRoutes,
   ...documentationRoutes(() => routes),
 ];

@@ -2,6 +2,7 @@ import type { AuthModule } from '../auth/module.js';
 import type { AppConfig } from '../config/index.js';
 import type { Database, PrismaClient } from '../db/client.js';
 import type { FinopsModule } from '../finops/module.js';
+import type { MetricsModule } from '../metrics/module.js';
 import type { ErrorReporter } from '../observability/errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { JobQueue } from '../queue/analysis-queue.js';
@@ -19,5 +20,6 @@ export interface CoreServices {
 export interface AppServices extends CoreServices {
   auth: AuthModule;
   finops: FinopsModule;
+  metrics: MetricsModule;
   close(): Promise<void>;
 }

@@ -36,3 +36,11 @@ export function notificationTimerTrigger(config: AppConfig) {
     schedule: n < 60 && 60 % n === 0 ? `*/${n} * * * * *` : '0 * * * * *',
   };
 }
+
+/**
+ * The metrics store's housekeeping every hour: day partitions made ahead, partitions past their
+ * retention dropped. (Writes also make a missing partition, so a late timer loses nothing.)
+ */
+export function metricsHousekeepingTimerTrigger() {
+  return { name: 'metrics-housekeeping', schedule: '0 7 * * * *' };
+}

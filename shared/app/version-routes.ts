@@ -25,4 +25,8 @@ function versionRoute(service: Service): RouteDefinition {
   });
 }
 
-export const versionRoutes: RouteDefinition[] = [versionRoute('auth'), versionRoute('finops')];
+export const versionRoutes: RouteDefinition[] = [
+  versionRoute('auth'),
+  versionRoute('finops'),
+  versionRoute('metrics'),
+];

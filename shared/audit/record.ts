@@ -30,6 +30,9 @@ export const AUDIT_ACTIONS = [
   'waste.suppressionRevoked',
   'waste.excluded',
   'waste.exclusionRevoked',
+  'metricsIngestKey.created',
+  'metricsIngestKey.revoked',
+  'metrics.cleanup',
 ] as const;
 
 /** Known actions, or another's (`anomaly.acknowledged`): the trail does not gate what it records. */

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { type AuthSettings, authSettingsSchema } from './auth.js';
 import { type FinopsSettings, finopsSettingsSchema } from './finops.js';
 import { refuseUnresolvedKeyVaultReferences } from './key-vault.js';
+import { type MetricsSettings, metricsSettingsSchema } from './metrics.js';
 import { type PlatformSettings, platformSettingsSchema } from './platform.js';
 import { PUBLISHED_JWT_KEYS } from './published-keys.js';
 import { ConfigError, readSettings, type Settings } from './source.js';
@@ -12,6 +13,7 @@ export interface AppConfig {
   platform: PlatformSettings;
   auth: AuthSettings;
   finops: FinopsSettings;
+  metrics: MetricsSettings;
   isDevelopment: boolean;
 }
 
@@ -45,12 +47,14 @@ export function loadConfig(settings: Settings = readSettings()): AppConfig {
     ...Object.keys(platformSettingsSchema.shape),
     ...Object.keys(authSettingsSchema.shape),
     ...Object.keys(finopsSettingsSchema.shape),
+    ...Object.keys(metricsSettingsSchema.shape),
     'AzureWebJobsStorage__queueServiceUri',
     'AzureWebJobsStorage__accountName',
   ]);
   const platform = parseSection(platformSettingsSchema, settings);
   const auth = parseSection(authSettingsSchema, settings);
   const finops = parseSection(finopsSettingsSchema, settings);
+  const metrics = parseSection(metricsSettingsSchema, settings);
   const isDevelopment = platform.WEBAPP_ENVIRONMENT === 'Development';
   if (!isDevelopment) {
     if (!auth.Jwt__Key) {
@@ -74,5 +78,5 @@ export function loadConfig(settings: Settings = readSettings()): AppConfig {
   } else if (auth.Jwt__Key && auth.Jwt__Key.length < 32) {
     throw new ConfigError('Setting Jwt__Key must be at least 32 characters (HS256 key).');
   }
-  return { platform, auth, finops, isDevelopment };
+  return { platform, auth, finops, metrics, isDevelopment };
 }

@@ -6,6 +6,7 @@ import { fullPath, type RouteDefinition, type Service } from './route.js';
 const TITLES: Record<Service, string> = {
   auth: 'finwatch auth service',
   finops: 'finwatch FinOps service',
+  metrics: 'finwatch metrics service',
 };
 
 const problem = z

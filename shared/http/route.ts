@@ -3,7 +3,7 @@ import type { ZodType } from 'zod';
 import type { AppServices } from '../app/services.js';
 import type { Caller } from '../auth/caller.js';
 
-export type Service = 'auth' | 'finops';
+export type Service = 'auth' | 'finops' | 'metrics';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 /** none: anonymous; user: any valid own or directory token; admin: the caller's isAdmin flag. */
 export type AuthRequirement = 'none' | 'user' | 'admin';

@@ -34,6 +34,6 @@ function headerOf(response: HttpResponseInit, name: string): string | undefined 
 
 /** The service of a request path (`/auth/api/...`, `/finops/api/...`), if any. */
 export function serviceOfPath(pathname: string): Service | undefined {
-  const m = /^\/*(auth|finops)\/api(?:\/|$)/i.exec(pathname);
+  const m = /^\/*(auth|finops|metrics)\/api(?:\/|$)/i.exec(pathname);
   return m ? (m[1]!.toLowerCase() as Service) : undefined;
 }

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { authSettingsSchema } from '../../shared/config/auth.js';
 import { finopsSettingsSchema } from '../../shared/config/finops.js';
 import { loadConfig, type Settings } from '../../shared/config/index.js';
+import { metricsSettingsSchema } from '../../shared/config/metrics.js';
 import { platformSettingsSchema } from '../../shared/config/platform.js';
 import { parseAppSettings, readInfraBicep } from '../infra/bicep-source.js';
 
@@ -32,7 +33,7 @@ function documentedSettings(markdown: string): Map<string, string[]> {
   return sections;
 }
 
-const schemas = [platformSettingsSchema, authSettingsSchema, finopsSettingsSchema];
+const schemas = [platformSettingsSchema, authSettingsSchema, finopsSettingsSchema, metricsSettingsSchema];
 const schemaNames = schemas.flatMap((s) => Object.keys(s.shape)).sort();
 const docs = documentedSettings(read('docs/settings.md'));
 /** Read from the process environment before the configuration loads, so outside the schema. */
@@ -100,7 +101,7 @@ const BASE: Settings = { WEBAPP_ENVIRONMENT: 'Development', DATA_DIR: 'memory://
 /** Flattens the loaded configuration's sections into one name -> value map. */
 function loaded(settings: Settings): Record<string, unknown> {
   const c = loadConfig(settings);
-  return { ...c.platform, ...c.auth, ...c.finops };
+  return { ...c.platform, ...c.auth, ...c.finops, ...c.metrics };
 }
 
 /** Options of an enum setting (its schema under the preprocessing wrappers). */

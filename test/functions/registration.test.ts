@@ -42,12 +42,13 @@ describe('Azure Functions registration', () => {
     expect(http.map((r) => [r.name, r.options.route, r.options.authLevel])).toEqual([
       ['auth-api', 'auth/api/{*path}', 'anonymous'],
       ['finops-api', 'finops/api/{*path}', 'anonymous'],
+      ['metrics-api', 'metrics/api/{*path}', 'anonymous'],
     ]);
     for (const r of http) {
       expect(r.options.methods).toEqual(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD']);
     }
     // Every route of the table is under one of the two templates.
-    expect(routes.filter((r) => !/^(auth|finops)\/api\//.test(`${fullPath(r)}/`))).toEqual([]);
+    expect(routes.filter((r) => !/^(auth|finops|metrics)\/api\//.test(`${fullPath(r)}/`))).toEqual([]);
 
     const queue = recorded.find((r) => r.kind === 'storageQueue');
     expect(queue?.options).toMatchObject({ queueName: 'analysis-jobs', connection: 'AzureWebJobsStorage' });
@@ -56,6 +57,9 @@ describe('Azure Functions registration', () => {
     // Abandoned jobs and lost queue messages are looked for every minute, whatever runs.
     const sweeper = recorded.find((r) => r.kind === 'timer' && r.name === 'analysis-job-sweeper');
     expect(sweeper?.options.schedule).toBe('0 */1 * * * *');
+    // Metrics partitions are made ahead and dropped past retention every hour.
+    const housekeeping = recorded.find((r) => r.kind === 'timer' && r.name === 'metrics-housekeeping');
+    expect(housekeeping?.options.schedule).toBe('0 7 * * * *');
     const outbox = recorded.find((r) => r.kind === 'timer' && r.name === 'notification-outbox');
     expect(outbox?.options.schedule).toBe('*/15 * * * * *');
   });

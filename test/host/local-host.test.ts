@@ -91,6 +91,9 @@ describe('local host', () => {
     expect(text.text).toMatch(/^\d+\.\d+\.\d+$/);
     const json = await api.get('/finops/api/Version', { headers: { accept: 'application/json' } });
     expect(json.body).toBe(text.text);
+    const metrics = await api.get('/metrics/api/Version');
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toBe(text.text);
   });
 
   it('matches paths case-insensitively and tolerates a trailing slash', async () => {

@@ -141,12 +141,13 @@ describe('malformed-input sweep of every documented route (issue 11)', () => {
     const probes = [
       ...probesOf(buildOpenApiDocument('auth', routes) as never, tokens),
       ...probesOf(buildOpenApiDocument('finops', routes) as never, tokens),
+      ...probesOf(buildOpenApiDocument('metrics', routes) as never, tokens),
       // Signing out everywhere with the sweep's own token would turn the rest of the sweep into 401s.
     ].filter((p) => !(p.token && /\/User\/signOutEverywhere\b/i.test(p.path)));
     expect(probes.length).toBeGreaterThan(2000);
     // Pages a person opens (the password reset page) answer their errors as HTML pages too.
     const htmlPages = new Set<string>();
-    for (const service of ['auth', 'finops'] as const) {
+    for (const service of ['auth', 'finops', 'metrics'] as const) {
       const doc = buildOpenApiDocument(service, routes) as unknown as {
         paths: Record<string, Record<string, { responses?: Record<string, { content?: object }> }>>;
       };

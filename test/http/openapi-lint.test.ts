@@ -6,7 +6,7 @@ import { buildOpenApiDocument } from '../../shared/http/openapi.js';
 // The lint engine of `npx @redocly/cli lint` (the CLI calls this package's lint with its built-in
 // `recommended` ruleset when no redocly.yaml exists), so generators and gateways that import the
 // documents meet no undeclared path parameters, missing security or empty servers.
-describe.each(['auth', 'finops'] as const)('the %s OpenAPI document', (service) => {
+describe.each(['auth', 'finops', 'metrics'] as const)('the %s OpenAPI document', (service) => {
   it("passes Redocly's recommended rules with no errors", async () => {
     const config = await createConfig({ extends: ['recommended'] });
     const problems = await lintFromString({

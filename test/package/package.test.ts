@@ -56,6 +56,7 @@ const requests: StubRequest[] = [
   ),
   call('http://localhost/finops/api/NoSuchThing'),
   call('http://localhost/finops/api/swagger/assets/swagger-ui.css'),
+  call('http://localhost/metrics/api/Version'),
 ];
 
 describe('deployment package (npm run package)', () => {
@@ -76,7 +77,7 @@ describe('deployment package (npm run package)', () => {
 
   it('registers one anonymous catch-all HTTP function per service, for every method, and nothing else over HTTP', () => {
     const http = loaded.functions.filter((f) => trigger(f)?.type === 'httpTrigger');
-    expect(http.map((f) => f.name)).toEqual(['auth-api', 'finops-api']);
+    expect(http.map((f) => f.name)).toEqual(['auth-api', 'finops-api', 'metrics-api']);
     for (const fn of http) {
       const service = fn.name.replace(/-api$/, '');
       expect(trigger(fn)).toMatchObject({
@@ -113,10 +114,12 @@ describe('deployment package (npm run package)', () => {
   });
 
   it('answers through the bundled handlers: the Version of each service, 401 without a token, 404 and the docs assets', () => {
-    const [authVersion, finopsVersion, authProtected, finopsProtected, unknown, css] = loaded.responses;
+    const [authVersion, finopsVersion, authProtected, finopsProtected, unknown, css, metricsVersion] =
+      loaded.responses;
     expect(loaded.responses.filter((r) => r.error)).toEqual([]);
     expect(authVersion).toMatchObject({ status: 200, body: appVersion });
     expect(finopsVersion).toMatchObject({ status: 200, body: JSON.stringify(appVersion) });
+    expect(metricsVersion).toMatchObject({ status: 200, body: appVersion });
     for (const res of [authProtected, finopsProtected]) {
       expect(res?.status).toBe(401);
       expect(res?.headers?.['content-type']).toMatch(/application\/problem\+json/);

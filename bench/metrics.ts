@@ -1,0 +1,384 @@
+// npm run bench -- metrics [-- --containers 6000 --nodes 200 --day-containers 1000 --seconds 10]
+//
+// The metrics service against its aims:
+//  1. one-object posts (the original agent's mode) through the local host, 16 connections:
+//     >= 2,000 posts/s, p99 < 100 ms, 0 errors, process RSS < 400 MB;
+//  2. batched pod samples per second into PostgreSQL through the store (>= 100,000/s);
+//  3. bytes on disk per pod sample after a simulated day of --day-containers containers (<= 100);
+//  4. reads at 10 clients over 7 simulated days of a --containers / --nodes fleet: the web
+//     client's namespace and node lists at 1 h, 24 h and 7 d (p99 < 100 / 250 / 500 ms).
+// Parts 2-4 need a PostgreSQL server: FINWATCH_BENCH_PG_URL (or FINWATCH_TEST_PG_URL), e.g.
+// postgresql://postgres@127.0.0.1:5432/postgres; a fresh database is made and dropped. Without
+// one they run on in-memory PGlite and say so. The fleet size is a parameter: a quick run is
+// `--containers 600 --nodes 20 --day-containers 200`.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import jwt from 'jsonwebtoken';
+import pg from 'pg';
+import { startAzurite } from '../dev/azurite.js';
+import { type LocalHost, startLocalHost } from '../dev/host.js';
+import { loadConfig } from '../shared/config/index.js';
+import { openDatabase } from '../shared/db/client.js';
+import { type MetricRecord, podRecordSchema } from '../shared/metrics/records.js';
+import { PostgresMetricsStore } from '../shared/metrics/store/postgres/store.js';
+import { createLogger } from '../shared/observability/logger.js';
+
+const { values: opts } = parseArgs({
+  options: {
+    containers: { type: 'string', default: '6000' },
+    nodes: { type: 'string', default: '200' },
+    'day-containers': { type: 'string', default: '1000' },
+    seconds: { type: 'string', default: '10' },
+    skip: { type: 'string', default: '' },
+  },
+});
+const CONTAINERS = Number(opts.containers);
+const NODES = Number(opts.nodes);
+const DAY_CONTAINERS = Number(opts['day-containers']);
+const SECONDS = Number(opts.seconds);
+const SKIP = new Set(opts.skip.split(',').filter(Boolean));
+const NAMESPACES = Math.max(1, Math.round(CONTAINERS / 120));
+const KEY = `bench-key-${randomBytes(16).toString('hex')}`;
+const PG_URL = process.env.FINWATCH_BENCH_PG_URL ?? process.env.FINWATCH_TEST_PG_URL;
+const H = 3_600_000;
+
+const ratio = (value: number, aim: number, lowerIsBetter: boolean) =>
+  `${(lowerIsBetter ? aim / value : value / aim).toFixed(2)}x of aim ${lowerIsBetter ? '<' : '>='} ${aim}`;
+const mb = () => Math.round(process.memoryUsage().rss / 1048576);
+
+async function freshDatabase(): Promise<{ url: string | undefined; drop(): Promise<void> }> {
+  if (!PG_URL) return { url: undefined, drop: async () => {} };
+  const name = `finwatch_bench_metrics_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+async function startHost(url: string | undefined, skipMigrations = false) {
+  const azurite = await startAzurite();
+  const config = loadConfig({
+    WEBAPP_ENVIRONMENT: 'Development',
+    DATA_DIR: 'memory://',
+    AzureWebJobsStorage: azurite.connectionString,
+    WeeklyAnalysis__Enabled: 'false',
+    Jwt__Key: KEY,
+    Jwt__Issuers: 'finwatch-bench',
+    Jwt__Audiences: 'finwatch-bench',
+    ...(url ? { ConnectionStrings__SqlConnectionString: url } : {}),
+  });
+  const host: LocalHost = await startLocalHost({
+    config,
+    queueWorker: false,
+    notifier: false,
+    metricsTimer: false,
+    servicesOptions: { log: createLogger('None'), skipMigrations },
+  });
+  return {
+    host,
+    async close() {
+      await host.close();
+      await azurite.stop();
+    },
+  };
+}
+
+function podRecord(i: number, at: Date, cluster: string): MetricRecord {
+  return {
+    kind: 'pod',
+    collectedAt: at,
+    data: podRecordSchema.parse({
+      clusterName: cluster,
+      namespace: `ns-${i % NAMESPACES}`,
+      pod: `app-${Math.floor(i / 2)}-7d9f-abcde`,
+      container: i % 2 ? 'sidecar' : 'app',
+      cpuUsageCores: ((i * 7919) % 1000) / 4000,
+      cpuLimitCores: 0.5,
+      memoryUsageBytes: 100_000_000 + ((i * 104729) % 50_000_000),
+      memoryLimitBytes: 536870912,
+      nodeName: `node-${i % NODES}`,
+      podState: 'Running',
+      restartCount: i % 3,
+      podAge: 86_400 + i,
+    }),
+  };
+}
+
+// ------------------------------------------------------------------ 1. one-object posts
+async function onePosts(): Promise<void> {
+  const db = await freshDatabase();
+  const { host, close } = await startHost(db.url);
+  try {
+    const made = await host.services.metrics.keys.create(
+      'bench',
+      { userId: 'bench', email: 'bench@example.test' },
+      { headers: new Headers() },
+    );
+    let n = 0;
+    const body = () =>
+      JSON.stringify({
+        ClusterName: 'bench',
+        Namespace: `ns-${n % 50}`,
+        Pod: `app-${n % CONTAINERS}`,
+        Container: 'app',
+        CpuUsageCores: 0.1,
+        CpuLimitCores: 0.5,
+        MemoryUsageBytes: 1e8,
+        MemoryLimitBytes: 5e8,
+        NodeName: `node-${n++ % NODES}`,
+        PodState: 'Running',
+        RestartCount: 0,
+        PodAge: 100,
+      });
+    const warm = { url: `${host.url}/metrics/api/metrics/pod`, connections: 16, duration: 2 };
+    const request = {
+      method: 'POST' as const,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${made.key}` },
+      setupRequest: (req: Record<string, unknown>) => ({ ...req, body: body() }),
+    } as unknown as autocannon.Request;
+    await autocannon({ ...warm, requests: [request] });
+    let peak = mb();
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, mb());
+    }, 200);
+    const r = await autocannon({ ...warm, duration: SECONDS, requests: [request] });
+    clearInterval(sampler);
+    const errors = r.non2xx + r.errors + r.timeouts;
+    console.log(
+      `one-object posts (${PG_URL ? 'PostgreSQL' : 'PGlite'}, 16 connections, ${SECONDS} s): ${Math.round(r.requests.average)} posts/s (${ratio(r.requests.average, 2000, false)}), ` +
+        `p99 ${r.latency.p99} ms (${ratio(r.latency.p99, 100, true)}), errors ${errors}, process RSS peak ${peak} MB (host and load generator; ${ratio(peak, 400, true)})`,
+    );
+  } finally {
+    await close();
+    await db.drop();
+  }
+}
+
+// ---------------------------------------------- 2 + 3. batched samples/s and bytes per sample
+async function batchedAndBytes(): Promise<void> {
+  const db = await freshDatabase();
+  const database = await openDatabase({ connectionString: db.url, dataDir: 'memory://' });
+  try {
+    await database.migrate();
+    const settings = loadConfig({ WEBAPP_ENVIRONMENT: 'Development', DATA_DIR: 'memory://' }).metrics;
+    const store = new PostgresMetricsStore(database.prisma, settings);
+    // A simulated day: DAY_CONTAINERS containers sampled every minute, in batches of 5,000
+    // records (the agent's largest), oldest first.
+    const day0 = Date.now() - 24 * H;
+    const perMinute = DAY_CONTAINERS;
+    const minutes = 1440;
+    let written = 0;
+    let writeMs = 0;
+    let pending: MetricRecord[] = [];
+    const flush = async () => {
+      if (!pending.length) return;
+      const t = performance.now();
+      await store.write({ clusterName: 'day', batchId: randomUUID(), records: pending });
+      writeMs += performance.now() - t;
+      written += pending.length;
+      pending = [];
+    };
+    for (let m = 0; m < minutes; m++) {
+      const at = new Date(day0 + m * 60_000);
+      for (let c = 0; c < perMinute; c++) {
+        pending.push(podRecord(c, at, 'day'));
+        if (pending.length === 5000) await flush();
+      }
+    }
+    await flush();
+    const perSecond = written / (writeMs / 1000);
+    console.log(
+      `batched pod samples (${db.url ? 'PostgreSQL' : 'PGlite'}, batches of 5,000 with both rollups): ${Math.round(perSecond)} samples/s over ${written} samples (${ratio(perSecond, 100_000, false)})`,
+    );
+    await database.prisma.$executeRawUnsafe('VACUUM ANALYZE').catch(() => undefined);
+    const [size] = await database.prisma.$queryRawUnsafe<Array<{ raw: number; all: number }>>(
+      `SELECT
+         (SELECT coalesce(sum(pg_total_relation_size(i.inhrelid)), 0) FROM pg_inherits i
+           WHERE i.inhparent = 'metrics.pod_raw'::regclass)::float8 AS raw,
+         (SELECT coalesce(sum(pg_total_relation_size(i.inhrelid)), 0) FROM pg_inherits i
+           WHERE i.inhparent IN ('metrics.pod_raw'::regclass, 'metrics.pod_5m'::regclass, 'metrics.pod_1h'::regclass))::float8
+           + pg_total_relation_size('"MetricsPodSeries"')::float8 AS all`,
+    );
+    const raw = Number(size!.raw) / written;
+    const all = Number(size!.all) / written;
+    console.log(
+      `bytes on disk per pod sample after a simulated day (${DAY_CONTAINERS} containers, 1 sample/min): raw table and its index ${raw.toFixed(1)} (${ratio(raw, 100, true)}); with both rollups and the label sets ${all.toFixed(1)}`,
+    );
+  } finally {
+    await database.close();
+    await db.drop();
+  }
+}
+
+// ------------------------------------------------------------------------------- 4. reads
+/**
+ * A 7-day fleet written straight into the tables with generate_series (writing 60 million samples
+ * through the ingest path would take longer than the bench should): raw samples for the last 6
+ * hours, 5-minute rollups for 2 days and hourly ones for 7 days, which is all a read uses.
+ */
+async function seedFleet(url: string | undefined, prisma: import('../shared/db/client.js').PrismaClient) {
+  const store = new PostgresMetricsStore(
+    prisma,
+    loadConfig({ WEBAPP_ENVIRONMENT: 'Development', DATA_DIR: 'memory://' }).metrics,
+  );
+  const now = Date.now();
+  // One real write creates the label sets, pod states and today's partitions.
+  const first: MetricRecord[] = [];
+  for (let c = 0; c < CONTAINERS; c++) first.push(podRecord(c, new Date(now - 1000), 'fleet'));
+  for (let n = 0; n < NODES; n++) {
+    first.push({
+      kind: 'node',
+      collectedAt: new Date(now - 1000),
+      data: {
+        clusterName: 'fleet',
+        nodeName: `node-${n}`,
+        clusterEnvironment: 'PROD',
+        cpuUsageCores: 1,
+        cpuCapacityCores: 8,
+        memoryUsageBytes: 8e9,
+        memoryCapacityBytes: 32e9,
+        kubernetesVersion: 'v1.30.5',
+        cloudProvider: 'AKS',
+        isReady: true,
+        hasMemoryPressure: false,
+        hasDiskPressure: false,
+        hasPidPressure: false,
+        architecture: 'amd64',
+        operatingSystem: 'linux',
+        region: 'eastus',
+        instanceType: 'Standard_D8s_v5',
+        providerId: null,
+        nodePool: 'np1',
+        cpuAllocatableCores: 7.8,
+        memoryAllocatableBytes: 30e9,
+      },
+    });
+  }
+  for (let i = 0; i < first.length; i += 5000)
+    await store.write({ clusterName: 'fleet', records: first.slice(i, i + 5000) });
+  // Partitions for the whole week, then the rows.
+  const days = Array.from({ length: 8 }, (_, d) => new Date(now - d * 24 * H));
+  await store.housekeeping(new Date(now));
+  for (const d of days) {
+    await store.write({ clusterName: 'fleet', records: [podRecord(0, d, 'fleet')] });
+  }
+  const exec = (sql: string) => prisma.$executeRawUnsafe(sql);
+  const t = performance.now();
+  for (const [kind, series] of [
+    ['pod', 'MetricsPodSeries'],
+    ['node', 'MetricsNodeSeries'],
+  ] as const) {
+    const podCols =
+      kind === 'pod'
+        ? {
+            raw: 'mem, cpu, restarts, pod_age, state',
+            vals: '1e8 + random() * 5e7, random() * 0.3, 0, 86400, 1',
+          }
+        : {
+            raw: 'mem, mem_capacity, cpu, cpu_capacity, ready, memory_pressure, disk_pressure, pid_pressure',
+            vals: '8e9 + random() * 1e9, 32e9, random() * 4, 8, true, false, false, false',
+          };
+    const rollCols =
+      kind === 'pod'
+        ? {
+            cols: 'mem_sum, mem_n, cpu_sum, cpu_n, restarts, pod_age, state',
+            vals: '5 * (1e8 + random() * 5e7), 5, random() * 1.5, 5, 0, 86400, 1',
+          }
+        : {
+            cols: 'mem_sum, mem_n, mem_capacity_sum, mem_capacity_n, cpu_sum, cpu_n, cpu_capacity_sum, cpu_capacity_n, ready, memory_pressure, disk_pressure, pid_pressure',
+            vals: '5 * 8e9::float8, 5, 5 * 32e9::float8, 5, random() * 20, 5, 40, 5, true, false, false, false',
+          };
+    await exec(
+      `INSERT INTO metrics.${kind}_raw (ts, series_id, ${podCols.raw})
+       SELECT t, s.id, ${podCols.vals} FROM "${series}" s,
+              generate_series(now() - interval '6 hours', now() - interval '2 minutes', interval '1 minute') t
+        WHERE s."clusterName" = 'fleet'`,
+    );
+    await exec(
+      `INSERT INTO metrics.${kind}_5m (bucket, series_id, n, last_ts, ${rollCols.cols})
+       SELECT t, s.id, 5, t + interval '4 minutes', ${rollCols.vals} FROM "${series}" s,
+              generate_series(date_bin('5 minutes', now() - interval '2 days', timestamptz '2000-01-01'), now() - interval '10 minutes', interval '5 minutes') t
+        WHERE s."clusterName" = 'fleet' ON CONFLICT DO NOTHING`,
+    );
+    await exec(
+      `INSERT INTO metrics.${kind}_1h (bucket, series_id, n, last_ts, ${rollCols.cols})
+       SELECT t, s.id, 5, t + interval '59 minutes', ${rollCols.vals} FROM "${series}" s,
+              generate_series(date_bin('1 hour', now() - interval '7 days', timestamptz '2000-01-01'), now() - interval '2 hours', interval '1 hour') t
+        WHERE s."clusterName" = 'fleet' ON CONFLICT DO NOTHING`,
+    );
+  }
+  await exec('ANALYZE');
+  console.log(
+    `seeded a 7-day fleet of ${CONTAINERS} containers / ${NODES} nodes (${NAMESPACES} namespaces) on ${url ? 'PostgreSQL' : 'PGlite'} in ${Math.round((performance.now() - t) / 1000)} s`,
+  );
+}
+
+async function reads(): Promise<void> {
+  const db = await freshDatabase();
+  const { host, close } = await startHost(db.url);
+  try {
+    await seedFleet(db.url, host.services.prisma);
+    const admin = await host.services.prisma.user.create({
+      data: { username: 'bench', email: 'bench@example.test', isAdmin: true },
+    });
+    const token = jwt.sign({ id: admin.id, email: admin.email, isAdmin: 'True' }, KEY, {
+      algorithm: 'HS256',
+      issuer: 'finwatch-bench',
+      audience: 'finwatch-bench',
+      subject: admin.id,
+      expiresIn: '2h',
+    });
+    for (const [label, minutes, aim] of [
+      ['1 h', 60, 100],
+      ['24 h', 1440, 250],
+      ['7 d', 10080, 500],
+    ] as const) {
+      let i = 0;
+      // The application page's list (one namespace's containers) and the cluster page's node list.
+      const paths = () => {
+        const k = i++;
+        return k % 2
+          ? `/metrics/api/metrics/namespace?minutes=${minutes}&clusterName=fleet&namespace=ns-${k % NAMESPACES}`
+          : `/metrics/api/metrics/node?minutes=${minutes}&clusterName=fleet`;
+      };
+      const base = {
+        url: host.url,
+        connections: 10,
+        headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'gzip' },
+        requests: [
+          {
+            method: 'GET',
+            setupRequest: (req: Record<string, unknown>) => ({ ...req, path: paths() }),
+          } as unknown as autocannon.Request,
+        ],
+      };
+      await autocannon({ ...base, amount: 20 });
+      const r = await autocannon({ ...base, duration: SECONDS });
+      console.log(
+        `reads ${label} (10 clients, namespace pods and cluster nodes alternating): ${Math.round(r.requests.average)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms (${ratio(r.latency.p99, aim, true)}), non-2xx ${r.non2xx + r.errors}`,
+      );
+    }
+  } finally {
+    await close();
+    await db.drop();
+  }
+}
+
+console.log(
+  `metrics bench: fleet ${CONTAINERS} containers / ${NODES} nodes, simulated day of ${DAY_CONTAINERS} containers, ${PG_URL ? 'PostgreSQL server' : 'no PostgreSQL server set: PGlite'}`,
+);
+if (!SKIP.has('posts')) await onePosts();
+if (!SKIP.has('batch')) await batchedAndBytes();
+if (!SKIP.has('reads')) await reads();

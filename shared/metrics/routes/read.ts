@@ -1,0 +1,466 @@
+import { z } from 'zod';
+import { recordAudit } from '../../audit/record.js';
+import type { Caller } from '../../auth/caller.js';
+import { intText } from '../../http/fields.js';
+import { ok } from '../../http/respond.js';
+import { defineRoute, type RequestContext, type RouteDefinition, type ValidInput } from '../../http/route.js';
+import { requireVisible, visibleClusters } from '../access.js';
+import { normalizeCluster } from '../records.js';
+import type { Rows } from '../store/contract.js';
+
+/**
+ * The original's read routes (pods, nodes, PVCs, logs, events, clusters, namespaces, cleanup,
+ * table sizes) with its shapes, and what it lacked: every answer is bounded (a cut answer says so
+ * in X-Truncated and X-Row-Limit), a user sees only the clusters assigned to them, cleanup and
+ * table sizes are for administrators, and bad numbers are 400 instead of silently empty answers.
+ */
+
+/** The longest window a read may ask for: the hourly rollups' longest retention setting. */
+const MAX_MINUTES = 3660 * 1440;
+/** Logs: the original's default 100; at most this many per answer. */
+const MAX_LOG_LIMIT = 1000;
+/** Events: the original's default 1000; the web client asks for 5000. */
+const MAX_EVENT_LIMIT = 5000;
+
+const name = () => z.string().max(512, 'must be at most 512 characters');
+const cluster = () =>
+  z
+    .string()
+    .max(512, 'must be at most 512 characters')
+    .transform((v) => normalizeCluster(v) || undefined)
+    .optional()
+    .describe('cluster name (any case; answered in lower case); omitted: every visible cluster');
+const minutes = () =>
+  intText(1, MAX_MINUTES)
+    .optional()
+    .describe(
+      'window in minutes back from now (default 1440); longer windows answer averages (X-Resolution)',
+    );
+
+const windowQuery = z.object({ minutes: minutes(), clusterName: cluster() });
+
+/** ISO 8601 UTC with the fraction's trailing zeros dropped, as the original wrote its timestamps. */
+export function isoTime(d: Date): string {
+  return d.toISOString().replace(/\.(\d*?)0*Z$/, (_, digits: string) => (digits ? `.${digits}Z` : 'Z'));
+}
+
+function answer<T extends { timestamp: Date }>(
+  result: Rows<T>,
+  limit: number,
+  map: (row: T) => Record<string, unknown> = (r) => ({ ...r }),
+) {
+  const headers: Record<string, string> = { 'X-Row-Limit': String(limit) };
+  if (result.truncated) headers['X-Truncated'] = 'true';
+  if (result.resolution) headers['X-Resolution'] = result.resolution;
+  return ok(
+    result.rows.map((r) => {
+      const out = map(r);
+      for (const [k, v] of Object.entries(out)) if (v instanceof Date) out[k] = isoTime(v);
+      return out;
+    }),
+    headers,
+  );
+}
+
+async function scopeOf(ctx: RequestContext<Caller>, clusterName: string | undefined) {
+  const clusters = await visibleClusters(ctx.services.prisma, ctx.caller);
+  requireVisible(clusters, clusterName);
+  return clusters;
+}
+
+function window(q: { minutes?: number | undefined }): { from: Date; to: Date } {
+  const to = new Date();
+  return { from: new Date(to.getTime() - (q.minutes ?? 1440) * 60_000), to };
+}
+
+const podDto = z.object({
+  timestamp: z.string(),
+  clusterName: z.string(),
+  namespace: z.string(),
+  pod: z.string(),
+  container: z.string(),
+  cpuUsageCores: z.number(),
+  cpuLimitCores: z.number().nullable(),
+  memoryUsageBytes: z.number(),
+  memoryLimitBytes: z.number().nullable(),
+  nodeName: z.string().nullable(),
+  podState: z.string().nullable(),
+  restartCount: z.number().int(),
+  podAge: z.number().int().nullable(),
+});
+const nodeDto = z.object({
+  timestamp: z.string(),
+  clusterName: z.string(),
+  clusterEnvironment: z.string().nullable(),
+  nodeName: z.string(),
+  cpuUsageCores: z.number(),
+  cpuCapacityCores: z.number(),
+  memoryUsageBytes: z.number(),
+  memoryCapacityBytes: z.number(),
+  kubernetesVersion: z.string().nullable(),
+  cloudProvider: z.string().nullable(),
+  isReady: z.boolean().nullable(),
+  hasMemoryPressure: z.boolean().nullable(),
+  hasDiskPressure: z.boolean().nullable(),
+  hasPidPressure: z.boolean().nullable(),
+  architecture: z.string().nullable(),
+  operatingSystem: z.string().nullable(),
+  region: z.string().nullable(),
+  instanceType: z.string().nullable(),
+});
+const pvcDto = z.object({
+  timestamp: z.string(),
+  clusterName: z.string(),
+  namespace: z.string(),
+  pod: z.string(),
+  pvcNamespace: z.string(),
+  pvcName: z.string(),
+  volumeName: z.string().nullable(),
+  usedBytes: z.number(),
+  availableBytes: z.number(),
+  capacityBytes: z.number(),
+});
+const logDto = z.object({
+  timestamp: z.string(),
+  clusterName: z.string(),
+  namespace: z.string(),
+  pod: z.string(),
+  container: z.string(),
+  logContent: z.string(),
+});
+const eventDto = z.object({
+  timestamp: z.string(),
+  clusterName: z.string(),
+  namespace: z.string(),
+  eventName: z.string(),
+  eventUid: z.string(),
+  involvedObjectKind: z.string(),
+  involvedObjectName: z.string(),
+  involvedObjectNamespace: z.string(),
+  eventType: z.string(),
+  reason: z.string(),
+  message: z.string(),
+  sourceComponent: z.string(),
+  count: z.number().int(),
+  firstTimestamp: z.string().nullable(),
+  lastTimestamp: z.string().nullable(),
+});
+
+const listResponses = (schema: z.ZodType) => ({
+  200: {
+    description: 'Newest first; X-Truncated: true when cut at X-Row-Limit rows',
+    schema: z.array(schema),
+  },
+  400: { description: 'A bad query value' },
+  401: { description: 'Not signed in' },
+  403: { description: 'The named cluster is not assigned to you' },
+});
+
+type Ctx<Q, P = Record<string, string>> = RequestContext<Caller, ValidInput<P, Q, undefined>>;
+
+function podsRoute(routeName: string, path: string, withParam: boolean): RouteDefinition {
+  const query = windowQuery.extend({ namespace: name().optional() });
+  const params = withParam ? z.object({ namespace: name() }) : undefined;
+  return defineRoute({
+    name: routeName,
+    service: 'metrics',
+    method: 'GET',
+    path,
+    auth: 'user',
+    input: { query, ...(params ? { params } : {}) },
+    openapi: {
+      summary: 'Container samples (PodMetricDto)',
+      tags: ['Metrics'],
+      responses: listResponses(podDto),
+    },
+    async handler(ctx) {
+      const c = ctx as unknown as Ctx<z.infer<typeof query>, { namespace?: string }>;
+      const q = c.input.query;
+      const clusters = await scopeOf(c, q.clusterName);
+      const limit = c.services.config.metrics.Metrics__MaxRows;
+      const result = await c.services.metrics.store.pods({
+        ...window(q),
+        clusters,
+        clusterName: q.clusterName,
+        namespace: c.input.params.namespace ?? q.namespace,
+        limit,
+      });
+      return answer(result, limit);
+    },
+  });
+}
+
+function nodesRoute(routeName: string, path: string, withParam: boolean): RouteDefinition {
+  const query = windowQuery.extend({ nodeName: name().optional() });
+  const params = withParam ? z.object({ nodeName: name() }) : undefined;
+  return defineRoute({
+    name: routeName,
+    service: 'metrics',
+    method: 'GET',
+    path,
+    auth: 'user',
+    input: { query, ...(params ? { params } : {}) },
+    openapi: {
+      summary: 'Node samples (NodeMetricDto)',
+      tags: ['Metrics'],
+      responses: listResponses(nodeDto),
+    },
+    async handler(ctx) {
+      const c = ctx as unknown as Ctx<z.infer<typeof query>, { nodeName?: string }>;
+      const q = c.input.query;
+      const clusters = await scopeOf(c, q.clusterName);
+      const limit = c.services.config.metrics.Metrics__MaxRows;
+      const result = await c.services.metrics.store.nodes({
+        ...window(q),
+        clusters,
+        clusterName: q.clusterName,
+        nodeName: c.input.params.nodeName ?? q.nodeName,
+        limit,
+      });
+      return answer(result, limit);
+    },
+  });
+}
+
+function pvcRoute(routeName: string, path: string, withParam: boolean): RouteDefinition {
+  const query = windowQuery.extend({ namespace: name().optional() });
+  const params = withParam ? z.object({ namespace: name() }) : undefined;
+  return defineRoute({
+    name: routeName,
+    service: 'metrics',
+    method: 'GET',
+    path,
+    auth: 'user',
+    input: { query, ...(params ? { params } : {}) },
+    openapi: { summary: 'PVC samples (PvcMetricDto)', tags: ['Metrics'], responses: listResponses(pvcDto) },
+    async handler(ctx) {
+      const c = ctx as unknown as Ctx<z.infer<typeof query>, { namespace?: string }>;
+      const q = c.input.query;
+      const clusters = await scopeOf(c, q.clusterName);
+      const limit = c.services.config.metrics.Metrics__MaxRows;
+      const result = await c.services.metrics.store.pvcs({
+        ...window(q),
+        clusters,
+        clusterName: q.clusterName,
+        namespace: c.input.params.namespace ?? q.namespace,
+        limit,
+      });
+      return answer(result, limit);
+    },
+  });
+}
+
+function logsRoute(routeName: string, path: string, pathParams: Array<'namespace' | 'pod'>): RouteDefinition {
+  const query = windowQuery.extend({
+    namespace: name().optional(),
+    pod: name().optional(),
+    container: name().optional(),
+    limit: intText(1, MAX_LOG_LIMIT).optional().describe(`rows (default 100, at most ${MAX_LOG_LIMIT})`),
+  });
+  const params = pathParams.length
+    ? z.object(Object.fromEntries(pathParams.map((p) => [p, name()])) as Record<string, z.ZodString>)
+    : undefined;
+  return defineRoute({
+    name: routeName,
+    service: 'metrics',
+    method: 'GET',
+    path,
+    auth: 'user',
+    input: { query, ...(params ? { params } : {}) },
+    openapi: {
+      summary: 'The latest log snapshot per container (PodLogDto)',
+      tags: ['Metrics'],
+      responses: listResponses(logDto),
+    },
+    async handler(ctx) {
+      const c = ctx as unknown as Ctx<z.infer<typeof query>, { namespace?: string; pod?: string }>;
+      const q = c.input.query;
+      const clusters = await scopeOf(c, q.clusterName);
+      const limit = q.limit ?? 100;
+      const result = await c.services.metrics.store.logs({
+        from: window(q).from,
+        clusters,
+        clusterName: q.clusterName,
+        namespace: c.input.params.namespace ?? q.namespace,
+        pod: c.input.params.pod ?? q.pod,
+        container: q.container,
+        limit,
+      });
+      return answer(result, limit);
+    },
+  });
+}
+
+function eventsRoute(routeName: string, path: string, withParam: boolean): RouteDefinition {
+  const query = windowQuery.extend({
+    namespace: name().optional(),
+    involvedObjectKind: name().optional(),
+    involvedObjectName: name().optional(),
+    eventType: name().optional(),
+    limit: intText(1, MAX_EVENT_LIMIT).optional().describe(`rows (default 1000, at most ${MAX_EVENT_LIMIT})`),
+  });
+  const params = withParam ? z.object({ namespace: name() }) : undefined;
+  return defineRoute({
+    name: routeName,
+    service: 'metrics',
+    method: 'GET',
+    path,
+    auth: 'user',
+    input: { query, ...(params ? { params } : {}) },
+    openapi: {
+      summary: 'Kubernetes events, one row per event as last seen (KubernetesEventDto)',
+      tags: ['Events'],
+      responses: listResponses(eventDto),
+    },
+    async handler(ctx) {
+      const c = ctx as unknown as Ctx<z.infer<typeof query>, { namespace?: string }>;
+      const q = c.input.query;
+      const clusters = await scopeOf(c, q.clusterName);
+      const limit = q.limit ?? 1000;
+      const result = await c.services.metrics.store.events({
+        from: window(q).from,
+        clusters,
+        clusterName: q.clusterName,
+        namespace: c.input.params.namespace ?? q.namespace,
+        involvedObjectKind: q.involvedObjectKind,
+        involvedObjectName: q.involvedObjectName,
+        eventType: q.eventType,
+        limit,
+      });
+      return answer(result, limit);
+    },
+  });
+}
+
+/** Clusters and namespaces are listed from the label sets seen within the longest retention. */
+function listedSince(settings: { Metrics__RetentionHourlyDays: number }): Date {
+  return new Date(Date.now() - settings.Metrics__RetentionHourlyDays * 86_400_000);
+}
+
+const clustersRoute = defineRoute({
+  name: 'metrics-clusters',
+  service: 'metrics',
+  method: 'GET',
+  path: 'metrics/clusters',
+  auth: 'user',
+  openapi: {
+    summary: 'Clusters with data you may see, sorted (lower case)',
+    tags: ['Metrics'],
+    responses: { 200: { description: 'Cluster names', schema: z.array(z.string()) } },
+  },
+  async handler({ services, caller }) {
+    const clusters = await visibleClusters(services.prisma, caller);
+    return ok(await services.metrics.store.clusters(listedSince(services.config.metrics), clusters));
+  },
+});
+
+const namespacesQuery = z.object({ clusterName: cluster() });
+const namespacesRoute = defineRoute({
+  name: 'metrics-namespaces',
+  service: 'metrics',
+  method: 'GET',
+  path: 'metrics/namespaces',
+  auth: 'user',
+  input: { query: namespacesQuery },
+  openapi: {
+    summary: 'Namespaces with pods, sorted',
+    tags: ['Metrics'],
+    responses: { 200: { description: 'Namespace names', schema: z.array(z.string()) } },
+  },
+  async handler(ctx) {
+    const clusters = await scopeOf(ctx, ctx.input.query.clusterName);
+    return ok(
+      await ctx.services.metrics.store.namespaces(
+        listedSince(ctx.services.config.metrics),
+        clusters,
+        ctx.input.query.clusterName,
+      ),
+    );
+  },
+});
+
+const cleanupQuery = z.object({
+  days: intText(0, 3660).describe('0 removes every metric; n removes data older than n days'),
+});
+const cleanupRoute = defineRoute({
+  name: 'metrics-cleanup',
+  service: 'metrics',
+  method: 'DELETE',
+  path: 'metrics/cleanup',
+  auth: 'admin',
+  input: { query: cleanupQuery },
+  openapi: {
+    summary: 'Remove metrics: all (days=0) or older than n days (administrators)',
+    tags: ['Metrics'],
+    responses: {
+      200: { description: 'Done', schema: z.object({ success: z.literal(true), message: z.string() }) },
+      400: { description: 'days missing, negative or too large' },
+      403: { description: 'Not an administrator' },
+    },
+  },
+  async handler({ services, input, caller, request }) {
+    const days = input.query.days;
+    const result = await services.metrics.store.cleanup(days);
+    await recordAudit(services.prisma, {
+      actor: caller,
+      action: 'metrics.cleanup',
+      details: { days },
+      request,
+    });
+    const message =
+      days === 0
+        ? 'All metrics were removed: pod, node and PVC samples with their averages, pod logs and events.'
+        : `Metrics older than ${days} days were removed: pod, node and PVC samples with their averages, pod logs and events.`;
+    return ok({ success: true, message, scope: result.scope });
+  },
+});
+
+const tableSizesRoute = defineRoute({
+  name: 'metrics-table-sizes',
+  service: 'metrics',
+  method: 'GET',
+  path: 'clickhouse/table-sizes',
+  auth: 'admin',
+  openapi: {
+    summary: "The metrics tables' size on disk, largest first (administrators)",
+    tags: ['Metrics'],
+    responses: {
+      200: {
+        description: 'TableSizeDto[]',
+        schema: z.array(
+          z.object({
+            database: z.string(),
+            table: z.string(),
+            totalSize: z.string(),
+            totalSizeBytes: z.number(),
+          }),
+        ),
+      },
+      403: { description: 'Not an administrator' },
+    },
+  },
+  async handler({ services }) {
+    return ok(await services.metrics.store.tableSizes());
+  },
+});
+
+export const readRoutes: RouteDefinition[] = [
+  podsRoute('metrics-pods', 'metrics/namespace', false),
+  podsRoute('metrics-pods-by-namespace', 'metrics/namespace/{namespace}', true),
+  nodesRoute('metrics-nodes', 'metrics/node', false),
+  nodesRoute('metrics-nodes-by-name', 'metrics/node/{nodeName}', true),
+  pvcRoute('metrics-pvcs', 'metrics/pvc', false),
+  pvcRoute('metrics-pvcs-by-namespace', 'metrics/pvc/namespace/{namespace}', true),
+  clustersRoute,
+  namespacesRoute,
+  cleanupRoute,
+  logsRoute('metrics-pod-logs', 'metrics/pod/log', []),
+  logsRoute('metrics-pod-logs-by-namespace', 'metrics/pod/log/namespace/{namespace}', ['namespace']),
+  logsRoute('metrics-pod-logs-by-pod', 'metrics/pod/log/namespace/{namespace}/pod/{pod}', [
+    'namespace',
+    'pod',
+  ]),
+  eventsRoute('metrics-events', 'events', false),
+  eventsRoute('metrics-events-by-namespace', 'events/namespace/{namespace}', true),
+  tableSizesRoute,
+];

@@ -1,0 +1,1045 @@
+/**
+ * The PostgreSQL metrics store (PGlite under `npm start`, a PostgreSQL server in production).
+ *
+ * Raw SQL throughout, on purpose: writes go in as INSERT … SELECT FROM unnest(one array per
+ * column) so a batch of thousands of samples is one statement with a dozen parameters (Prisma's
+ * per-row and per-parameter costs are what bench/finops-analysis measured as 5-11× slower), the
+ * sample tables are partitioned (which Prisma cannot declare), and one statement writes a batch's
+ * samples and updates both rollups.
+ *
+ * Series ids are cached per store (per host): a known label set with unchanged attributes, seen in
+ * the last SERIES_REFRESH_MS, costs no series statement. A refresh re-upserts it, so a series row
+ * removed by cleanup or housekeeping (only ever when unseen for longer than that) comes back.
+ */
+import { createHash } from 'node:crypto';
+import type { MetricsSettings } from '../../../config/metrics.js';
+import type { PrismaClient } from '../../../db/client.js';
+import type {
+  EventRecord,
+  MetricRecord,
+  NodeRecord,
+  PodLogRecord,
+  PodRecord,
+  PvcRecord,
+} from '../../records.js';
+import {
+  type CleanupResult,
+  type EventQuery,
+  type HousekeepingResult,
+  type KubernetesEvent,
+  type LogQuery,
+  type MetricsStore,
+  type NodeQuery,
+  type NodeSample,
+  type PodLog,
+  type PodQuery,
+  type PodSample,
+  type PvcQuery,
+  type PvcSample,
+  type Resolution,
+  type Rows,
+  resolutionFor,
+  type TableSize,
+  type WriteBatch,
+  type WriteResult,
+} from '../contract.js';
+import {
+  createPartitionSql,
+  listPartitionsSql,
+  type PartitionRange,
+  partitionFor,
+  rangeOfName,
+} from './partitions.js';
+import {
+  BUCKET,
+  LEVELS,
+  type Level,
+  NODE,
+  POD,
+  PVC,
+  readColumn,
+  rollupColumnNames,
+  rollupMerge,
+  rollupSelect,
+  SAMPLE_KINDS,
+  type SampleKind,
+  tableName,
+} from './tables.js';
+
+type Exec = (sql: string, ...params: unknown[]) => Promise<number>;
+type Query = <T>(sql: string, ...params: unknown[]) => Promise<T[]>;
+
+const DAY_MS = 86_400_000;
+/** How long a cached series is trusted before its row is touched again (lastSeenAt, attributes). */
+export const SERIES_REFRESH_MS = 30 * 60_000;
+/** Reads look at series seen since the window's start minus this (lastSeenAt lags by the refresh). */
+const SEEN_SLACK_MS = 2 * SERIES_REFRESH_MS;
+/** Cached series per store; past it the cache starts over (a fleet of 200,000 containers fits). */
+const MAX_CACHED_SERIES = 200_000;
+/** Distinct pod states kept by number; further names are stored as unknown (null). */
+const MAX_POD_STATES = 1000;
+/** Partitions made ahead of today by housekeeping (days for day partitions). */
+const DAYS_AHEAD = 3;
+/** Rows a read answers at most, whatever the caller asks. */
+const MAX_LIMIT = 1_000_000;
+
+const md5 = (parts: unknown[]) => createHash('md5').update(JSON.stringify(parts)).digest('hex');
+const iso = (d: Date) => d.toISOString();
+/** A float4 read back carries binary noise (0.412345 → 0.41234499…): six decimals, as the original wrote. */
+const round6 = (v: number) => Math.round(v * 1e6) / 1e6;
+const numOrNull = (v: number | null | undefined) => (v === null || v === undefined ? null : Number(v));
+
+interface CachedSeries {
+  id: number;
+  info: string;
+  seenAt: number;
+}
+
+/** One label set to upsert: its key, the columns, and the attribute fingerprint for the cache. */
+interface SeriesRow {
+  key: string;
+  info: string;
+  seenAt: Date;
+  values: unknown[];
+}
+
+interface SeriesSpec {
+  table: string;
+  /** Columns after seriesKey, with their SQL array casts; identity columns first. */
+  columns: Array<[string, string]>;
+  /** How many of `columns` are the identity (never updated). */
+  identity: number;
+}
+
+const POD_SERIES: SeriesSpec = {
+  table: 'MetricsPodSeries',
+  identity: 4,
+  columns: [
+    ['clusterName', 'text'],
+    ['namespace', 'text'],
+    ['pod', 'text'],
+    ['container', 'text'],
+    ['nodeName', 'text'],
+    ['ownerKind', 'text'],
+    ['ownerName', 'text'],
+    ['labels', 'jsonb'],
+    ['cpuRequestCores', 'double precision'],
+    ['memoryRequestBytes', 'double precision'],
+    ['lastTerminationReason', 'text'],
+    ['cpuLimitCores', 'double precision'],
+    ['memoryLimitBytes', 'double precision'],
+  ],
+};
+const NODE_SERIES: SeriesSpec = {
+  table: 'MetricsNodeSeries',
+  identity: 2,
+  columns: [
+    ['clusterName', 'text'],
+    ['nodeName', 'text'],
+    ['clusterEnvironment', 'text'],
+    ['kubernetesVersion', 'text'],
+    ['cloudProvider', 'text'],
+    ['architecture', 'text'],
+    ['operatingSystem', 'text'],
+    ['region', 'text'],
+    ['instanceType', 'text'],
+    ['providerId', 'text'],
+    ['nodePool', 'text'],
+    ['cpuAllocatableCores', 'double precision'],
+    ['memoryAllocatableBytes', 'double precision'],
+  ],
+};
+const PVC_SERIES: SeriesSpec = {
+  table: 'MetricsPvcSeries',
+  identity: 5,
+  columns: [
+    ['clusterName', 'text'],
+    ['namespace', 'text'],
+    ['pod', 'text'],
+    ['pvcNamespace', 'text'],
+    ['pvcName', 'text'],
+    ['volumeName', 'text'],
+    ['azureDiskResourceId', 'text'],
+  ],
+};
+
+function seriesUpsertSql(spec: SeriesSpec): string {
+  const cols = ['seriesKey', ...spec.columns.map(([c]) => c), 'firstSeenAt', 'lastSeenAt'];
+  const casts = ['text', ...spec.columns.map(([, t]) => t), 'timestamptz', 'timestamptz'];
+  const t = `"${spec.table}"`;
+  // An older batch (a late retry) refreshes lastSeenAt only forward and never overwrites newer attributes.
+  const attrs = spec.columns
+    .slice(spec.identity)
+    .map(
+      ([c]) =>
+        `"${c}" = CASE WHEN excluded."lastSeenAt" >= ${t}."lastSeenAt" THEN excluded."${c}" ELSE ${t}."${c}" END`,
+    );
+  return (
+    `INSERT INTO ${t} (${cols.map((c) => `"${c}"`).join(', ')}) ` +
+    `SELECT * FROM unnest(${casts.map((c, i) => `$${i + 1}::${c}[]`).join(', ')}) ` +
+    `ON CONFLICT ("seriesKey") DO UPDATE SET ${[...attrs, `"lastSeenAt" = greatest(${t}."lastSeenAt", excluded."lastSeenAt")`, `"firstSeenAt" = least(${t}."firstSeenAt", excluded."firstSeenAt")`].join(', ')} ` +
+    `RETURNING id, "seriesKey"`
+  );
+}
+
+const SERIES_SQL = new Map<SeriesSpec, string>(
+  [POD_SERIES, NODE_SERIES, PVC_SERIES].map((s) => [s, seriesUpsertSql(s)]),
+);
+
+/** Casts of the raw columns for the unnest of a sample insert. */
+function castOf(type: string): string {
+  return type;
+}
+
+/** One statement: the batch's samples into the raw table and merged into both rollups. */
+function sampleWriteSql(kind: SampleKind): string {
+  const names = ['ts', 'series_id', ...kind.columns.map((c) => c.name)];
+  const casts = ['timestamptz', 'integer', ...kind.columns.map((c) => castOf(c.type))];
+  const rollups = (['5m', '1h'] as const).map((level) => {
+    const t = `metrics.${tableName(kind, level)}`;
+    return (
+      `INSERT INTO ${t} AS r (${rollupColumnNames(kind).join(', ')}) ` +
+      `SELECT date_bin('${BUCKET[level]}', i.ts, timestamptz '2000-01-01 00:00:00+00'), i.series_id, count(*)::integer, max(i.ts), ${rollupSelect(kind).join(', ')} ` +
+      `FROM i GROUP BY 1, 2 ` +
+      `ON CONFLICT (series_id, bucket) DO UPDATE SET ${rollupMerge(kind).join(', ')}`
+    );
+  });
+  return (
+    `WITH i AS (SELECT * FROM unnest(${casts.map((c, n) => `$${n + 1}::${c}[]`).join(', ')}) AS i(${names.join(', ')})), ` +
+    `raw AS (INSERT INTO metrics.${tableName(kind, 'raw')} (${names.join(', ')}) SELECT ${names.join(', ')} FROM i), ` +
+    `r5 AS (${rollups[0]}) ` +
+    rollups[1]
+  );
+}
+
+const SAMPLE_SQL = new Map<SampleKind, string>(SAMPLE_KINDS.map((k) => [k, sampleWriteSql(k)]));
+
+/** Keeps the newest record per key (a batch may carry two cycles of the same container). */
+function newestByKey<T extends { collectedAt: Date }>(items: T[], keyOf: (t: T) => string): Map<string, T> {
+  const out = new Map<string, T>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const had = out.get(key);
+    if (!had || had.collectedAt.getTime() <= item.collectedAt.getTime()) out.set(key, item);
+  }
+  return out;
+}
+
+type Rec<K extends MetricRecord['kind']> = Extract<MetricRecord, { kind: K }>;
+
+export interface PostgresStoreOptions {
+  now?: () => Date;
+}
+
+export class PostgresMetricsStore implements MetricsStore {
+  readonly engine = 'postgres' as const;
+  private readonly series = new Map<SeriesSpec, Map<string, CachedSeries>>([
+    [POD_SERIES, new Map()],
+    [NODE_SERIES, new Map()],
+    [PVC_SERIES, new Map()],
+  ]);
+  private readonly partitions = new Set<string>();
+  private states: Map<string, number> | undefined;
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly settings: Pick<
+      MetricsSettings,
+      | 'Metrics__RetentionRawDays'
+      | 'Metrics__Retention5mDays'
+      | 'Metrics__RetentionHourlyDays'
+      | 'Metrics__RetentionLogsDays'
+    >,
+    options: PostgresStoreOptions = {},
+  ) {
+    this.now = options.now ?? (() => new Date());
+  }
+
+  private exec: Exec = (sql, ...params) => this.prisma.$executeRawUnsafe(sql, ...params);
+  private query: Query = (sql, ...params) => this.prisma.$queryRawUnsafe(sql, ...params);
+
+  // ------------------------------------------------------------------------------------ writes
+
+  async write(batch: WriteBatch): Promise<WriteResult> {
+    const pods = batch.records.filter((r): r is Rec<'pod'> => r.kind === 'pod');
+    const nodes = batch.records.filter((r): r is Rec<'node'> => r.kind === 'node');
+    const pvcs = batch.records.filter((r): r is Rec<'pvc'> => r.kind === 'pvc');
+    const logs = batch.records.filter((r): r is Rec<'podLog'> => r.kind === 'podLog');
+    const events = batch.records.filter((r): r is Rec<'event'> => r.kind === 'event');
+    // Partitions and pod state numbers are made outside the batch's transaction: they are shared
+    // and harmless if the batch then fails.
+    await this.ensurePartitionsFor(pods, POD);
+    await this.ensurePartitionsFor(nodes, NODE);
+    await this.ensurePartitionsFor(pvcs, PVC);
+    const states = await this.stateIds(pods.map((p) => p.data.podState));
+
+    const learned: Array<[SeriesSpec, SeriesRow, number]> = [];
+    const run = async (exec: Exec, query: Query): Promise<WriteResult> => {
+      if (batch.batchId) {
+        const stored = await exec(
+          `INSERT INTO "MetricsIngestBatches" ("clusterName", "batchId", "records") VALUES ($1, $2::uuid, $3)
+           ON CONFLICT DO NOTHING`,
+          batch.clusterName,
+          batch.batchId,
+          batch.records.length,
+        );
+        if (stored === 0) return { duplicate: true, records: 0 };
+      }
+      if (pods.length) {
+        const ids = await this.seriesIds(query, POD_SERIES, pods, podSeriesRow, learned);
+        await exec(SAMPLE_SQL.get(POD)!, ...podColumns(pods, ids, states));
+      }
+      if (nodes.length) {
+        const ids = await this.seriesIds(query, NODE_SERIES, nodes, nodeSeriesRow, learned);
+        await exec(SAMPLE_SQL.get(NODE)!, ...nodeColumns(nodes, ids));
+      }
+      if (pvcs.length) {
+        const ids = await this.seriesIds(query, PVC_SERIES, pvcs, pvcSeriesRow, learned);
+        await exec(SAMPLE_SQL.get(PVC)!, ...pvcColumns(pvcs, ids));
+      }
+      if (logs.length) await writeLogs(exec, logs);
+      if (events.length) await writeEvents(exec, events);
+      return { duplicate: false, records: batch.records.length };
+    };
+    // A one-object post (no batch id, one record) needs no transaction: its sample statement is
+    // atomic by itself, and a label set upserted before it is harmless if the sample then fails.
+    // Skipping BEGIN/COMMIT and Prisma's interactive transaction is most of such a post's cost.
+    const result =
+      !batch.batchId && batch.records.length === 1
+        ? await run(this.exec, this.query)
+        : await this.prisma.$transaction(
+            (tx) =>
+              run(
+                (sql, ...params) => tx.$executeRawUnsafe(sql, ...params),
+                (sql, ...params) => tx.$queryRawUnsafe(sql, ...params),
+              ),
+            { timeout: 120_000, maxWait: 30_000 },
+          );
+    // Only committed series are cached: a rolled-back insert's id must never be reused.
+    for (const [spec, row, id] of learned) this.remember(spec, row, id);
+    return result;
+  }
+
+  private remember(spec: SeriesSpec, row: SeriesRow, id: number): void {
+    const cache = this.series.get(spec)!;
+    if (cache.size >= MAX_CACHED_SERIES) cache.clear();
+    cache.set(row.key, { id, info: row.info, seenAt: row.seenAt.getTime() });
+  }
+
+  /** Series ids for each record, in order: from the cache, else one upsert of the missing ones. */
+  private async seriesIds<R extends { collectedAt: Date }>(
+    query: Query,
+    spec: SeriesSpec,
+    records: R[],
+    rowOf: (r: R) => SeriesRow,
+    learned: Array<[SeriesSpec, SeriesRow, number]>,
+  ): Promise<number[]> {
+    const cache = this.series.get(spec)!;
+    const rows = records.map(rowOf);
+    const ids = new Array<number>(rows.length);
+    const missing = new Map<string, SeriesRow>();
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      const hit = cache.get(row.key);
+      if (hit && hit.info === row.info && row.seenAt.getTime() - hit.seenAt < SERIES_REFRESH_MS) {
+        ids[i] = hit.id;
+        continue;
+      }
+      const had = missing.get(row.key);
+      if (!had || had.seenAt <= row.seenAt) missing.set(row.key, row);
+    }
+    if (missing.size) {
+      const list = [...missing.values()];
+      const width = spec.columns.length + 3;
+      const arrays: unknown[][] = Array.from({ length: width }, () => []);
+      for (const row of list) {
+        arrays[0]!.push(row.key);
+        for (let c = 0; c < spec.columns.length; c++) arrays[c + 1]!.push(row.values[c]);
+        arrays[width - 2]!.push(iso(row.seenAt));
+        arrays[width - 1]!.push(iso(row.seenAt));
+      }
+      const returned = await query<{ id: number; seriesKey: string }>(SERIES_SQL.get(spec)!, ...arrays);
+      const byKey = new Map(returned.map((r) => [r.seriesKey, Number(r.id)]));
+      for (const row of list) learned.push([spec, row, byKey.get(row.key)!]);
+      for (let i = 0; i < rows.length; i++) if (ids[i] === undefined) ids[i] = byKey.get(rows[i]!.key)!;
+    }
+    return ids;
+  }
+
+  /** Numbers of pod states (Running, Pending, …), adding new names to the dictionary. */
+  private async stateIds(names: Array<string | null>): Promise<Map<string, number>> {
+    if (!this.states) {
+      const rows = await this.query<{ id: number; name: string }>(`SELECT id, name FROM "MetricsPodStates"`);
+      this.states = new Map(rows.map((r) => [r.name, Number(r.id)]));
+    }
+    const states = this.states;
+    const unknown = [...new Set(names.filter((n): n is string => n !== null && !states.has(n)))];
+    if (unknown.length && states.size < MAX_POD_STATES) {
+      await this.exec(
+        `INSERT INTO "MetricsPodStates" ("name") SELECT * FROM unnest($1::text[]) ON CONFLICT DO NOTHING`,
+        unknown.slice(0, MAX_POD_STATES - states.size),
+      );
+      const rows = await this.query<{ id: number; name: string }>(
+        `SELECT id, name FROM "MetricsPodStates" WHERE name = ANY($1::text[])`,
+        unknown,
+      );
+      for (const r of rows) states.set(r.name, Number(r.id));
+    }
+    return states;
+  }
+
+  private async ensurePartitionsFor(records: Array<{ collectedAt: Date }>, kind: SampleKind): Promise<void> {
+    if (!records.length) return;
+    const seen = new Set<number>();
+    for (const r of records) seen.add(Math.floor(r.collectedAt.getTime() / DAY_MS));
+    for (const day of seen) {
+      const t = new Date(day * DAY_MS);
+      for (const level of LEVELS) await this.ensurePartition(kind, level, partitionFor(kind, level, t));
+    }
+  }
+
+  private async ensurePartition(kind: SampleKind, level: Level, p: PartitionRange): Promise<boolean> {
+    if (this.partitions.has(p.name)) return false;
+    try {
+      await this.exec(createPartitionSql(kind, level, p));
+    } catch (error) {
+      // Two instances creating the same partition at once: the loser's IF NOT EXISTS can still
+      // fail on the catalog's unique index; the partition exists either way.
+      const code =
+        (error as { code?: string; meta?: { code?: string } }).meta?.code ??
+        (error as { code?: string }).code;
+      if (!/42P07|23505/.test(String(code)) && !/already exists|duplicate key/i.test(String(error)))
+        throw error;
+    }
+    this.partitions.add(p.name);
+    return true;
+  }
+
+  // ------------------------------------------------------------------------------------- reads
+
+  async pods(q: PodQuery): Promise<Rows<PodSample>> {
+    const level = q.resolution ?? resolutionFor(q.from, q.to);
+    const filters: string[] = [];
+    const params: unknown[] = [];
+    scope(filters, params, q);
+    if (q.namespace !== undefined) filters.push(`s."namespace" = $${params.push(q.namespace)}`);
+    const col = (n: string) => readColumn(POD, n, level);
+    const rows = await this.readSamples<{
+      t: number;
+      clusterName: string;
+      namespace: string;
+      pod: string;
+      container: string;
+      nodeName: string | null;
+      cpu: number;
+      cpuLimitCores: number | null;
+      mem: number;
+      memoryLimitBytes: number | null;
+      restarts: number;
+      pod_age: number | null;
+      state: string | null;
+    }>(
+      POD,
+      level,
+      q,
+      `s."clusterName", s."namespace", s."pod", s."container", s."nodeName",
+       ${col('cpu')}::float8 AS cpu, s."cpuLimitCores", ${col('mem')}::float8 AS mem,
+       s."memoryLimitBytes", x.restarts, x.pod_age,
+       (SELECT st.name FROM "MetricsPodStates" st WHERE st.id = x.state) AS state`,
+      filters,
+      params,
+    );
+    return {
+      resolution: level,
+      truncated: rows.length > q.limit,
+      rows: rows.slice(0, q.limit).map((r) => ({
+        timestamp: new Date(Number(r.t)),
+        clusterName: r.clusterName,
+        namespace: r.namespace,
+        pod: r.pod,
+        container: r.container,
+        cpuUsageCores: round6(Number(r.cpu)),
+        cpuLimitCores: r.cpuLimitCores === null ? null : round6(Number(r.cpuLimitCores)),
+        memoryUsageBytes: Number(r.mem),
+        memoryLimitBytes: numOrNull(r.memoryLimitBytes),
+        nodeName: r.nodeName,
+        podState: r.state,
+        restartCount: Number(r.restarts ?? 0),
+        podAge: numOrNull(r.pod_age),
+      })),
+    };
+  }
+
+  async nodes(q: NodeQuery): Promise<Rows<NodeSample>> {
+    const level = q.resolution ?? resolutionFor(q.from, q.to);
+    const filters: string[] = [];
+    const params: unknown[] = [];
+    scope(filters, params, q);
+    if (q.nodeName !== undefined) filters.push(`s."nodeName" = $${params.push(q.nodeName)}`);
+    const col = (n: string) => readColumn(NODE, n, level);
+    const rows = await this.readSamples<Record<string, unknown> & { t: number }>(
+      NODE,
+      level,
+      q,
+      `s."clusterName", s."clusterEnvironment", s."nodeName", s."kubernetesVersion", s."cloudProvider",
+       s."architecture", s."operatingSystem", s."region", s."instanceType",
+       ${col('cpu')}::float8 AS cpu, ${col('cpu_capacity')}::float8 AS cpu_capacity,
+       ${col('mem')}::float8 AS mem, ${col('mem_capacity')}::float8 AS mem_capacity,
+       x.ready, x.memory_pressure, x.disk_pressure, x.pid_pressure`,
+      filters,
+      params,
+    );
+    return {
+      resolution: level,
+      truncated: rows.length > q.limit,
+      rows: rows.slice(0, q.limit).map((r) => ({
+        timestamp: new Date(Number(r.t)),
+        clusterName: r.clusterName as string,
+        clusterEnvironment: r.clusterEnvironment as string | null,
+        nodeName: r.nodeName as string,
+        cpuUsageCores: round6(Number(r.cpu)),
+        cpuCapacityCores: round6(Number(r.cpu_capacity)),
+        memoryUsageBytes: Number(r.mem),
+        memoryCapacityBytes: Number(r.mem_capacity),
+        kubernetesVersion: r.kubernetesVersion as string | null,
+        cloudProvider: r.cloudProvider as string | null,
+        isReady: r.ready as boolean | null,
+        hasMemoryPressure: r.memory_pressure as boolean | null,
+        hasDiskPressure: r.disk_pressure as boolean | null,
+        hasPidPressure: r.pid_pressure as boolean | null,
+        architecture: r.architecture as string | null,
+        operatingSystem: r.operatingSystem as string | null,
+        region: r.region as string | null,
+        instanceType: r.instanceType as string | null,
+      })),
+    };
+  }
+
+  async pvcs(q: PvcQuery): Promise<Rows<PvcSample>> {
+    const level = q.resolution ?? resolutionFor(q.from, q.to);
+    const filters: string[] = [];
+    const params: unknown[] = [];
+    scope(filters, params, q);
+    if (q.namespace !== undefined) filters.push(`s."namespace" = $${params.push(q.namespace)}`);
+    const col = (n: string) => readColumn(PVC, n, level);
+    const rows = await this.readSamples<Record<string, unknown> & { t: number }>(
+      PVC,
+      level,
+      q,
+      `s."clusterName", s."namespace", s."pod", s."pvcNamespace", s."pvcName", s."volumeName",
+       round(${col('used')})::float8 AS used, round(${col('available')})::float8 AS available,
+       round(${col('capacity')})::float8 AS capacity`,
+      filters,
+      params,
+    );
+    return {
+      resolution: level,
+      truncated: rows.length > q.limit,
+      rows: rows.slice(0, q.limit).map((r) => ({
+        timestamp: new Date(Number(r.t)),
+        clusterName: r.clusterName as string,
+        namespace: r.namespace as string,
+        pod: r.pod as string,
+        pvcNamespace: r.pvcNamespace as string,
+        pvcName: r.pvcName as string,
+        volumeName: r.volumeName as string | null,
+        usedBytes: Number(r.used),
+        availableBytes: Number(r.available),
+        capacityBytes: Number(r.capacity),
+      })),
+    };
+  }
+
+  /**
+   * Samples of the series matching `filters` in [from, to), newest first, limit + 1 rows (the
+   * extra row tells the caller the answer was cut). Rollup buckets are matched by their start, so
+   * the bucket the window starts in is included.
+   */
+  private async readSamples<T>(
+    kind: SampleKind,
+    level: Resolution,
+    q: { from: Date; to: Date; limit: number },
+    select: string,
+    filters: string[],
+    params: unknown[],
+  ): Promise<T[]> {
+    const ts = level === 'raw' ? 'x.ts' : 'x.bucket';
+    const from = level === 'raw' ? q.from : bucketStart(q.from, level);
+    const all = [...params];
+    const where = [
+      ...filters,
+      `${ts} >= $${all.push(iso(from))}::timestamptz`,
+      `${ts} < $${all.push(iso(q.to))}::timestamptz`,
+      `s."lastSeenAt" >= $${all.push(iso(new Date(q.from.getTime() - SEEN_SLACK_MS)))}::timestamptz`,
+    ];
+    const limit = Math.min(q.limit, MAX_LIMIT) + 1;
+    return this.query<T>(
+      `SELECT (extract(epoch FROM ${ts}) * 1000)::float8 AS t, ${select}
+         FROM metrics.${tableName(kind, level)} x
+         JOIN "${kind.series}" s ON s.id = x.series_id
+        WHERE ${where.join(' AND ')}
+        ORDER BY ${ts} DESC, x.series_id
+        LIMIT ${limit}`,
+      ...all,
+    );
+  }
+
+  async logs(q: LogQuery): Promise<Rows<PodLog>> {
+    const filters: string[] = [];
+    const params: unknown[] = [];
+    scope(filters, params, q, 'l');
+    for (const [field, value] of [
+      ['namespace', q.namespace],
+      ['pod', q.pod],
+      ['container', q.container],
+    ] as const) {
+      if (value !== undefined) filters.push(`l."${field}" = $${params.push(value)}`);
+    }
+    filters.push(`l."collectedAt" >= $${params.push(iso(q.from))}::timestamptz`);
+    const rows = await this.query<{
+      t: number;
+      clusterName: string;
+      namespace: string;
+      pod: string;
+      container: string;
+      logContent: string;
+    }>(
+      `SELECT (extract(epoch FROM l."collectedAt") * 1000)::float8 AS t, l."clusterName", l."namespace", l."pod",
+              l."container", l."logContent"
+         FROM "MetricsPodLogs" l
+        WHERE ${filters.join(' AND ')}
+        ORDER BY l."collectedAt" DESC, l."seriesKey"
+        LIMIT ${Math.min(q.limit, MAX_LIMIT) + 1}`,
+      ...params,
+    );
+    return {
+      truncated: rows.length > q.limit,
+      rows: rows.slice(0, q.limit).map(({ t, ...r }) => ({ timestamp: new Date(Number(t)), ...r })),
+    };
+  }
+
+  async events(q: EventQuery): Promise<Rows<KubernetesEvent>> {
+    const filters: string[] = [];
+    const params: unknown[] = [];
+    scope(filters, params, q, 'e');
+    for (const [field, value] of [
+      ['namespace', q.namespace],
+      ['involvedObjectKind', q.involvedObjectKind],
+      ['involvedObjectName', q.involvedObjectName],
+      ['eventType', q.eventType],
+    ] as const) {
+      if (value !== undefined) filters.push(`e."${field}" = $${params.push(value)}`);
+    }
+    // The window is on when the event last happened (or, without that, when it was collected).
+    const since = `$${params.push(iso(q.from))}::timestamptz`;
+    filters.push(`(e."collectedAt" >= ${since} OR e."lastTimestamp" >= ${since})`);
+    const rows = await this.query<
+      Record<string, unknown> & { t: number; ft: number | null; lt: number | null }
+    >(
+      `SELECT (extract(epoch FROM e."collectedAt") * 1000)::float8 AS t,
+              (extract(epoch FROM e."firstTimestamp") * 1000)::float8 AS ft,
+              (extract(epoch FROM e."lastTimestamp") * 1000)::float8 AS lt,
+              e."clusterName", e."namespace", e."eventName", e."eventUid", e."involvedObjectKind",
+              e."involvedObjectName", e."involvedObjectNamespace", e."eventType", e."reason", e."message",
+              e."sourceComponent", e."count"
+         FROM "MetricsEvents" e
+        WHERE ${filters.join(' AND ')}
+        ORDER BY e."collectedAt" DESC, e.id DESC
+        LIMIT ${Math.min(q.limit, MAX_LIMIT) + 1}`,
+      ...params,
+    );
+    return {
+      truncated: rows.length > q.limit,
+      rows: rows.slice(0, q.limit).map((r) => ({
+        timestamp: new Date(Number(r.t)),
+        clusterName: r.clusterName as string,
+        namespace: r.namespace as string,
+        eventName: r.eventName as string,
+        eventUid: r.eventUid as string,
+        involvedObjectKind: r.involvedObjectKind as string,
+        involvedObjectName: r.involvedObjectName as string,
+        involvedObjectNamespace: r.involvedObjectNamespace as string,
+        eventType: r.eventType as string,
+        reason: r.reason as string,
+        message: r.message as string,
+        sourceComponent: r.sourceComponent as string,
+        count: Number(r.count),
+        firstTimestamp: r.ft === null ? null : new Date(Number(r.ft)),
+        lastTimestamp: r.lt === null ? null : new Date(Number(r.lt)),
+      })),
+    };
+  }
+
+  async clusters(since: Date, clusters?: string[]): Promise<string[]> {
+    const params: unknown[] = [iso(since)];
+    const only = clusters ? `AND "clusterName" = ANY($${params.push(clusters)}::text[])` : '';
+    const rows = await this.query<{ name: string }>(
+      `SELECT DISTINCT "clusterName" AS name FROM (
+         SELECT "clusterName" FROM "MetricsNodeSeries" WHERE "lastSeenAt" >= $1::timestamptz ${only}
+         UNION SELECT "clusterName" FROM "MetricsPodSeries" WHERE "lastSeenAt" >= $1::timestamptz ${only}
+         UNION SELECT "clusterName" FROM "MetricsPvcSeries" WHERE "lastSeenAt" >= $1::timestamptz ${only}
+       ) c WHERE "clusterName" <> '' ORDER BY 1`,
+      ...params,
+    );
+    return rows.map((r) => r.name);
+  }
+
+  async namespaces(since: Date, clusters: string[] | undefined, clusterName?: string): Promise<string[]> {
+    const params: unknown[] = [iso(since)];
+    let where = `"lastSeenAt" >= $1::timestamptz AND "namespace" <> ''`;
+    if (clusters) where += ` AND "clusterName" = ANY($${params.push(clusters)}::text[])`;
+    if (clusterName !== undefined) where += ` AND "clusterName" = $${params.push(clusterName)}`;
+    const rows = await this.query<{ name: string }>(
+      `SELECT DISTINCT "namespace" AS name FROM "MetricsPodSeries" WHERE ${where} ORDER BY 1`,
+      ...params,
+    );
+    return rows.map((r) => r.name);
+  }
+
+  // ------------------------------------------------------------------------------ maintenance
+
+  async cleanup(days: number, now = this.now()): Promise<CleanupResult> {
+    if (days === 0) {
+      await this.exec(
+        `TRUNCATE ${SAMPLE_KINDS.flatMap((k) => LEVELS.map((l) => `metrics.${tableName(k, l)}`)).join(', ')}, "MetricsPodLogs", "MetricsEvents", "MetricsIngestBatches"`,
+      );
+      await this.dropUnseenSeries(new Date(now.getTime() - SEEN_SLACK_MS));
+      return { scope: 'all metrics' };
+    }
+    const cutoff = new Date(now.getTime() - days * DAY_MS);
+    for (const kind of SAMPLE_KINDS) {
+      for (const level of LEVELS) {
+        const ts = level === 'raw' ? 'ts' : 'bucket';
+        for (const p of await this.partitionsOf(kind, level)) {
+          if (p.to.getTime() <= cutoff.getTime()) await this.dropPartition(p.name);
+          else if (p.from.getTime() < cutoff.getTime()) {
+            // The one partition the cutoff falls in: a DELETE bounded to it.
+            await this.exec(`DELETE FROM metrics.${p.name} WHERE ${ts} < $1::timestamptz`, iso(cutoff));
+          }
+        }
+      }
+    }
+    await this.exec(`DELETE FROM "MetricsPodLogs" WHERE "collectedAt" < $1::timestamptz`, iso(cutoff));
+    await this.exec(`DELETE FROM "MetricsEvents" WHERE "collectedAt" < $1::timestamptz`, iso(cutoff));
+    await this.dropUnseenSeries(new Date(Math.min(cutoff.getTime(), now.getTime() - SEEN_SLACK_MS)));
+    return { scope: `metrics older than ${days} days` };
+  }
+
+  async housekeeping(now = this.now()): Promise<HousekeepingResult> {
+    const created: string[] = [];
+    const dropped: string[] = [];
+    const retentionDays: Record<Level, number> = {
+      raw: this.settings.Metrics__RetentionRawDays,
+      '5m': this.settings.Metrics__Retention5mDays,
+      '1h': this.settings.Metrics__RetentionHourlyDays,
+    };
+    for (const kind of SAMPLE_KINDS) {
+      for (const level of LEVELS) {
+        for (let d = 0; d <= DAYS_AHEAD; d++) {
+          const p = partitionFor(kind, level, new Date(now.getTime() + d * DAY_MS));
+          const existing = await this.partitionsOf(kind, level);
+          if (existing.some((e) => e.name === p.name)) continue;
+          this.partitions.delete(p.name);
+          if (await this.ensurePartition(kind, level, p)) created.push(p.name);
+        }
+        const horizon = now.getTime() - retentionDays[level] * DAY_MS;
+        for (const p of await this.partitionsOf(kind, level)) {
+          if (p.to.getTime() <= horizon) {
+            await this.dropPartition(p.name);
+            dropped.push(p.name);
+          }
+        }
+      }
+    }
+    const logHorizon = iso(new Date(now.getTime() - this.settings.Metrics__RetentionLogsDays * DAY_MS));
+    await this.exec(`DELETE FROM "MetricsPodLogs" WHERE "collectedAt" < $1::timestamptz`, logHorizon);
+    await this.exec(`DELETE FROM "MetricsEvents" WHERE "collectedAt" < $1::timestamptz`, logHorizon);
+    // A retry older than raw retention is refused anyway, so its batch id need not be kept longer.
+    await this.exec(
+      `DELETE FROM "MetricsIngestBatches" WHERE "storedAt" < $1::timestamptz`,
+      iso(new Date(now.getTime() - this.settings.Metrics__RetentionRawDays * DAY_MS)),
+    );
+    const longest = Math.max(...Object.values(retentionDays));
+    await this.dropUnseenSeries(new Date(now.getTime() - longest * DAY_MS));
+    return { created, dropped };
+  }
+
+  private async dropUnseenSeries(before: Date): Promise<void> {
+    for (const t of ['MetricsPodSeries', 'MetricsNodeSeries', 'MetricsPvcSeries']) {
+      await this.exec(`DELETE FROM "${t}" WHERE "lastSeenAt" < $1::timestamptz`, iso(before));
+    }
+  }
+
+  private async partitionsOf(kind: SampleKind, level: Level): Promise<PartitionRange[]> {
+    const rows = await this.query<{ name: string }>(listPartitionsSql(), tableName(kind, level));
+    return rows.map((r) => rangeOfName(kind, level, r.name)).filter((p): p is PartitionRange => !!p);
+  }
+
+  private async dropPartition(name: string): Promise<void> {
+    await this.exec(`DROP TABLE IF EXISTS metrics.${name}`);
+    this.partitions.delete(name);
+  }
+
+  async tableSizes(): Promise<TableSize[]> {
+    const rows = await this.query<{ db: string; name: string; bytes: number }>(
+      `SELECT current_database() AS db, p.relname AS name,
+              coalesce(sum(pg_total_relation_size(i.inhrelid)), 0)::float8 AS bytes
+         FROM pg_class p
+         JOIN pg_namespace n ON n.oid = p.relnamespace AND n.nspname = 'metrics'
+         LEFT JOIN pg_inherits i ON i.inhparent = p.oid
+        WHERE p.relkind = 'p'
+        GROUP BY p.relname
+       UNION ALL
+       SELECT current_database(), c.relname, pg_total_relation_size(c.oid)::float8
+         FROM pg_class c
+         JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema()
+        WHERE c.relkind = 'r' AND c.relname LIKE 'Metrics%'
+        ORDER BY 3 DESC, 2`,
+    );
+    return rows.map((r) => ({
+      database: r.db,
+      table: r.name,
+      totalSize: readableSize(Number(r.bytes)),
+      totalSizeBytes: Number(r.bytes),
+    }));
+  }
+
+  async close(): Promise<void> {
+    this.series.forEach((m) => {
+      m.clear();
+    });
+  }
+}
+
+/** Bytes as ClickHouse's formatReadableSize writes them (`1.23 GiB`), the original's totalSize. */
+export function readableSize(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let v = bytes;
+  let u = 0;
+  while (Math.abs(v) >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${v.toFixed(2)} ${units[u]}`;
+}
+
+function bucketStart(t: Date, level: Exclude<Resolution, 'raw'>): Date {
+  const width = level === '5m' ? 5 * 60_000 : 3_600_000;
+  return new Date(Math.floor(t.getTime() / width) * width);
+}
+
+/** The caller's visible clusters and the requested one, as conditions on the series alias `s`. */
+function scope(
+  filters: string[],
+  params: unknown[],
+  q: { clusters?: string[] | undefined; clusterName?: string | undefined },
+  alias = 's',
+): void {
+  if (q.clusters) filters.push(`${alias}."clusterName" = ANY($${params.push(q.clusters)}::text[])`);
+  if (q.clusterName !== undefined) filters.push(`${alias}."clusterName" = $${params.push(q.clusterName)}`);
+  if (!filters.length) filters.push('TRUE');
+}
+
+// ------------------------------------------------------------------- record → row conversions
+
+function podSeriesRow(r: Rec<'pod'>): SeriesRow {
+  const d: PodRecord = r.data;
+  const attrs = [
+    d.nodeName,
+    d.ownerKind,
+    d.ownerName,
+    d.labels ? JSON.stringify(d.labels) : null,
+    d.cpuRequestCores,
+    d.memoryRequestBytes,
+    d.lastTerminationReason,
+    d.cpuLimitCores,
+    d.memoryLimitBytes === null ? null : Math.round(d.memoryLimitBytes),
+  ];
+  return {
+    key: md5([d.clusterName, d.namespace, d.pod, d.container]),
+    info: JSON.stringify(attrs),
+    seenAt: r.collectedAt,
+    values: [d.clusterName, d.namespace, d.pod, d.container, ...attrs],
+  };
+}
+
+function nodeSeriesRow(r: Rec<'node'>): SeriesRow {
+  const d: NodeRecord = r.data;
+  const attrs = [
+    d.clusterEnvironment ?? 'PROD',
+    d.kubernetesVersion,
+    d.cloudProvider,
+    d.architecture,
+    d.operatingSystem,
+    d.region,
+    d.instanceType,
+    d.providerId,
+    d.nodePool,
+    d.cpuAllocatableCores,
+    d.memoryAllocatableBytes,
+  ];
+  return {
+    key: md5([d.clusterName, d.nodeName]),
+    info: JSON.stringify(attrs),
+    seenAt: r.collectedAt,
+    values: [d.clusterName, d.nodeName, ...attrs],
+  };
+}
+
+function pvcSeriesRow(r: Rec<'pvc'>): SeriesRow {
+  const d: PvcRecord = r.data;
+  const attrs = [d.volumeName, d.azureDiskResourceId];
+  return {
+    key: md5([d.clusterName, d.namespace, d.pod, d.pvcNamespace, d.pvcName]),
+    info: JSON.stringify(attrs),
+    seenAt: r.collectedAt,
+    values: [d.clusterName, d.namespace, d.pod, d.pvcNamespace, d.pvcName, ...attrs],
+  };
+}
+
+/** Column arrays in POD.columns order, after ts and series_id. */
+function podColumns(records: Rec<'pod'>[], ids: number[], states: Map<string, number>): unknown[][] {
+  const cols: unknown[][] = Array.from({ length: 2 + POD.columns.length }, () => []);
+  records.forEach((r, i) => {
+    const d = r.data;
+    cols[0]!.push(iso(r.collectedAt));
+    cols[1]!.push(ids[i]);
+    cols[2]!.push(Math.round(d.memoryUsageBytes));
+    cols[3]!.push(d.cpuUsageCores);
+    cols[4]!.push(d.restartCount);
+    // Whole seconds in a 32-bit column: 68 years of pod age.
+    cols[5]!.push(d.podAge === null ? null : Math.max(-2_147_483_648, Math.min(2_147_483_647, d.podAge)));
+    cols[6]!.push(d.podState === null ? null : (states.get(d.podState) ?? null));
+  });
+  return cols;
+}
+
+function nodeColumns(records: Rec<'node'>[], ids: number[]): unknown[][] {
+  const cols: unknown[][] = Array.from({ length: 2 + NODE.columns.length }, () => []);
+  records.forEach((r, i) => {
+    const d = r.data;
+    cols[0]!.push(iso(r.collectedAt));
+    cols[1]!.push(ids[i]);
+    cols[2]!.push(Math.round(d.memoryUsageBytes));
+    cols[3]!.push(Math.round(d.memoryCapacityBytes));
+    cols[4]!.push(d.cpuUsageCores);
+    cols[5]!.push(d.cpuCapacityCores);
+    cols[6]!.push(d.isReady);
+    cols[7]!.push(d.hasMemoryPressure);
+    cols[8]!.push(d.hasDiskPressure);
+    cols[9]!.push(d.hasPidPressure);
+  });
+  return cols;
+}
+
+function pvcColumns(records: Rec<'pvc'>[], ids: number[]): unknown[][] {
+  const cols: unknown[][] = Array.from({ length: 2 + PVC.columns.length }, () => []);
+  records.forEach((r, i) => {
+    const d = r.data;
+    cols[0]!.push(iso(r.collectedAt));
+    cols[1]!.push(ids[i]);
+    // bigint arrays as text: a JSON number above 2^31 must not be bound as a 32-bit integer.
+    cols[2]!.push(String(d.usedBytes));
+    cols[3]!.push(String(d.availableBytes));
+    cols[4]!.push(String(d.capacityBytes));
+  });
+  return cols;
+}
+
+async function writeLogs(exec: Exec, logs: Rec<'podLog'>[]): Promise<void> {
+  const newest = newestByKey(logs, (l) =>
+    md5([l.data.clusterName, l.data.namespace, l.data.pod, l.data.container]),
+  );
+  const cols: unknown[][] = Array.from({ length: 7 }, () => []);
+  for (const [key, l] of newest) {
+    const d: PodLogRecord = l.data;
+    for (const [i, v] of [
+      key,
+      d.clusterName,
+      d.namespace,
+      d.pod,
+      d.container,
+      d.logContent,
+      iso(l.collectedAt),
+    ].entries())
+      cols[i]!.push(v);
+  }
+  await exec(
+    `INSERT INTO "MetricsPodLogs" ("seriesKey", "clusterName", "namespace", "pod", "container", "logContent", "collectedAt")
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
+     ON CONFLICT ("seriesKey") DO UPDATE SET "logContent" = excluded."logContent", "collectedAt" = excluded."collectedAt"
+     WHERE excluded."collectedAt" >= "MetricsPodLogs"."collectedAt"`,
+    ...cols,
+  );
+}
+
+/**
+ * An event's identity: its uid when it has one; without one, its name too, so unrelated events of
+ * one object (the original collapsed every uid-less event of an object into one row) stay apart.
+ */
+function eventKey(d: EventRecord): string {
+  return d.eventUid
+    ? md5([d.clusterName, d.namespace, d.eventUid, d.involvedObjectKind, d.involvedObjectName])
+    : md5([d.clusterName, d.namespace, '', d.involvedObjectKind, d.involvedObjectName, d.eventName]);
+}
+
+async function writeEvents(exec: Exec, events: Rec<'event'>[]): Promise<void> {
+  const newest = newestByKey(events, (e) => eventKey(e.data));
+  const cols: unknown[][] = Array.from({ length: 17 }, () => []);
+  for (const [key, e] of newest) {
+    const d = e.data;
+    const values = [
+      key,
+      d.clusterName,
+      d.namespace,
+      d.eventName,
+      d.eventUid,
+      d.involvedObjectKind,
+      d.involvedObjectName,
+      d.involvedObjectNamespace,
+      d.eventType,
+      d.reason,
+      d.message,
+      d.sourceComponent,
+      d.count,
+      d.firstTimestamp ? iso(d.firstTimestamp) : null,
+      // lastTimestamp falls back to firstTimestamp, as the agent fills it.
+      d.lastTimestamp ? iso(d.lastTimestamp) : d.firstTimestamp ? iso(d.firstTimestamp) : null,
+      iso(e.collectedAt),
+    ];
+    values.forEach((v, i) => {
+      cols[i]!.push(v);
+    });
+  }
+  const names = [
+    'eventKey',
+    'clusterName',
+    'namespace',
+    'eventName',
+    'eventUid',
+    'involvedObjectKind',
+    'involvedObjectName',
+    'involvedObjectNamespace',
+    'eventType',
+    'reason',
+    'message',
+    'sourceComponent',
+    'count',
+    'firstTimestamp',
+    'lastTimestamp',
+    'collectedAt',
+  ];
+  const casts = [...Array(12).fill('text'), 'integer', 'timestamptz', 'timestamptz', 'timestamptz'];
+  const updates = names
+    .slice(1)
+    .map((n) => `"${n}" = excluded."${n}"`)
+    .join(', ');
+  await exec(
+    `INSERT INTO "MetricsEvents" (${names.map((n) => `"${n}"`).join(', ')})
+     SELECT * FROM unnest(${casts.map((c, i) => `$${i + 1}::${c}[]`).join(', ')})
+     ON CONFLICT ("eventKey") DO UPDATE SET ${updates}
+     WHERE excluded."collectedAt" >= "MetricsEvents"."collectedAt"`,
+    ...cols.slice(0, 16),
+  );
+}

@@ -1,0 +1,13 @@
+import { loadConfig } from '../../shared/config/index.js';
+import { PostgresMetricsStore } from '../../shared/metrics/store/postgres/store.js';
+import { openMigratedDatabase, TEST_DATABASES } from '../support/databases.js';
+import { storeContractSuite } from './store-suite.js';
+
+const settings = loadConfig({ WEBAPP_ENVIRONMENT: 'Development', DATA_DIR: 'memory://' }).metrics;
+
+for (const [label, kind] of TEST_DATABASES) {
+  storeContractSuite(`PostgreSQL store on ${label}`, async () => {
+    const db = await openMigratedDatabase(kind);
+    return { store: new PostgresMetricsStore(db.prisma, settings), close: db.close };
+  });
+}

@@ -1,0 +1,355 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isProblem } from '../support/http.js';
+import {
+  batch,
+  eventData,
+  logData,
+  type MetricsHost,
+  makeKey,
+  nodeData,
+  podData,
+  postGzip,
+  pvcData,
+  startMetricsHost,
+} from './support.js';
+
+const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
+
+describe('metrics read routes', () => {
+  let m: MetricsHost;
+  /** A user assigned the cluster "prod" only (in another case than stored: assignments compare in lower case). */
+  let assigned: MetricsHost['user'];
+
+  beforeAll(async () => {
+    m = await startMetricsHost({ Metrics__MaxRows: '100' });
+    const prod = await makeKey(m, 'prod');
+    const dev = await makeKey(m, 'dev');
+    const minute = (n: number) => new Date(Date.now() - n * 60_000).toISOString();
+    const prodBatch = batch('prod', [
+      ...Array.from({ length: 3 }, (_, i) => ({
+        kind: 'pod',
+        collectedAt: minute(i + 1),
+        data: podData('prod', 0),
+      })),
+      {
+        kind: 'pod',
+        collectedAt: minute(2),
+        data: podData('prod', 1, { namespace: 'jobs', cpuLimitCores: null, podAge: null }),
+      },
+      { kind: 'node', collectedAt: minute(1), data: nodeData('prod', 'node-a') },
+      { kind: 'node', collectedAt: minute(1), data: nodeData('prod', 'node-b', { isReady: false }) },
+      { kind: 'pvc', collectedAt: minute(1), data: pvcData('prod') },
+      {
+        kind: 'podLog',
+        collectedAt: minute(1),
+        data: logData('prod', { pod: 'api-0', logContent: 'pod 0 log' }),
+      },
+      {
+        kind: 'podLog',
+        collectedAt: minute(2),
+        data: logData('prod', { pod: 'api-1', logContent: 'pod 1 log' }),
+      },
+      { kind: 'event', collectedAt: minute(1), data: eventData('prod') },
+      {
+        kind: 'event',
+        collectedAt: minute(1),
+        data: eventData('prod', { eventUid: 'n1', eventType: 'Normal', namespace: 'jobs' }),
+      },
+    ]);
+    expect((await postGzip(m.host.url, prodBatch, prod.key)).status).toBe(200);
+    const devBatch = batch('dev', [
+      { kind: 'pod', collectedAt: minute(1), data: podData('dev', 5, { namespace: 'secret' }) },
+      { kind: 'node', collectedAt: minute(1), data: nodeData('dev', 'dev-node') },
+      { kind: 'pvc', collectedAt: minute(1), data: pvcData('dev') },
+      { kind: 'podLog', collectedAt: minute(1), data: logData('dev') },
+      { kind: 'event', collectedAt: minute(1), data: eventData('dev') },
+    ]);
+    expect((await postGzip(m.host.url, devBatch, dev.key)).status).toBe(200);
+    const { createUser } = await import('../finops-api/support.js');
+    assigned = await createUser(m.host.services.prisma, false);
+    await m.host.services.prisma.userCluster.create({ data: { userId: assigned.id, clusterName: 'PROD' } });
+  });
+  afterAll(async () => {
+    await m?.close();
+  });
+
+  it('answers pods (PodMetricDto) newest first with the original field order, lower-case clusters and Z timestamps', async () => {
+    const res = await m.api.get('/metrics/api/metrics/namespace?minutes=30&clusterName=PROD&namespace=web', {
+      token: m.admin.token,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-resolution')).toBe('raw');
+    expect(res.headers.get('x-truncated')).toBeNull();
+    expect(res.body).toHaveLength(3);
+    const [row] = res.body;
+    expect(Object.keys(row)).toEqual([
+      'timestamp',
+      'clusterName',
+      'namespace',
+      'pod',
+      'container',
+      'cpuUsageCores',
+      'cpuLimitCores',
+      'memoryUsageBytes',
+      'memoryLimitBytes',
+      'nodeName',
+      'podState',
+      'restartCount',
+      'podAge',
+    ]);
+    expect(row).toMatchObject({
+      clusterName: 'prod',
+      namespace: 'web',
+      pod: 'api-0',
+      container: 'api',
+      cpuUsageCores: 0.25,
+      cpuLimitCores: 0.5,
+      memoryUsageBytes: 157286400,
+      memoryLimitBytes: 536870912,
+      nodeName: 'node-a',
+      podState: 'Running',
+      restartCount: 1,
+      podAge: 86400,
+    });
+    expect(row.timestamp).toMatch(ISO_Z);
+    const times = res.body.map((r: { timestamp: string }) => Date.parse(r.timestamp));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+    const byPath = await m.api.get('/metrics/api/metrics/namespace/jobs?minutes=30', {
+      token: m.admin.token,
+    });
+    expect(byPath.body).toHaveLength(1);
+    expect(byPath.body[0]).toMatchObject({ namespace: 'jobs', cpuLimitCores: null, podAge: null });
+  });
+
+  it('answers nodes (NodeMetricDto), by query and by path', async () => {
+    const res = await m.api.get('/metrics/api/Metrics/node?minutes=30&clusterName=prod', {
+      token: m.admin.token,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.map((n: { nodeName: string }) => n.nodeName).sort()).toEqual(['node-a', 'node-b']);
+    expect(Object.keys(res.body[0])).toEqual([
+      'timestamp',
+      'clusterName',
+      'clusterEnvironment',
+      'nodeName',
+      'cpuUsageCores',
+      'cpuCapacityCores',
+      'memoryUsageBytes',
+      'memoryCapacityBytes',
+      'kubernetesVersion',
+      'cloudProvider',
+      'isReady',
+      'hasMemoryPressure',
+      'hasDiskPressure',
+      'hasPidPressure',
+      'architecture',
+      'operatingSystem',
+      'region',
+      'instanceType',
+    ]);
+    const b = await m.api.get('/metrics/api/metrics/node/node-b?minutes=30', { token: m.admin.token });
+    expect(b.body).toEqual([
+      expect.objectContaining({
+        nodeName: 'node-b',
+        isReady: false,
+        hasPidPressure: null,
+        cpuCapacityCores: 4,
+      }),
+    ]);
+  });
+
+  it('answers PVCs, logs (latest per container) and events in the original shapes', async () => {
+    const pvc = await m.api.get('/metrics/api/metrics/pvc?clusterName=prod', { token: m.admin.token });
+    expect(pvc.body).toEqual([
+      {
+        timestamp: expect.stringMatching(ISO_Z),
+        clusterName: 'prod',
+        namespace: 'web',
+        pod: 'db-0',
+        pvcNamespace: 'web',
+        pvcName: 'data-db-0',
+        volumeName: 'pvc-123',
+        usedBytes: 1000,
+        availableBytes: 9000,
+        capacityBytes: 10000,
+      },
+    ]);
+    expect(
+      (await m.api.get('/metrics/api/metrics/pvc/namespace/other', { token: m.admin.token })).body,
+    ).toEqual([]);
+    // The web client's log call: namespace in the path, container and cluster in the query, no pod.
+    const logs = await m.api.get(
+      '/metrics/api/metrics/pod/log/namespace/web?container=api&minutes=30&clusterName=prod',
+      {
+        token: m.admin.token,
+      },
+    );
+    expect(logs.body.map((l: { logContent: string }) => l.logContent)).toEqual(['pod 0 log', 'pod 1 log']);
+    expect(Object.keys(logs.body[0])).toEqual([
+      'timestamp',
+      'clusterName',
+      'namespace',
+      'pod',
+      'container',
+      'logContent',
+    ]);
+    const one = await m.api.get('/metrics/api/metrics/pod/log/namespace/web/pod/api-1?clusterName=prod', {
+      token: m.admin.token,
+    });
+    expect(one.body.map((l: { pod: string }) => l.pod)).toEqual(['api-1']);
+    const limited = await m.api.get('/metrics/api/metrics/pod/log?clusterName=prod&limit=1', {
+      token: m.admin.token,
+    });
+    expect(limited.body).toHaveLength(1);
+    expect(limited.headers.get('x-truncated')).toBe('true');
+    const events = await m.api.get(
+      '/metrics/api/events?minutes=60&limit=5000&clusterName=prod&eventType=Warning',
+      {
+        token: m.admin.token,
+      },
+    );
+    expect(events.body).toHaveLength(1);
+    expect(Object.keys(events.body[0])).toEqual([
+      'timestamp',
+      'clusterName',
+      'namespace',
+      'eventName',
+      'eventUid',
+      'involvedObjectKind',
+      'involvedObjectName',
+      'involvedObjectNamespace',
+      'eventType',
+      'reason',
+      'message',
+      'sourceComponent',
+      'count',
+      'firstTimestamp',
+      'lastTimestamp',
+    ]);
+    expect(events.body[0]).toMatchObject({
+      eventUid: 'uid-1',
+      count: 3,
+      firstTimestamp: '2026-01-13T10:00:00Z',
+    });
+    const jobs = await m.api.get('/metrics/api/events/namespace/jobs?clusterName=prod', {
+      token: m.admin.token,
+    });
+    expect(jobs.body.map((e: { eventUid: string }) => e.eventUid)).toEqual(['n1']);
+  });
+
+  it('lists clusters and namespaces', async () => {
+    expect((await m.api.get('/metrics/api/metrics/clusters', { token: m.admin.token })).body).toEqual([
+      'dev',
+      'prod',
+    ]);
+    expect(
+      (await m.api.get('/metrics/api/metrics/namespaces?clusterName=prod', { token: m.admin.token })).body,
+    ).toEqual(['jobs', 'web']);
+  });
+
+  it('shows a user only the clusters assigned to them, and refuses a named other cluster with 403', async () => {
+    expect((await m.api.get('/metrics/api/metrics/clusters', { token: assigned.token })).body).toEqual([
+      'prod',
+    ]);
+    expect((await m.api.get('/metrics/api/metrics/clusters', { token: m.user.token })).body).toEqual([]);
+    const everything = [
+      '/metrics/api/metrics/namespace?minutes=30',
+      '/metrics/api/metrics/node?minutes=30',
+      '/metrics/api/metrics/pvc',
+      '/metrics/api/metrics/pod/log',
+      '/metrics/api/events',
+    ];
+    for (const path of everything) {
+      const mine = await m.api.get(path, { token: assigned.token });
+      expect(mine.status, path).toBe(200);
+      expect(mine.body.length, path).toBeGreaterThan(0);
+      expect(new Set(mine.body.map((r: { clusterName: string }) => r.clusterName)), path).toEqual(
+        new Set(['prod']),
+      );
+      const none = await m.api.get(path, { token: m.user.token });
+      expect(none.body, path).toEqual([]);
+    }
+    expect((await m.api.get('/metrics/api/metrics/namespaces', { token: assigned.token })).body).toEqual([
+      'jobs',
+      'web',
+    ]);
+    for (const path of [
+      '/metrics/api/metrics/namespace?clusterName=dev',
+      '/metrics/api/metrics/node?clusterName=DEV',
+      '/metrics/api/metrics/namespaces?clusterName=dev',
+      '/metrics/api/events?clusterName=dev',
+      '/metrics/api/metrics/pod/log/namespace/secret?clusterName=dev',
+    ]) {
+      expect(isProblem(await m.api.get(path, { token: assigned.token }), 403), path).toBe(true);
+    }
+  });
+
+  it('refuses anonymous reads with 401 and bad numbers with 400', async () => {
+    const anon = await m.api.get('/metrics/api/metrics/node');
+    expect(anon.status).toBe(401);
+    for (const path of [
+      '/metrics/api/metrics/node?minutes=abc',
+      '/metrics/api/metrics/node?minutes=0',
+      '/metrics/api/metrics/namespace?minutes=-5',
+      '/metrics/api/events?limit=5001',
+      '/metrics/api/metrics/pod/log?limit=0',
+      '/metrics/api/metrics/cleanup?days=-1',
+    ]) {
+      const res = path.includes('cleanup')
+        ? await m.api.delete(path, { token: m.admin.token })
+        : await m.api.get(path, { token: m.admin.token });
+      expect(isProblem(res, 400), path).toBe(true);
+    }
+  });
+
+  it('picks the resolution from the window and caps the answer at Metrics__MaxRows with X-Truncated', async () => {
+    const day = await m.api.get(
+      '/metrics/api/metrics/namespace?minutes=1440&clusterName=prod&namespace=web',
+      {
+        token: m.admin.token,
+      },
+    );
+    expect(day.headers.get('x-resolution')).toBe('5m');
+    const week = await m.api.get('/metrics/api/metrics/namespace?minutes=10080&clusterName=prod', {
+      token: m.admin.token,
+    });
+    expect(week.headers.get('x-resolution')).toBe('1h');
+    const key = (await makeKey(m, 'big')).key;
+    const records = Array.from({ length: 150 }, (_, i) => ({ kind: 'pod', data: podData('big', i) }));
+    expect((await postGzip(m.host.url, batch('big', records), key)).status).toBe(200);
+    const cut = await m.api.get('/metrics/api/metrics/namespace?minutes=30&clusterName=big', {
+      token: m.admin.token,
+    });
+    expect(cut.body).toHaveLength(100);
+    expect(cut.headers.get('x-truncated')).toBe('true');
+    expect(cut.headers.get('x-row-limit')).toBe('100');
+  });
+
+  it('keeps table sizes and cleanup for administrators; cleanup removes the data and is audited', async () => {
+    expect((await m.api.get('/metrics/api/clickhouse/table-sizes', { token: m.user.token })).status).toBe(
+      403,
+    );
+    const sizes = await m.api.get('/metrics/api/clickhouse/table-sizes', { token: m.admin.token });
+    expect(sizes.status).toBe(200);
+    expect(Object.keys(sizes.body[0])).toEqual(['database', 'table', 'totalSize', 'totalSizeBytes']);
+    expect(sizes.body.map((s: { table: string }) => s.table)).toContain('pod_raw');
+    const refused = await m.api.delete('/metrics/api/metrics/cleanup?days=0', { token: assigned.token });
+    expect(isProblem(refused, 403)).toBe(true);
+    expect(
+      (await m.api.get('/metrics/api/metrics/node?clusterName=prod', { token: m.admin.token })).body,
+    ).toHaveLength(2);
+    const kept = await m.api.delete('/metrics/api/metrics/cleanup?days=7', { token: m.admin.token });
+    expect(kept.status).toBe(200);
+    expect(
+      (await m.api.get('/metrics/api/metrics/node?clusterName=prod', { token: m.admin.token })).body,
+    ).toHaveLength(2);
+    const all = await m.api.delete('/metrics/api/metrics/cleanup?days=0', { token: m.admin.token });
+    expect(all.status).toBe(200);
+    expect(all.body).toMatchObject({ success: true, message: expect.any(String) });
+    expect(
+      (await m.api.get('/metrics/api/metrics/node?clusterName=prod', { token: m.admin.token })).body,
+    ).toEqual([]);
+    const audit = await m.host.services.prisma.auditRecord.count({ where: { action: 'metrics.cleanup' } });
+    expect(audit).toBe(2);
+  });
+});
