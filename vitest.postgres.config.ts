@@ -36,6 +36,7 @@ export const POSTGRES_PASS = [
   'test/hostile/login-throttle.test.ts',
   'test/hostile/mobile-key-and-admins.test.ts',
   'test/hostile/resilience-lost-jobs.test.ts',
+  'test/kubernetes-cost/metrics-store.test.ts',
   'test/kubernetes-cost/namespace-anomalies.test.ts',
   'test/kubernetes-cost/routes.test.ts',
   // Metrics ingest and reads through the host (the store suite runs on both databases itself).

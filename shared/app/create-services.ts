@@ -2,6 +2,7 @@ import { createAuthModule } from '../auth/module.js';
 import type { AppConfig } from '../config/index.js';
 import { openDatabase } from '../db/client.js';
 import { databaseTimeouts } from '../db/timeouts.js';
+import { MetricsStoreUsageSource } from '../finops/kubernetes/metrics-usage.js';
 import { createFinopsModule } from '../finops/module.js';
 import { createMetricsModule } from '../metrics/module.js';
 import { routeAzureSdkLogs } from '../observability/azure-sdk-logs.js';
@@ -55,6 +56,8 @@ export async function createServices(
   const auth = await createAuthModule(core);
   const finops = await createFinopsModule(core);
   const metrics = createMetricsModule(core);
+  // The Kubernetes cost reads the agent's side from the metrics store's hourly rollups.
+  if (metrics.store.engine === 'postgres') finops.kubernetesUsage = new MetricsStoreUsageSource(core.prisma);
   return {
     ...core,
     auth,

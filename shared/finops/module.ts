@@ -20,7 +20,7 @@ export interface FinopsModule {
   imports: ImportJobs;
   /**
    * The agent's side of the Kubernetes cost allocation (node-hours, container-hours, usage
-   * samples). Until a metrics store backs it, no agent data: billed cost is unallocated.
+   * samples): the metrics store's (set when the services are created); none on its own.
    */
   kubernetesUsage: KubernetesUsageSource;
   close(): Promise<void>;
