@@ -40,6 +40,9 @@ export const POSTGRES_PASS = [
   'test/metrics/alerts.test.ts',
   'test/metrics/prices.test.ts',
   'test/metrics/silence.test.ts',
+  'test/kubernetes-cost/metrics-store.test.ts',
+  'test/kubernetes-cost/namespace-anomalies.test.ts',
+  'test/kubernetes-cost/routes.test.ts',
   // Metrics ingest and reads through the host (the store suite runs on both databases itself).
   'test/metrics/ingest.test.ts',
   'test/metrics/read-routes.test.ts',

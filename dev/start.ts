@@ -32,7 +32,7 @@ async function main() {
   if (!hasCloud && config.finops.AzureSimulator__Enabled) {
     const { startAzureSimulator } = await import('./azure-sim/index.js');
     // The waste catalogue shows every rule firing (and not firing) in the demo data.
-    const sim = await startAzureSimulator({ wasteCatalogue: true });
+    const sim = await startAzureSimulator({ wasteCatalogue: true, aks: true });
     stops.push(() => sim.close());
     settings.Cloud__TenantId = '00000000-0000-0000-0000-000000000001';
     settings.Cloud__ClientId = 'finwatch-local';

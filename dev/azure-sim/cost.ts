@@ -2,7 +2,8 @@
  * Cost Management Query (2023-11-01) semantics over a synthetic subscription: timeframes,
  * Daily/None granularity, Sum aggregations and up to two Dimension groupings.
  */
-import { dayNumber, resourceDayCost, type SimSubscription, usageDate } from './data.js';
+import type { SimCostType } from './aks.js';
+import { dayNumber, resourceDayCost, resourceDayQuantity, type SimSubscription, usageDate } from './data.js';
 
 export class CostQueryError extends Error {
   constructor(
@@ -45,10 +46,15 @@ const DIMENSIONS: Record<string, (sub: SimSubscription, i: number) => string> = 
 };
 
 interface ParsedQuery {
+  type: SimCostType;
   fromDay: number;
   toDay: number;
   daily: boolean;
   aggregations: string[];
+  /** Parallel to `aggregations`: true where it sums UsageQuantity rather than cost. */
+  quantity: boolean[];
+  /** dataset.filter, when given: which resources the query covers. */
+  filter?: (sub: SimSubscription, i: number) => boolean;
   groupings: Array<{ column: string; get: (sub: SimSubscription, i: number) => string }>;
 }
 
@@ -104,15 +110,16 @@ export function parseCostQuery(body: unknown, now: Date): ParsedQuery {
   if (granularity !== 'Daily' && granularity !== 'None') {
     throw new CostQueryError('BadRequest', `Unsupported granularity '${String(granularity)}'.`);
   }
-  if (dataset['filter'] !== undefined) {
-    throw new CostQueryError('BadRequest', 'The simulator does not implement dataset.filter.');
-  }
+  const filter = dataset['filter'] === undefined ? undefined : parseFilter(dataset['filter']);
   const aggregation = asRecord(dataset['aggregation']) ?? {};
+  const quantity: boolean[] = [];
   const aggregations = Object.entries(aggregation).map(([alias, def]) => {
     const d = asRecord(def);
-    if (d?.['function'] !== 'Sum' || !COST_MEASURES.has(String(d['name']).toLowerCase())) {
+    const name = String(d?.['name']).toLowerCase();
+    if (d?.['function'] !== 'Sum' || !(COST_MEASURES.has(name) || name === 'usagequantity')) {
       throw new CostQueryError('BadRequest', `Unsupported aggregation '${alias}'.`);
     }
+    quantity.push(name === 'usagequantity');
     return alias;
   });
   if (aggregations.length === 0 || aggregations.length > 2) {
@@ -129,7 +136,42 @@ export function parseCostQuery(body: unknown, now: Date): ParsedQuery {
     }
     return { column: name, get };
   });
-  return { fromDay, toDay: Math.min(toDay, today), daily: granularity === 'Daily', aggregations, groupings };
+  return {
+    type: type as SimCostType,
+    fromDay,
+    toDay: Math.min(toDay, today),
+    daily: granularity === 'Daily',
+    aggregations,
+    quantity,
+    groupings,
+    ...(filter ? { filter } : {}),
+  };
+}
+
+/**
+ * The subset of dataset.filter we serve: `dimensions` with operator In (case-insensitive, as the
+ * service compares ids and group names), combined with `and` / `or`.
+ */
+function parseFilter(value: unknown): (sub: SimSubscription, i: number) => boolean {
+  const f = asRecord(value);
+  if (!f) throw new CostQueryError('BadRequest', 'Invalid dataset.filter.');
+  for (const op of ['and', 'or'] as const) {
+    if (f[op] !== undefined) {
+      const parts = Array.isArray(f[op]) ? (f[op] as unknown[]).map(parseFilter) : [];
+      if (parts.length < 2)
+        throw new CostQueryError('BadRequest', `A filter '${op}' needs two or more parts.`);
+      return op === 'and'
+        ? (sub, i) => parts.every((p) => p(sub, i))
+        : (sub, i) => parts.some((p) => p(sub, i));
+    }
+  }
+  const dim = asRecord(f['dimensions']);
+  const get = dim ? DIMENSIONS[String(dim['name']).toLowerCase()] : undefined;
+  if (!dim || !get || dim['operator'] !== 'In' || !Array.isArray(dim['values'])) {
+    throw new CostQueryError('BadRequest', 'The simulator serves dimension filters with operator In only.');
+  }
+  const values = new Set((dim['values'] as unknown[]).map((v) => String(v).toLowerCase()));
+  return (sub, i) => values.has(get(sub, i).toLowerCase());
 }
 
 /**
@@ -141,7 +183,9 @@ export function runCostQuery(sub: SimSubscription, q: ParsedQuery): CostTable {
   const groupIndex = new Int32Array(n);
   const groupKeys: string[][] = [];
   const keyToIndex = new Map<string, number>();
+  const included = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
+    included[i] = !q.filter || q.filter(sub, i) ? 1 : 0;
     const values = q.groupings.map((g) => g.get(sub, i));
     const key = values.join('\u0000');
     let gi = keyToIndex.get(key);
@@ -152,31 +196,41 @@ export function runCostQuery(sub: SimSubscription, q: ParsedQuery): CostTable {
     }
     groupIndex[i] = gi;
   }
+  const withQuantity = q.quantity.some(Boolean);
   const order = groupKeys.map((_, i) => i).sort((a, b) => compareKeys(groupKeys[a]!, groupKeys[b]!));
   const costs: number[] = [];
+  const quantities: number[] = [];
   const days: number[] = [];
   const groups: number[] = [];
-  const emit = (sums: Float64Array, day: number) => {
+  const emit = (sums: Float64Array, qty: Float64Array, day: number) => {
     for (const gi of order) {
       const total = sums[gi] ?? 0;
-      if (total === 0) continue;
+      if (total === 0 && (qty[gi] ?? 0) === 0) continue;
       costs.push(total);
+      quantities.push(qty[gi] ?? 0);
       days.push(day);
       groups.push(gi);
     }
   };
   let sums = new Float64Array(groupKeys.length);
+  let qty = new Float64Array(groupKeys.length);
   for (let day = q.fromDay; day <= q.toDay; day++) {
     for (let i = 0; i < n; i++) {
-      const c = resourceDayCost(sub, i, day);
+      if (!included[i]) continue;
+      const c = resourceDayCost(sub, i, day, q.type);
       if (c !== 0) sums[groupIndex[i]!] = (sums[groupIndex[i]!] ?? 0) + c;
+      if (withQuantity) {
+        const u = resourceDayQuantity(sub, i, day);
+        if (u !== 0) qty[groupIndex[i]!] = (qty[groupIndex[i]!] ?? 0) + u;
+      }
     }
     if (q.daily) {
-      emit(sums, day);
+      emit(sums, qty, day);
       sums = new Float64Array(groupKeys.length);
+      qty = new Float64Array(groupKeys.length);
     }
   }
-  if (!q.daily) emit(sums, -1);
+  if (!q.daily) emit(sums, qty, -1);
   const columns: CostColumn[] = [
     ...q.aggregations.map((name) => ({ name, type: 'Number' as const })),
     ...(q.daily ? [{ name: 'UsageDate', type: 'Number' as const }] : []),
@@ -190,7 +244,7 @@ export function runCostQuery(sub: SimSubscription, q: ParsedQuery): CostTable {
       const rows: Array<Array<string | number>> = [];
       for (let r = start; r < Math.min(end, costs.length); r++) {
         const total = costs[r]!;
-        const row: Array<string | number> = q.aggregations.map(() => total);
+        const row: Array<string | number> = q.quantity.map((isQty) => (isQty ? quantities[r]! : total));
         if (q.daily) row.push(usageDate(days[r]!));
         row.push(...(groupKeys[groups[r]!] ?? []), sub.currency);
         rows.push(row);

@@ -2,6 +2,7 @@
  * Deterministic synthetic subscriptions. Everything is derived from (seed, subscription id), so two
  * simulators with the same seed serve the same resources and the same costs.
  */
+import { instancesAt, poolDayCost, poolDayHours, type SimCostType, simAksCluster } from './aks.js';
 import { createRng, guid, hashString, type Rng, unitFrom } from './prng.js';
 import { buildWasteCatalogue, CASE_TAG } from './waste-catalogue.js';
 
@@ -61,7 +62,16 @@ export interface SimSubscription {
   /** Resource Graph's `AdvisorResources` rows (recommendations). */
   advisor: SimResource[];
   /** Parallel to `resources`: the base daily cost, the cost dimensions and the waste case (if any). */
-  billing: Array<{ dailyBase: number; serviceName: string; resourceType: string; waste?: WasteCase }>;
+  billing: Array<{
+    dailyBase: number;
+    serviceName: string;
+    resourceType: string;
+    waste?: WasteCase;
+    /** A cost that is not its base times noise (AKS scale sets: instance-hours, reservations). */
+    dayCost?: (day: number, type: SimCostType) => number;
+    /** The meter's quantity on a day (instance-hours for a scale set); 0 when not set. */
+    dayQuantity?: (day: number) => number;
+  }>;
   /** Per-subscription salt for the daily cost variation. */
   salt: number;
 }
@@ -130,6 +140,8 @@ export interface GenerateOptions {
   now: Date;
   /** Add a positive and a negative case for every waste rule (waste-catalogue.ts). */
   wasteCatalogue?: boolean;
+  /** Add an AKS cluster with its node resource group (aks.ts). */
+  aks?: boolean;
 }
 
 /** Builds the synthetic subscription for an id. Pure: same inputs, same output. */
@@ -206,6 +218,9 @@ export function generateSubscription(subscriptionId: string, opts: GenerateOptio
     for (const c of catalogue.containers) {
       containers.push({ name: c.name, tags: { [CASE_TAG]: c.caseTag }, managedBy: c.managedBy });
     }
+  }
+  if (opts.aks) {
+    for (const c of addAksCluster(sub, opts.seed)) containers.push(c);
   }
   sub.containers = containers.map((c) => ({
     id: `/subscriptions/${subscriptionId}/resourceGroups/${c.name}`,
@@ -535,8 +550,182 @@ export function usageDate(day: number): number {
  * The cost of one resource on one day: its base cost times a deterministic factor in [0.85, 1.15),
  * rounded to 6 decimals. Every query sums these same numbers, so totals agree across groupings.
  */
-export function resourceDayCost(sub: SimSubscription, index: number, day: number): number {
+export function resourceDayCost(
+  sub: SimSubscription,
+  index: number,
+  day: number,
+  type: SimCostType = 'ActualCost',
+): number {
   const b = sub.billing[index];
+  if (b?.dayCost) return b.dayCost(day, type);
   if (!b || b.dailyBase === 0) return 0;
   return Math.round(b.dailyBase * (0.85 + 0.3 * unitFrom(sub.salt, index, day)) * 1e6) / 1e6;
+}
+
+/** The meter's quantity of a resource on a day (instance-hours for a scale set, else 0). */
+export function resourceDayQuantity(sub: SimSubscription, index: number, day: number): number {
+  return sub.billing[index]?.dayQuantity?.(day) ?? 0;
+}
+
+/** Adds the subscription's AKS cluster (aks.ts) to its resources; answers its resource groups. */
+function addAksCluster(
+  sub: SimSubscription,
+  seed: number,
+): Array<{ name: string; tags: Record<string, string>; managedBy: string }> {
+  const c = simAksCluster(sub.subscriptionId, seed);
+  const push = (
+    r: Pick<SimResource, 'id' | 'name' | 'type' | 'resourceGroup' | 'sku' | 'properties' | 'tags'> &
+      Partial<Pick<SimResource, 'managedBy'>>,
+    billing: SimSubscription['billing'][number],
+  ) => {
+    sub.resources.push({
+      tenantId: sub.tenantId,
+      kind: '',
+      location: c.location,
+      subscriptionId: sub.subscriptionId,
+      managedBy: '',
+      plan: null,
+      identity: null,
+      zones: null,
+      extendedLocation: null,
+      ...r,
+    });
+    sub.billing.push(billing);
+  };
+  push(
+    {
+      id: c.id,
+      name: c.name,
+      type: 'microsoft.containerservice/managedclusters',
+      resourceGroup: c.resourceGroup,
+      sku: { name: 'Base', tier: 'Standard' },
+      tags: {},
+      properties: {
+        provisioningState: 'Succeeded',
+        kubernetesVersion: '1.32.6',
+        nodeResourceGroup: c.nodeResourceGroup,
+        agentPoolProfiles: c.pools.map((p) => ({
+          name: p.name,
+          vmSize: p.vmSize,
+          count: p.baseInstances,
+          mode: p.name === 'system' ? 'System' : 'User',
+          enableAutoScaling: p.burst > 0,
+          ...(p.burst > 0 ? { minCount: p.baseInstances, maxCount: p.baseInstances + p.burst } : {}),
+        })),
+      },
+    },
+    {
+      dailyBase: 0,
+      serviceName: 'Azure Kubernetes Service',
+      resourceType: 'microsoft.containerservice/managedclusters',
+      dayCost: () => Math.round(24 * c.tierHourlyRate * 1e6) / 1e6,
+      dayQuantity: () => 24,
+    },
+  );
+  const nodeRg = c.nodeResourceGroup.toLowerCase();
+  for (const p of c.pools) {
+    push(
+      {
+        id: p.scaleSetId,
+        name: p.scaleSetName,
+        type: 'microsoft.compute/virtualmachinescalesets',
+        resourceGroup: nodeRg,
+        sku: { name: p.vmSize, tier: 'Standard', capacity: instancesAt(p, Date.now()) },
+        tags: { 'aks-managed-poolName': p.name, 'aks-managed-orchestrator': 'Kubernetes:1.32.6' },
+        properties: { provisioningState: 'Succeeded', orchestrationMode: 'Uniform' },
+      },
+      {
+        dailyBase: 0,
+        serviceName: 'Virtual Machines',
+        resourceType: 'microsoft.compute/virtualmachinescalesets',
+        dayCost: (day, type) => poolDayCost(p, day, type),
+        dayQuantity: (day) => poolDayHours(p, day),
+      },
+    );
+  }
+  const firstPool = c.pools[0]!;
+  for (const d of c.disks) {
+    const claimed = d.claimName !== null;
+    push(
+      {
+        id: d.id,
+        name: d.name,
+        type: 'microsoft.compute/disks',
+        resourceGroup: nodeRg,
+        managedBy: claimed ? `${firstPool.scaleSetId}/virtualMachines/0` : '',
+        sku: { name: 'Premium_LRS', tier: 'Premium' },
+        tags: claimed
+          ? {
+              'kubernetes.io-created-for-pvc-namespace': d.claimNamespace ?? '',
+              'kubernetes.io-created-for-pvc-name': d.claimName ?? '',
+              'kubernetes.io-created-for-pv-name': d.name,
+            }
+          : { 'kubernetes.io-created-for-pv-name': d.name },
+        properties: {
+          provisioningState: 'Succeeded',
+          diskSizeGB: d.sizeGB,
+          diskState: claimed ? 'Attached' : 'Unattached',
+          timeCreated: '2026-01-05T10:00:00Z',
+          creationData: { createOption: 'Empty' },
+        },
+      },
+      {
+        dailyBase: 0,
+        serviceName: 'Storage',
+        resourceType: 'microsoft.compute/disks',
+        dayCost: () => d.dailyCost,
+      },
+    );
+  }
+  push(
+    {
+      id: c.publicIpId,
+      name: c.publicIpId.split('/').pop()!,
+      type: 'microsoft.network/publicipaddresses',
+      resourceGroup: nodeRg,
+      sku: { name: 'Standard', tier: 'Regional' },
+      tags: {},
+      properties: {
+        provisioningState: 'Succeeded',
+        ipAddress: '20.1.2.3',
+        publicIPAllocationMethod: 'Static',
+        ipConfiguration: { id: `${c.loadBalancerId}/frontendIPConfigurations/frontend` },
+      },
+    },
+    {
+      dailyBase: 0,
+      serviceName: 'Virtual Network',
+      resourceType: 'microsoft.network/publicipaddresses',
+      dayCost: () => c.publicIpDailyCost,
+    },
+  );
+  push(
+    {
+      id: c.loadBalancerId,
+      name: 'kubernetes',
+      type: 'microsoft.network/loadbalancers',
+      resourceGroup: nodeRg,
+      sku: { name: 'Standard', tier: 'Regional' },
+      tags: {},
+      properties: {
+        provisioningState: 'Succeeded',
+        frontendIPConfigurations: [
+          { name: 'frontend', id: `${c.loadBalancerId}/frontendIPConfigurations/frontend` },
+        ],
+        backendAddressPools: [
+          { name: 'kubernetes', id: `${c.loadBalancerId}/backendAddressPools/kubernetes` },
+        ],
+      },
+    },
+    {
+      dailyBase: 0,
+      serviceName: 'Load Balancer',
+      resourceType: 'microsoft.network/loadbalancers',
+      dayCost: () => c.loadBalancerDailyCost,
+    },
+  );
+  return [
+    { name: c.resourceGroup, tags: {}, managedBy: '' },
+    { name: c.nodeResourceGroup, tags: { 'aks-managed-cluster-name': c.name }, managedBy: c.id },
+  ];
 }

@@ -33,6 +33,8 @@ export interface AzureSimulatorOptions {
   seed?: number;
   /** Add a positive and a negative case for every waste rule to each subscription (waste-catalogue.ts). */
   wasteCatalogue?: boolean;
+  /** Give each subscription an AKS cluster with its node resource group (aks.ts). */
+  aks?: boolean;
   /** The simulator's clock (default: the real one). */
   now?: () => Date;
   /** Enforce Cost Management's documented tenant QPU quota (cost-quota.ts); off by default. */
@@ -118,6 +120,7 @@ export async function startAzureSimulator(opts: AzureSimulatorOptions = {}): Pro
         seed,
         now: now(),
         ...(opts.wasteCatalogue ? { wasteCatalogue: true } : {}),
+        ...(opts.aks ? { aks: true } : {}),
       });
       if (subs.size >= 16) subs.delete(subs.keys().next().value as string);
       subs.set(key, sub);

@@ -3,6 +3,7 @@ import { createAuthModule } from '../auth/module.js';
 import type { AppConfig } from '../config/index.js';
 import { openDatabase } from '../db/client.js';
 import { databaseTimeouts } from '../db/timeouts.js';
+import { MetricsStoreUsageSource } from '../finops/kubernetes/metrics-usage.js';
 import { createFinopsModule } from '../finops/module.js';
 import { createMetricsAlerting } from '../metrics/alerts/module.js';
 import { createMetricsModule } from '../metrics/module.js';
@@ -75,6 +76,8 @@ export async function createServices(
     const nodes = batch.records.flatMap((r) => (r.kind === 'node' ? [r] : []));
     if (nodes.length) await metricsAlerts.onNodeRecords(batch.clusterName, nodes);
   });
+  // The Kubernetes cost reads the agent's side from the metrics store's hourly rollups.
+  if (metrics.store.engine === 'postgres') finops.kubernetesUsage = new MetricsStoreUsageSource(core.prisma);
   return {
     ...core,
     auth,

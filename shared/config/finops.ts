@@ -123,6 +123,15 @@ export const finopsSettingsSchema = z.object({
         ),
     ),
   ) as unknown as z.ZodType<string[]>,
+  /** Namespaces whose cost is spread over the others in the Kubernetes cost allocation. */
+  KubernetesCost__SharedNamespaces: list(['kube-system']),
+  /** How shared namespaces are spread: by the others' cost (weighted) or equally per namespace (even). */
+  KubernetesCost__ShareMode: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() ? v.trim().toLowerCase() : 'weighted'),
+    z.enum(['weighted', 'even'], { error: 'must be weighted or even' }),
+  ),
+  /** Days of usage a rightsizing recommendation is drawn from. */
+  KubernetesCost__RightsizingWindowDays: int(7, 1, 90),
   /** Whether to start the Azure simulator when no Cloud credentials are set (npm start). */
   AzureSimulator__Enabled: bool(true),
 });

@@ -4,6 +4,7 @@ import { AnalysisEngine, type EngineOptions } from './engine/engine.js';
 import { type ExportScanResult, scanExportContainer } from './imports/exports.js';
 import { ImportJobs, isImportMessage } from './imports/import-jobs.js';
 import { ImportSpool } from './imports/spool.js';
+import { type KubernetesUsageSource, NO_USAGE } from './kubernetes/usage-source.js';
 
 /** The FinOps service's background side: the queue trigger and the weekly timer. */
 export interface FinopsModule {
@@ -17,6 +18,11 @@ export interface FinopsModule {
   engine: AnalysisEngine;
   /** Cost imports run as jobs (large bodies, blobs, export runs). */
   imports: ImportJobs;
+  /**
+   * The agent's side of the Kubernetes cost allocation (node-hours, container-hours, usage
+   * samples): the metrics store's (set when the services are created); none on its own.
+   */
+  kubernetesUsage: KubernetesUsageSource;
   close(): Promise<void>;
 }
 
@@ -24,7 +30,9 @@ export async function createFinopsModule(
   core: CoreServices,
   options: EngineOptions = {},
 ): Promise<FinopsModule> {
-  const engine = new AnalysisEngine(core, options);
+  // The usage source is read when an analysis runs, so one set later (the metrics store) is seen.
+  const usage: { source: KubernetesUsageSource } = { source: NO_USAGE };
+  const engine = new AnalysisEngine(core, { kubernetesUsage: () => usage.source, ...options });
   const env = process.env;
   // Import jobs spool to the app's own storage account, the one the queue is in.
   const spool = await ImportSpool.open({
@@ -37,6 +45,12 @@ export async function createFinopsModule(
   return {
     engine,
     imports,
+    get kubernetesUsage() {
+      return usage.source;
+    },
+    set kubernetesUsage(source: KubernetesUsageSource) {
+      usage.source = source;
+    },
     handleQueueMessage: (message, context) =>
       isImportMessage(message)
         ? imports.handleMessage(message, context)

@@ -2,6 +2,7 @@ import type { RouteDefinition } from '../http/route.js';
 import { analysisRoutes } from './routes/analysis.js';
 import { importRoutes } from './routes/imports.js';
 import { intelRoutes } from './routes/intel.js';
+import { kubernetesRoutes } from './routes/kubernetes.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { readRoutes } from './routes/read.js';
 import { wasteRoutes } from './routes/waste.js';
@@ -17,4 +18,5 @@ export const finopsRoutes: RouteDefinition[] = [
   ...intelRoutes,
   ...importRoutes,
   ...notificationRoutes,
+  ...kubernetesRoutes,
 ];

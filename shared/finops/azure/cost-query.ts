@@ -19,6 +19,7 @@ import { THROTTLE_POLICY_NAME, type ThrottleConfig } from './throttle-policy.js'
 export const COST_API_VERSION = '2023-11-01';
 /** The aggregation we ask for; the alias is also the response column's name. */
 export const COST_COLUMN = 'Cost';
+export const QUANTITY_COLUMN = 'UsageQuantity';
 
 export type CostQueryType = 'ActualCost' | 'AmortizedCost';
 export type CostCell = string | number | null;
@@ -35,6 +36,10 @@ export interface CostQuery {
   granularity: 'Daily' | 'None';
   /** Dimension names, at most two: ResourceGroupName, ServiceName, ResourceId, ResourceType, ... */
   groupBy: string[];
+  /** dataset.filter as the API takes it (e.g. dimensions ResourceGroupName In [...]). */
+  filter?: Record<string, unknown>;
+  /** Also sum UsageQuantity, in the column `UsageQuantity` (instance-hours for a scale set). */
+  withQuantity?: boolean;
   /** Called with each page's rows; when given, rows are not accumulated (the result's rows are empty). */
   onPage?: (rows: CostRow[], pageIndex: number) => void | Promise<void>;
   /**
@@ -99,8 +104,12 @@ export function buildQueryBody(type: CostQueryType, q: CostQuery): Record<string
       : {}),
     dataset: {
       granularity: q.granularity,
-      aggregation: { [COST_COLUMN]: { name: COST_COLUMN, function: 'Sum' } },
+      aggregation: {
+        [COST_COLUMN]: { name: COST_COLUMN, function: 'Sum' },
+        ...(q.withQuantity ? { [QUANTITY_COLUMN]: { name: QUANTITY_COLUMN, function: 'Sum' } } : {}),
+      },
       grouping: q.groupBy.map((name) => ({ type: 'Dimension', name })),
+      ...(q.filter ? { filter: q.filter } : {}),
     },
   };
 }

@@ -103,6 +103,16 @@ export interface DailyCost extends GroupServiceCost {
   date: string;
 }
 
+export interface ResourceDayCost {
+  /** yyyy-MM-dd. */
+  date: string;
+  /** Lower case. */
+  resourceId: string;
+  cost: number;
+  quantity: number | null;
+  currency: string;
+}
+
 export interface CostTotals<T> {
   rows: T[];
   total: number;
@@ -139,6 +149,17 @@ export interface AzureAccess {
     to: string,
     onPage?: (rows: DailyCost[], pageIndex: number) => void | Promise<void>,
   ): Promise<CostTotals<DailyCost>>;
+  /**
+   * Daily cost and quantity per resource (lower-case id) of the given resource groups, from..to
+   * inclusive, as `type` prices it; optional for stand-ins (the Kubernetes bill needs it).
+   */
+  dailyCostByResource?(
+    subscriptionId: string,
+    from: string,
+    to: string,
+    type: CostQueryType,
+    resourceGroups: string[],
+  ): Promise<ResourceDayCost[]>;
   /** The run's pauses; the engine calls `pace.betweenMtdAndHistory()` between MTD and history. */
   pace: Pacer;
 }
@@ -273,6 +294,30 @@ export function createAzureAccess(opts: AzureAccessOptions): AzureAccess {
         currency ??= str(row, 'Currency') || null;
       }
       return { byResourceId, total, currency };
+    },
+
+    async dailyCostByResource(subscriptionId, from, to, type, resourceGroups) {
+      const r = await runCostQuery(costClient, armEndpoint, type, {
+        subscriptionId,
+        timeframe: 'Custom',
+        from,
+        to,
+        granularity: 'Daily',
+        groupBy: ['ResourceId'],
+        withQuantity: true,
+        filter: { dimensions: { name: 'ResourceGroupName', operator: 'In', values: resourceGroups } },
+      });
+      return r.rows.map((row) => {
+        const q = row['UsageQuantity'];
+        const quantity = typeof q === 'number' ? q : q == null || q === '' ? null : Number(q);
+        return {
+          date: usageDateOf(row) ?? '',
+          resourceId: str(row, 'ResourceId').toLowerCase(),
+          cost: costOf(row),
+          quantity: quantity !== null && Number.isFinite(quantity) ? quantity : null,
+          currency: str(row, 'Currency'),
+        };
+      });
     },
 
     async dailyHistory(subscriptionId, from, to, onPage) {

@@ -9,6 +9,7 @@ import { GUID } from '../../config/fields.js';
 import type { AnalysisJob } from '../../db/generated/client.js';
 import { databaseTimeouts } from '../../db/timeouts.js';
 import { type AzureAccess, createAzureAccess } from '../azure/index.js';
+import type { KubernetesUsageSource } from '../kubernetes/usage-source.js';
 import {
   AnalysisAborted,
   isPermanent,
@@ -61,6 +62,8 @@ export interface SettingsDto {
 export interface EngineOptions {
   /** Use this Azure access instead of building one from the Cloud__* settings (bench, tests). */
   azure?: AzureAccess;
+  /** The agent's side of the Kubernetes cost (namespace anomalies after each analysis). */
+  kubernetesUsage?: () => KubernetesUsageSource;
 }
 
 /** Parses a queue message (object or JSON text); undefined when it is not one of ours. */
@@ -111,7 +114,10 @@ export class AnalysisEngine {
       log: core.log,
     });
     this.azure = opts.azure;
+    this.kubernetesUsage = opts.kubernetesUsage;
   }
+
+  private readonly kubernetesUsage: (() => KubernetesUsageSource) | undefined;
 
   /**
    * Starts the job sweeper on this instance: now, then every heartbeat period, so an abandoned job
@@ -177,6 +183,15 @@ export class AnalysisEngine {
       log: this.core.log,
       costQueryType: f.Cloud__CostQueryType,
       intel: { sensitivity: f.Anomalies__Sensitivity, minImpact: f.Anomalies__MinImpact },
+      ...(this.kubernetesUsage
+        ? {
+            kubernetes: {
+              usage: this.kubernetesUsage,
+              sharedNamespaces: f.KubernetesCost__SharedNamespaces.filter((n) => n.toLowerCase() !== 'none'),
+              shareMode: f.KubernetesCost__ShareMode,
+            },
+          }
+        : {}),
       ageThresholds: {
         unattachedDiskMinAgeDays: f.Waste__UnattachedDiskMinAgeDays,
         deallocatedVmMinAgeDays: f.Waste__DeallocatedVmMinAgeDays,

@@ -9,7 +9,10 @@ import type { DatabaseTimeouts } from '../../db/timeouts.js';
 import type { Logger } from '../../observability/logger.js';
 import type { AzureAccess, AzureResource, DailyCost } from '../azure/index.js';
 import { afterRunStored } from '../intel/after-run.js';
-import type { DetectSettings } from '../intel/detect.js';
+import { DEFAULT_DETECT, type DetectSettings } from '../intel/detect.js';
+import { collectKubernetesBill } from '../kubernetes/collect.js';
+import { detectNamespaceAnomalies } from '../kubernetes/namespace-anomalies.js';
+import type { KubernetesUsageSource } from '../kubernetes/usage-source.js';
 import { type MergedFlag, mergeAdvisor } from './advisor-merge.js';
 import { type AiSettings, requestRecommendation } from './ai.js';
 import { budgetStatus } from './budget.js';
@@ -42,6 +45,12 @@ export interface AnalysisDeps {
   now?: () => Date;
   /** Anomaly detection settings (defaults when unset). */
   intel?: DetectSettings;
+  /** Namespace cost anomalies after the Kubernetes bill is collected (unset: none). */
+  kubernetes?: {
+    usage: () => KubernetesUsageSource;
+    sharedNamespaces: string[];
+    shareMode: 'weighted' | 'even';
+  };
 }
 
 export interface AnalysisInput {
@@ -280,6 +289,21 @@ export async function runAnalysis(
     await writer.close();
   }
   await afterRunStored(deps, result.analysisRunId);
+  if ((await collectKubernetesBill(deps, subscriptionId, resources)) > 0 && deps.kubernetes) {
+    await detectNamespaceAnomalies(
+      {
+        prisma: deps.prisma,
+        log: deps.log,
+        usage: deps.kubernetes.usage(),
+        settings: deps.intel ?? DEFAULT_DETECT,
+        costType: deps.costQueryType === 'AmortizedCost' ? 'AmortizedCost' : 'ActualCost',
+        sharedNamespaces: deps.kubernetes.sharedNamespaces,
+        shareMode: deps.kubernetes.shareMode,
+        ...(deps.now ? { now: deps.now } : {}),
+      },
+      subscriptionId,
+    );
+  }
   return result;
 }
 

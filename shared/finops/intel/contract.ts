@@ -2,7 +2,9 @@
 import { z } from 'zod';
 
 export const AnomalyScope = z.object({
-  kind: z.enum(['subscription', 'resourceGroup', 'service']),
+  kind: z
+    .enum(['subscription', 'resourceGroup', 'service', 'namespace'])
+    .describe('namespace: a Kubernetes namespace, named <cluster>/<namespace>'),
   name: z.string(),
 });
 

@@ -3,7 +3,8 @@
  * run's HistoricalCosts rows. Days missing inside the range count as no cost.
  */
 
-export type ScopeKind = 'subscription' | 'resourceGroup' | 'service';
+/** namespace: a Kubernetes namespace's allocated cost (docs/kubernetes-cost.md), named cluster/namespace. */
+export type ScopeKind = 'subscription' | 'resourceGroup' | 'service' | 'namespace';
 
 export interface HistoryRow {
   costDate: Date;

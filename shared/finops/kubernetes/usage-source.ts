@@ -1,0 +1,294 @@
+/**
+ * What the allocation needs from the agent's side: per cluster and day, the node-hours (with the
+ * scale set each node runs in, from its provider id) and the container-hours (usage and requests,
+ * with namespace, workload and labels); per container, the usage samples for rightsizing.
+ *
+ * `KubernetesUsageSource` is the seam between the allocation and the metrics store. The in-memory
+ * source here is built from records shaped as the agent posts them (pod and node payloads with the
+ * agent's extra fields); it serves tests and the bench, and shows the hourly rule every source keeps:
+ * an hour's samples are counted against the agent's cycles in that hour, so a node or container seen
+ * in half the cycles counts half an hour, and an hour with no cycle at all has no node-hours.
+ */
+
+import { scaleSetOfProviderId } from './discover.js';
+import type { UsageSample } from './rightsizing.js';
+
+/** A node payload (metrics/node) with the agent's extra fields. */
+export interface AgentNodeRecord {
+  collectedAt: Date;
+  nodeName: string;
+  providerId?: string | null;
+  nodePool?: string | null;
+  instanceType?: string | null;
+  cpuCapacityCores: number;
+  memoryCapacityBytes: number;
+  cpuAllocatableCores?: number | null;
+  memoryAllocatableBytes?: number | null;
+}
+
+/** A container payload (metrics/pod) with the agent's extra fields. */
+export interface AgentPodRecord {
+  collectedAt: Date;
+  namespace: string;
+  pod: string;
+  container: string;
+  nodeName: string | null;
+  cpuUsageCores: number;
+  memoryUsageBytes: number;
+  cpuRequestCores?: number | null;
+  memoryRequestBytes?: number | null;
+  ownerKind?: string | null;
+  ownerName?: string | null;
+  labels?: Record<string, string> | null;
+  lastTerminationReason?: string | null;
+  restartCount?: number;
+}
+
+export interface AgentCluster {
+  clusterName: string;
+  /** Scale set ids (lower case) named by its nodes' provider ids. */
+  scaleSetIds: string[];
+  firstSeen: Date;
+  lastSeen: Date;
+}
+
+export interface UsageNodeHour {
+  hour: number;
+  node: string;
+  /** The scale set from the provider id; null when the node has none (not an AKS scale set node). */
+  scaleSetId: string | null;
+  pool: string | null;
+  vmSize: string | null;
+  cpuCapacityCores: number;
+  memoryCapacityBytes: number;
+  cpuAllocatableCores: number;
+  memoryAllocatableBytes: number;
+  seen: number;
+}
+
+export interface UsageContainerHour {
+  hour: number;
+  node: string;
+  namespace: string;
+  /** Kind/name of the controller, e.g. Deployment/api; the pod name for a bare pod. */
+  workload: string;
+  container: string;
+  labels: Record<string, string>;
+  cpuUsageCores: number;
+  memoryUsageBytes: number;
+  cpuRequestCores: number | null;
+  memoryRequestBytes: number | null;
+  seen: number;
+}
+
+export interface UsageDay {
+  nodeHours: UsageNodeHour[];
+  containerHours: UsageContainerHour[];
+}
+
+export interface ContainerSamples {
+  namespace: string;
+  workload: string;
+  container: string;
+  cpuRequestCores: number | null;
+  memoryRequestBytes: number | null;
+  samples: UsageSample[];
+  oomKills: number;
+  restarts: number;
+}
+
+export interface KubernetesUsageSource {
+  clusters(): Promise<AgentCluster[]>;
+  /** The cluster's node-hours and container-hours of one UTC day (yyyy-MM-dd). */
+  day(clusterName: string, day: string): Promise<UsageDay>;
+  /** Usage samples per workload container over from..to, for rightsizing. */
+  containerSamples(
+    clusterName: string,
+    namespace: string | undefined,
+    from: Date,
+    to: Date,
+  ): Promise<ContainerSamples[]>;
+}
+
+/** No agent data: every billed node-hour is unallocated, and the clusters come from the bill alone. */
+export const NO_USAGE: KubernetesUsageSource = {
+  clusters: async () => [],
+  day: async () => ({ nodeHours: [], containerHours: [] }),
+  containerSamples: async () => [],
+};
+
+export function workloadOf(r: Pick<AgentPodRecord, 'ownerKind' | 'ownerName' | 'pod'>): string {
+  return r.ownerKind && r.ownerName ? `${r.ownerKind}/${r.ownerName}` : `Pod/${r.pod}`;
+}
+
+const HOUR_MS = 3_600_000;
+const SEP = '\u0000';
+
+interface ClusterRecords {
+  nodes: AgentNodeRecord[];
+  pods: AgentPodRecord[];
+}
+
+/** A usage source over agent records held in memory (tests, the bench). */
+export class MemoryUsageSource implements KubernetesUsageSource {
+  private readonly byCluster = new Map<string, ClusterRecords>();
+
+  add(clusterName: string, records: { nodes?: AgentNodeRecord[]; pods?: AgentPodRecord[] }): this {
+    const key = clusterName.toLowerCase();
+    let c = this.byCluster.get(key);
+    if (!c) {
+      c = { nodes: [], pods: [] };
+      this.byCluster.set(key, c);
+    }
+    for (const n of records.nodes ?? []) c.nodes.push(n);
+    for (const p of records.pods ?? []) c.pods.push(p);
+    return this;
+  }
+
+  async clusters(): Promise<AgentCluster[]> {
+    return [...this.byCluster].map(([clusterName, c]) => {
+      const times = [...c.nodes, ...c.pods].map((r) => r.collectedAt.getTime());
+      return {
+        clusterName,
+        scaleSetIds: [
+          ...new Set(c.nodes.map((n) => scaleSetOfProviderId(n.providerId)).filter((s): s is string => !!s)),
+        ],
+        firstSeen: new Date(Math.min(...times)),
+        lastSeen: new Date(Math.max(...times)),
+      };
+    });
+  }
+
+  async day(clusterName: string, day: string): Promise<UsageDay> {
+    const c = this.byCluster.get(clusterName.toLowerCase());
+    if (!c) return { nodeHours: [], containerHours: [] };
+    const start = Date.parse(`${day}T00:00:00Z`);
+    const end = start + 24 * HOUR_MS;
+    const inDay = <T extends { collectedAt: Date }>(r: T) =>
+      r.collectedAt.getTime() >= start && r.collectedAt.getTime() < end;
+    // The agent's cycles per hour: the distinct collection instants of its node records.
+    const cycles = new Map<number, Set<number>>();
+    const nodes = c.nodes.filter(inDay);
+    for (const n of nodes) {
+      const h = Math.floor((n.collectedAt.getTime() - start) / HOUR_MS);
+      let s = cycles.get(h);
+      if (!s) {
+        s = new Set();
+        cycles.set(h, s);
+      }
+      s.add(n.collectedAt.getTime());
+    }
+    const nodeAcc = new Map<string, UsageNodeHour>();
+    for (const n of nodes) {
+      const h = Math.floor((n.collectedAt.getTime() - start) / HOUR_MS);
+      const k = h + SEP + n.nodeName;
+      const share = 1 / (cycles.get(h)?.size ?? 1);
+      const e = nodeAcc.get(k);
+      if (e) {
+        e.seen += share;
+        continue;
+      }
+      nodeAcc.set(k, {
+        hour: h,
+        node: n.nodeName,
+        scaleSetId: scaleSetOfProviderId(n.providerId),
+        pool: n.nodePool ?? null,
+        vmSize: n.instanceType ?? null,
+        cpuCapacityCores: n.cpuCapacityCores,
+        memoryCapacityBytes: n.memoryCapacityBytes,
+        cpuAllocatableCores: n.cpuAllocatableCores ?? n.cpuCapacityCores,
+        memoryAllocatableBytes: n.memoryAllocatableBytes ?? n.memoryCapacityBytes,
+        seen: share,
+      });
+    }
+    const podAcc = new Map<string, UsageContainerHour & { n: number }>();
+    for (const p of c.pods) {
+      if (!inDay(p) || !p.nodeName) continue;
+      const h = Math.floor((p.collectedAt.getTime() - start) / HOUR_MS);
+      const cycleCount = cycles.get(h)?.size;
+      if (!cycleCount) continue; // no node seen that hour: nothing to charge against
+      const k = h + SEP + p.nodeName + SEP + p.namespace + SEP + p.pod + SEP + p.container;
+      const e = podAcc.get(k);
+      if (e) {
+        e.cpuUsageCores += p.cpuUsageCores;
+        e.memoryUsageBytes += p.memoryUsageBytes;
+        e.n++;
+        e.cpuRequestCores = p.cpuRequestCores ?? e.cpuRequestCores;
+        e.memoryRequestBytes = p.memoryRequestBytes ?? e.memoryRequestBytes;
+        continue;
+      }
+      podAcc.set(k, {
+        hour: h,
+        node: p.nodeName,
+        namespace: p.namespace,
+        workload: workloadOf(p),
+        container: p.container,
+        labels: p.labels ?? {},
+        cpuUsageCores: p.cpuUsageCores,
+        memoryUsageBytes: p.memoryUsageBytes,
+        cpuRequestCores: p.cpuRequestCores ?? null,
+        memoryRequestBytes: p.memoryRequestBytes ?? null,
+        seen: 0,
+        n: 1,
+      });
+    }
+    const containerHours: UsageContainerHour[] = [];
+    for (const e of podAcc.values()) {
+      const cycleCount = cycles.get(e.hour)?.size ?? 1;
+      const { n, ...rest } = e;
+      containerHours.push({
+        ...rest,
+        // usage: the mean of the samples; the hour's share: samples over cycles
+        cpuUsageCores: e.cpuUsageCores / n,
+        memoryUsageBytes: e.memoryUsageBytes / n,
+        seen: Math.min(1, n / cycleCount),
+      });
+    }
+    return { nodeHours: [...nodeAcc.values()], containerHours };
+  }
+
+  async containerSamples(
+    clusterName: string,
+    namespace: string | undefined,
+    from: Date,
+    to: Date,
+  ): Promise<ContainerSamples[]> {
+    const c = this.byCluster.get(clusterName.toLowerCase());
+    if (!c) return [];
+    const out = new Map<string, ContainerSamples & { pods: Map<string, number> }>();
+    for (const p of c.pods) {
+      const t = p.collectedAt.getTime();
+      if (t < from.getTime() || t >= to.getTime()) continue;
+      if (namespace !== undefined && p.namespace !== namespace) continue;
+      const workload = workloadOf(p);
+      const k = p.namespace + SEP + workload + SEP + p.container;
+      let e = out.get(k);
+      if (!e) {
+        e = {
+          namespace: p.namespace,
+          workload,
+          container: p.container,
+          cpuRequestCores: null,
+          memoryRequestBytes: null,
+          samples: [],
+          oomKills: 0,
+          restarts: 0,
+          pods: new Map(),
+        };
+        out.set(k, e);
+      }
+      e.samples.push({ at: t, cpuCores: p.cpuUsageCores, memoryBytes: p.memoryUsageBytes });
+      e.cpuRequestCores = p.cpuRequestCores ?? e.cpuRequestCores;
+      e.memoryRequestBytes = p.memoryRequestBytes ?? e.memoryRequestBytes;
+      // restarts: the growth of each pod's restart count over the window
+      const prev = e.pods.get(p.pod);
+      const count = p.restartCount ?? 0;
+      if (prev !== undefined && count > prev) {
+        e.restarts += count - prev;
+        if (p.lastTerminationReason === 'OOMKilled') e.oomKills += count - prev;
+      }
+      e.pods.set(p.pod, Math.max(prev ?? 0, count));
+    }
+    return [...out.values()].map(({ pods: _pods, ...rest }) => rest);
+  }
+}
