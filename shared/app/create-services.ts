@@ -64,6 +64,7 @@ export async function createServices(
     log,
     settings: {
       silenceAfterMinutes: config.metrics.Metrics__SilenceAfterMinutes,
+      alertRetentionDays: config.metrics.Metrics__RetentionAlertsDays,
       pricesBaseUrl: config.metrics.Metrics__AzurePricesBaseUrl,
       pricesCacheMinutes: config.metrics.Metrics__AzurePricesCacheMinutes,
       // The simulator's certificate under npm start, as for the other Azure endpoints.

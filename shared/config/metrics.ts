@@ -28,6 +28,8 @@ export const metricsSettingsSchema = z.object({
    * still reports raises a silence alert; 0 turns silence alerts off.
    */
   Metrics__SilenceAfterMinutes: int(5, 0, 7 * 1440),
+  /** Days node status and silence alerts are kept (the original kept them forever). */
+  Metrics__RetentionAlertsDays: int(400, 1, 3660),
   /**
    * Base URL of the Azure Retail Prices API (`/api/retail/prices` is appended): the local Azure
    * simulator under `npm start`; `off` turns price lookups off (no cluster prices are written).

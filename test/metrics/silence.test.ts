@@ -16,7 +16,7 @@ describe('silence: a cluster or a node that stops reporting', () => {
       notifier: false,
       silenceTimer: false,
       metricsTimer: false,
-      settings: { ...ANONYMOUS_INGEST, Metrics__SilenceAfterMinutes: '5' },
+      settings: { ...ANONYMOUS_INGEST, Metrics__SilenceAfterMinutes: '5', Metrics__RetentionAlertsDays: '2' },
     });
     api = apiClient(host.url);
     admin = await createUser(host.services.prisma, true);
@@ -91,6 +91,26 @@ describe('silence: a cluster or a node that stops reporting', () => {
         'Node b has sent no data for 6 minutes while its cluster still reports.',
       ],
     ]);
+  });
+
+  it('deletes alerts older than Metrics__RetentionAlertsDays on its pass', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(at(60));
+    const day = 1440;
+    for (const [minute, ready] of [
+      [-3 * day, true],
+      [-3 * day + 1, false],
+      [-day, true],
+    ] as const) {
+      await sendNodes(host, 'kept', [{ at: at(minute), data: nodeData('kept', 'k1', { isReady: ready }) }]);
+    }
+    const listed = async () =>
+      (
+        await api.get('/metrics/api/MetricsAlert/metricsAlerts/cluster/kept?days=5', { token: admin.token })
+      ).body.map((a: any) => a.timeStamp);
+    expect(await listed()).toEqual([wall(-day), wall(-3 * day + 1)]);
+    await check(61);
+    expect(await listed()).toEqual([wall(-day)]);
   });
 
   it('runs on the local host as a timer at second 30 of every minute', async () => {

@@ -10,6 +10,7 @@ import { createPriceLookup, type PriceLookup } from '../prices/price-lookup.js';
 import { type RetailPricesClient, retailPricesClient } from '../prices/retail-api.js';
 import { condition } from './conditions.js';
 import { applyNodeRecords } from './node-states.js';
+import { deleteExpiredAlerts } from './queries.js';
 import type { NewAlert } from './raise.js';
 import { checkSilence } from './silence.js';
 
@@ -31,6 +32,8 @@ export interface IngestNodeRecord {
 
 export interface MetricsAlertingSettings {
   silenceAfterMinutes: number;
+  /** Alerts older than this many days are deleted by the timer's pass. */
+  alertRetentionDays: number;
   /** '' turns Azure price lookups off. */
   pricesBaseUrl: string;
   pricesCacheMinutes: number;
@@ -45,7 +48,7 @@ export interface MetricsAlerting {
    * (a retried batch) change nothing.
    */
   onNodeRecords(clusterName: string, records: IngestNodeRecord[]): Promise<NewAlert[]>;
-  /** Raises and records silence alerts as of `now`; the timer calls it every minute. */
+  /** Raises and records silence alerts as of `now`, and drops expired alerts; the timer calls it every minute. */
   checkSilence(now?: Date): Promise<NewAlert[]>;
   prices: PriceLookup;
   /** Resolves when the background price updates started so far have finished. */
@@ -101,6 +104,7 @@ export function createMetricsAlerting(deps: {
     },
     async checkSilence(at = now()) {
       const alerts = await checkSilence(deps.prisma, s.silenceAfterMinutes, at);
+      await deleteExpiredAlerts(deps.prisma, new Date(at.getTime() - s.alertRetentionDays * 86_400_000));
       if (alerts.length) deps.log.warn({ alerts: alerts.length }, 'metrics silence alerts raised');
       return alerts;
     },

@@ -210,3 +210,15 @@ export async function listClusterPrices(
     total: Number(count[0]?.n ?? 0),
   };
 }
+
+/** Alerts deleted per pass at most: the timer runs every minute, so a backlog drains without a long statement. */
+export const EXPIRE_BATCH = 10_000;
+
+/** Deletes alerts older than `before` (a bounded batch; raw SQL for the LIMIT Prisma's deleteMany lacks). */
+export async function deleteExpiredAlerts(prisma: PrismaClient, before: Date): Promise<number> {
+  return prisma.$executeRawUnsafe(
+    `DELETE FROM "MetricsAlerts" WHERE id IN (
+       SELECT id FROM "MetricsAlerts" WHERE "timeStamp" < $1::timestamp LIMIT ${EXPIRE_BATCH})`,
+    before.toISOString().replace('Z', ''),
+  );
+}
