@@ -8,6 +8,7 @@ export const AUDIT_ACTIONS = [
   'signIn.succeeded',
   'signIn.failed',
   'password.changed',
+  'password.changeFailed',
   'password.reset',
   'password.resetRequested',
   'user.created',

@@ -104,7 +104,7 @@ describe('auth service behaviour', () => {
       expect(median(unknown)).toBeGreaterThan(median(known) * 0.5);
     });
 
-    it('throttles an account after 10 failures in 15 minutes with 429 and Retry-After, even for the right password', async () => {
+    it('throttles an account from one address after 10 failures in 15 minutes with 429 and Retry-After, even for the right password', async () => {
       const user = await seedUser(host);
       const bystander = await seedUser(host);
       // Failures count per account, whether the email or the user name is typed.

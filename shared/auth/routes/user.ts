@@ -11,7 +11,7 @@ import { changePassword, confirmReset, countResetRequest, sendResetCode } from '
 import { MIN_PASSWORD_LENGTH } from '../passwords.js';
 import { revokeSessions, USER_CACHE_SECONDS } from '../sessions.js';
 import { constantTimeEquals } from '../swagger-gate.js';
-import { admitPasswordAttempt } from '../throttle.js';
+import { admitPasswordAttempt, clearAttempts, throttleLimits } from '../throttle.js';
 import { isUniqueViolation, normalizeEmail, toUserDto, type UserRow } from '../users.js';
 import {
   existingUser,
@@ -336,17 +336,35 @@ export const userRoutes: RouteDefinition[] = [
         400,
         401,
         403,
+        429,
       ),
     },
     async handler({ services, caller, body, request }) {
       requireLoginEnabled(services);
       const b = await body(updatePasswordBody);
       const user = await existingUser(services, caller.userId);
-      // Guesses of the current password count against the account like sign-in guesses do.
-      await admitPasswordAttempt(services.prisma, user.email);
+      // Guesses of the current password are bounded per account on their own: they never touch
+      // the account's sign-in (a wrong current password must not lock its owner out).
+      const key = { account: user.email, kind: 'passwordChange' as const, clientAddress: '' };
+      const audited = (reason: string) =>
+        recordAudit(services.prisma, {
+          actor: caller,
+          action: 'password.changeFailed',
+          target: { type: 'user', id: user.id },
+          details: { reason },
+          request,
+        });
+      await admitPasswordAttempt(services.prisma, key, throttleLimits(services.config.auth)).catch(
+        async (e: unknown) => {
+          await audited('too many wrong current passwords');
+          throw e;
+        },
+      );
       if (!(await services.auth.passwords.check(user.passwordHash, b.currentPassword))) {
+        await audited('wrong current password');
         throw badRequest('Invalid password', { currentPassword: ['Invalid password'] });
       }
+      await clearAttempts(services.prisma, key);
       const updated = await changePassword(services, user, b.newPassword, { actor: caller, request });
       return json(200, { token: services.auth.issueToken(updated) });
     },
