@@ -151,7 +151,8 @@ const rows: Row[] = [
     json: (s) => [{ userId: s.owner.id, groupMonitorId: 5 }],
   },
   { method: 'GET', path: () => '/auth/api/UsersMonitorGroup/GetAll', kind: 'user' },
-  { method: 'GET', path: (s) => `/auth/api/UsersMonitorGroup/GetAllByUserId/${s.owner.id}`, kind: 'self' },
+  // Admin in the original even for the caller's own id (its own groups are at GetAll).
+  { method: 'GET', path: (s) => `/auth/api/UsersMonitorGroup/GetAllByUserId/${s.owner.id}`, kind: 'admin' },
   { method: 'DELETE', path: () => '/auth/api/UsersMonitorGroup/77', kind: 'admin' },
 ];
 

@@ -9,7 +9,6 @@ import {
   int32,
   int32Param,
   params,
-  requireSelfOrAdmin,
   responses,
   userIdParams,
 } from './common.js';
@@ -195,9 +194,10 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
     service: 'auth',
     method: 'GET',
     path: 'UsersMonitorGroup/GetAllByUserId/{userId}',
-    auth: 'user',
+    // Administrators only, as in the original; a user's own groups are UsersMonitorGroup/GetAll.
+    auth: 'admin',
     openapi: {
-      summary: "A user's monitor groups (that user or an administrator)",
+      summary: "A user's monitor groups (administrators; the caller's own are at GetAll)",
       tags: ['UsersMonitorGroup'],
       params: userIdParams,
       responses: responses(
@@ -207,9 +207,8 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
         403,
       ),
     },
-    async handler({ services, caller, params: p }) {
+    async handler({ services, params: p }) {
       const { userId } = params(userIdParams, p);
-      requireSelfOrAdmin(caller, userId);
       return ok(
         await services.prisma.userMonitorGroup.findMany({
           where: { userId },
