@@ -1,6 +1,6 @@
 import { createAuthModule } from '../auth/module.js';
 import type { AppConfig } from '../config/index.js';
-import { openDatabase } from '../db/client.js';
+import { openDatabase, pgliteDataDir } from '../db/client.js';
 import { databaseTimeouts } from '../db/timeouts.js';
 import { createFinopsModule } from '../finops/module.js';
 import { routeAzureSdkLogs } from '../observability/azure-sdk-logs.js';
@@ -30,9 +30,7 @@ export async function createServices(
   const errors = createErrorReporter(config.platform);
   const db = await openDatabase({
     connectionString: config.platform.ConnectionStrings__SqlConnectionString,
-    dataDir: config.platform.DATA_DIR.startsWith('memory://')
-      ? 'memory://'
-      : `${config.platform.DATA_DIR.replace(/\/$/, '')}/pglite`,
+    dataDir: pgliteDataDir(config.platform.DATA_DIR),
     log: (m) => log.trace({ schemaEngine: m }),
     timeouts: databaseTimeouts(config.platform),
     initialDataDir: options.initialDataDir,

@@ -15,6 +15,8 @@ export const AUDIT_ACTIONS = [
   'user.updated',
   'user.deleted',
   'user.sessionsRevoked',
+  'admin.granted',
+  'admin.revoked',
   'userClusters.changed',
   'userSubscriptions.changed',
   'monitorGroups.changed',

@@ -43,6 +43,11 @@ export async function createPGlite(dataDir: string, loadDataDir?: Blob) {
   return PGlite.create(dataDir, { extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) });
 }
 
+/** Where PGlite keeps its files under the app's DATA_DIR (`memory://` stays in memory). */
+export function pgliteDataDir(dataDir: string): string {
+  return dataDir.startsWith('memory://') ? 'memory://' : `${dataDir.replace(/\/$/, '')}/pglite`;
+}
+
 export function isPostgresUrl(value: string | undefined): value is string {
   return !!value && /^postgres(ql)?:\/\//i.test(value.trim());
 }
