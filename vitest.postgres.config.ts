@@ -15,6 +15,8 @@ import base from './vitest.config.js';
  * of back-off and bound, the same job and run writes as analysis-sync and analysis-async).
  */
 export const POSTGRES_PASS = [
+  // The admin command's grant and revoke (transaction, advisory lock) on the server.
+  'test/auth/admin-command.test.ts',
   'test/auth/behaviour.test.ts',
   'test/auth/email-reset.test.ts',
   'test/auth/reset-requests.test.ts',
