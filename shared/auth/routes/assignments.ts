@@ -3,15 +3,7 @@ import { recordAudit } from '../../audit/record.js';
 import { badRequest } from '../../http/problem.js';
 import { emptyOk, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
-import {
-  existingUser,
-  guid,
-  int32,
-  int32Param,
-  params,
-  responses,
-  userIdParams,
-} from './common.js';
+import { existingUser, guid, int32, int32Param, params, responses, userIdParams } from './common.js';
 
 const actionBody = z.object({
   action: z.string().trim().min(1, 'Action is required').max(4000),

@@ -9,6 +9,7 @@ import { emptyOk, json, noContent, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { changePassword, confirmReset, countResetRequest, sendResetCode } from '../password-reset.js';
 import { MIN_PASSWORD_LENGTH } from '../passwords.js';
+import { NOTIFICATION_KEY_HEADER, requireNotificationService } from '../service-key.js';
 import { revokeSessions, USER_CACHE_SECONDS } from '../sessions.js';
 import { constantTimeEquals } from '../swagger-gate.js';
 import { admitPasswordAttempt, clearAttempts, throttleLimits } from '../throttle.js';
@@ -575,12 +576,15 @@ export const userRoutes: RouteDefinition[] = [
     path: 'User/GetUserDeviceTokenListByGroupId/{groupId}',
     auth: 'none',
     openapi: {
-      summary: 'Device tokens of the users of a monitor group (the notification service)',
+      summary: 'Device tokens of the users of a monitor group (the Notification service, with its key)',
+      description: `The Notification service sends Notification__ServiceKey in ${NOTIFICATION_KEY_HEADER} (or as a bearer token); Notification__AllowAnonymousDeviceTokens=true serves anyone, as the original did.`,
       tags: T,
       params: groupIdParams,
-      responses: responses({ 200: { description: 'Device tokens only', schema: tokenList } }, 400),
+      responses: responses({ 200: { description: 'Device tokens only', schema: tokenList } }, 400, 401),
     },
-    async handler({ services, params: p }) {
+    async handler({ services, params: p, request }) {
+      // The key first: an anonymous caller learns nothing of the route's rules.
+      requireNotificationService(services.config.auth, request);
       const { groupId } = params(groupIdParams, p);
       const rows = await services.prisma.userDeviceToken.findMany({
         where: { user: { monitorGroups: { some: { groupMonitorId: groupId } } } },
