@@ -1,9 +1,29 @@
 import { z } from 'zod';
 import { recordAudit } from '../../audit/record.js';
+import { pagingQuery } from '../../http/paging.js';
 import { badRequest } from '../../http/problem.js';
-import { emptyOk, ok } from '../../http/respond.js';
+import { emptyOk } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
-import { existingUser, guid, int32, int32Param, params, responses, userIdParams } from './common.js';
+import {
+  assignGroup,
+  createAction,
+  groupsOfUser,
+  listActions,
+  removeGroup,
+  replaceGroups,
+} from '../queries/assignments.js';
+import {
+  AUTH_UNPAGED_ROWS,
+  authPage,
+  existingUser,
+  guid,
+  int32,
+  int32Param,
+  listAnswer,
+  params,
+  responses,
+  userIdParams,
+} from './common.js';
 
 const actionBody = z.object({
   action: z.string().trim().min(1, 'Action is required').max(4000),
@@ -24,7 +44,7 @@ const groupsBody = z.array(groupItem).min(1, 'must list at least one assignment'
 const groupSchema = z.object({ id: z.string(), userId: z.string(), groupMonitorId: z.number().int() });
 const groupParams = z.object({ groupMonitorId: int32Param() });
 
-const groupSelect = { id: true, userId: true, groupMonitorId: true } as const;
+const PAGED = `Paged (page, pageSize; X-Total-Count); without paging, the first ${AUTH_UNPAGED_ROWS}.`;
 
 export const userActionRoutes: RouteDefinition[] = [
   defineRoute({
@@ -44,9 +64,7 @@ export const userActionRoutes: RouteDefinition[] = [
       const timeStamp = b.timeStamp ? new Date(b.timeStamp) : new Date();
       if (Number.isNaN(timeStamp.getTime()))
         throw badRequest('timeStamp is not a date', { timeStamp: ['is not a date'] });
-      await services.prisma.userAction.create({
-        data: { userId: caller.userId, action: b.action, timeStamp },
-      });
+      await createAction(services.prisma, caller.userId, b.action, timeStamp);
       return emptyOk();
     },
   }),
@@ -58,6 +76,7 @@ export const userActionRoutes: RouteDefinition[] = [
     auth: 'user',
     openapi: {
       summary: "The caller's actions; every user's for an administrator",
+      description: PAGED,
       tags: ['UserAction'],
       responses: responses(
         { 200: { description: 'Actions, newest first', schema: z.array(actionSchema) } },
@@ -65,19 +84,23 @@ export const userActionRoutes: RouteDefinition[] = [
         403,
       ),
     },
-    async handler({ services, caller }) {
-      const rows = await services.prisma.userAction.findMany({
-        where: caller.isAdmin ? {} : { userId: caller.userId },
-        orderBy: [{ timeStamp: 'desc' }, { id: 'desc' }],
-        take: 10_000,
-      });
-      return ok(
+    input: { query: pagingQuery },
+    async handler({ services, caller, input: { query } }) {
+      const { paging, window } = authPage(query);
+      const { rows, total } = await listActions(
+        services.prisma,
+        caller.isAdmin ? undefined : caller.userId,
+        window,
+      );
+      return listAnswer(
         rows.map((r) => ({
           id: r.id,
           userId: r.userId,
           action: r.action,
           timeStamp: r.timeStamp.toISOString(),
         })),
+        total,
+        paging,
       );
     },
   }),
@@ -100,11 +123,7 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
       const b = await body(assignBody);
       if (b.groupMonitorId > 0) {
         await services.prisma.$transaction(async (tx) => {
-          const added = await tx.userMonitorGroup.createMany({
-            data: [{ userId: caller.userId, groupMonitorId: b.groupMonitorId }],
-            skipDuplicates: true,
-          });
-          if (added.count === 0) return;
+          if (!(await assignGroup(tx, caller.userId, b.groupMonitorId))) return;
           await recordAudit(tx, {
             actor: caller,
             action: 'monitorGroups.changed',
@@ -137,12 +156,7 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
         .filter((i) => i.groupMonitorId > 0)
         .map((i) => ({ userId: i.userId, groupMonitorId: i.groupMonitorId }));
       await services.prisma.$transaction(async (tx) => {
-        const before = await tx.userMonitorGroup.findMany({
-          where: { userId: { in: userIds } },
-          select: { userId: true, groupMonitorId: true },
-        });
-        await tx.userMonitorGroup.deleteMany({ where: { userId: { in: userIds } } });
-        await tx.userMonitorGroup.createMany({ data, skipDuplicates: true });
+        const before = await replaceGroups(tx, userIds, data);
         for (const userId of userIds) {
           const groupsOf = (rows: { userId: string; groupMonitorId: number }[]) =>
             [...new Set(rows.filter((r) => r.userId === userId).map((r) => r.groupMonitorId))].sort(
@@ -168,17 +182,15 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
     auth: 'user',
     openapi: {
       summary: "The caller's monitor groups",
+      description: PAGED,
       tags: ['UsersMonitorGroup'],
       responses: responses({ 200: { description: 'Assignments', schema: z.array(groupSchema) } }, 401, 403),
     },
-    async handler({ services, caller }) {
-      return ok(
-        await services.prisma.userMonitorGroup.findMany({
-          where: { userId: caller.userId },
-          orderBy: { groupMonitorId: 'asc' },
-          select: groupSelect,
-        }),
-      );
+    input: { query: pagingQuery },
+    async handler({ services, caller, input: { query } }) {
+      const { paging, window } = authPage(query);
+      const { rows, total } = await groupsOfUser(services.prisma, caller.userId, window);
+      return listAnswer(rows, total, paging);
     },
   }),
   defineRoute({
@@ -190,6 +202,7 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
     auth: 'admin',
     openapi: {
       summary: "A user's monitor groups (administrators; the caller's own are at GetAll)",
+      description: PAGED,
       tags: ['UsersMonitorGroup'],
       params: userIdParams,
       responses: responses(
@@ -199,15 +212,12 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
         403,
       ),
     },
-    async handler({ services, params: p }) {
+    input: { query: pagingQuery },
+    async handler({ services, params: p, input: { query } }) {
       const { userId } = params(userIdParams, p);
-      return ok(
-        await services.prisma.userMonitorGroup.findMany({
-          where: { userId },
-          orderBy: { groupMonitorId: 'asc' },
-          select: groupSelect,
-        }),
-      );
+      const { paging, window } = authPage(query);
+      const { rows, total } = await groupsOfUser(services.prisma, userId, window);
+      return listAnswer(rows, total, paging);
     },
   }),
   defineRoute({
@@ -225,12 +235,12 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
     async handler({ services, params: p, caller, request }) {
       const { groupMonitorId } = params(groupParams, p);
       await services.prisma.$transaction(async (tx) => {
-        const removed = await tx.userMonitorGroup.deleteMany({ where: { groupMonitorId } });
+        const count = await removeGroup(tx, groupMonitorId);
         await recordAudit(tx, {
           actor: caller,
           action: 'monitorGroups.changed',
           target: { type: 'monitorGroup', id: groupMonitorId },
-          details: { removedAllUsers: true, count: removed.count },
+          details: { removedAllUsers: true, count },
           request,
         });
       });
