@@ -15,6 +15,8 @@ import base from './vitest.config.js';
  * of back-off and bound, the same job and run writes as analysis-sync and analysis-async).
  */
 export const POSTGRES_PASS = [
+  // The admin command's grant and revoke (transaction, advisory lock) on the server.
+  'test/auth/admin-command.test.ts',
   'test/auth/behaviour.test.ts',
   'test/auth/email-reset.test.ts',
   'test/auth/reset-requests.test.ts',
@@ -34,6 +36,8 @@ export const POSTGRES_PASS = [
   'test/finops-engine/waste-lifecycle.test.ts',
   // Concurrency on a pool of connections (PGlite has one): parallel logins, job sweeps, admin writes.
   'test/hostile/login-throttle.test.ts',
+  // jsonb (the audit details) refuses an unpaired surrogate on PostgreSQL: refused at the edge.
+  'test/hostile/lone-surrogates.test.ts',
   'test/hostile/mobile-key-and-admins.test.ts',
   'test/hostile/resilience-lost-jobs.test.ts',
   // Node state under row locks, alerts and the outbox, cluster prices (raw SQL the app runs on both).

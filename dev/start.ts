@@ -7,6 +7,7 @@ import { ConfigError, loadConfig, readSettings } from '../shared/config/index.js
 import { createLogger } from '../shared/observability/logger.js';
 import { startAzuriteStorage } from './azurite.js';
 import { startLocalHost } from './host.js';
+import { keepNewestRuns, RUN_RETENTION_EVERY_MS } from './run-retention.js';
 
 const settings = readSettings();
 settings.WEBAPP_ENVIRONMENT ??= 'Development';
@@ -59,6 +60,27 @@ async function main() {
     servicesOptions: { log },
   });
   stops.unshift(host.close);
+  const keep = config.platform.LocalHost__KeepRunsPerSubscription;
+  const retain = async () => {
+    try {
+      const deleted = await keepNewestRuns(host.services.prisma, keep);
+      if (deleted)
+        log.info(
+          { deleted, keepPerSubscription: keep },
+          'old analysis runs deleted (LocalHost__KeepRunsPerSubscription)',
+        );
+      // Deleting runs changes the tables' sizes: PGlite's planner needs fresh statistics (no autovacuum).
+      if (deleted) await host.services.db.analyze();
+    } catch (e) {
+      log.warn({ err: e }, 'run retention failed; retried later');
+    }
+  };
+  if (keep > 0) {
+    void retain();
+    const timer = setInterval(() => void retain(), RUN_RETENTION_EVERY_MS);
+    timer.unref();
+    stops.unshift(async () => clearInterval(timer));
+  }
   log.info(
     {
       url: host.url,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createAuthModule } from '../auth/module.js';
 import type { AppConfig } from '../config/index.js';
-import { openDatabase } from '../db/client.js';
+import { openDatabase, pgliteDataDir } from '../db/client.js';
 import { databaseTimeouts } from '../db/timeouts.js';
 import { MetricsStoreUsageSource } from '../finops/kubernetes/metrics-usage.js';
 import { createFinopsModule } from '../finops/module.js';
@@ -35,9 +35,7 @@ export async function createServices(
   const errors = createErrorReporter(config.platform);
   const db = await openDatabase({
     connectionString: config.platform.ConnectionStrings__SqlConnectionString,
-    dataDir: config.platform.DATA_DIR.startsWith('memory://')
-      ? 'memory://'
-      : `${config.platform.DATA_DIR.replace(/\/$/, '')}/pglite`,
+    dataDir: pgliteDataDir(config.platform.DATA_DIR),
     log: (m) => log.trace({ schemaEngine: m }),
     timeouts: databaseTimeouts(config.platform),
     initialDataDir: options.initialDataDir,

@@ -60,6 +60,21 @@ export const authSettingsSchema = z.object({
   PasswordReset__MaxPerEmailPerHour: int(3, 1, 1000),
   /** Reset-code requests per client address per hour before 429. */
   PasswordReset__MaxPerClientPerHour: int(20, 1, 100_000),
+  /**
+   * Key the sibling Notification service sends (X-Notification-Key or Authorization: Bearer) for
+   * User/GetUserDeviceTokenListByGroupId/{groupId}. Unset: that list is not served.
+   */
+  Notification__ServiceKey: optionalString(),
+  /** The original's behaviour: the push tokens of any monitor group to anyone, without a key. */
+  Notification__AllowAnonymousDeviceTokens: bool(false),
+  /** Password guesses per account and client address in 15 minutes before 429. */
+  Login__MaxFailuresPerClient: int(10, 1, 1000),
+  /** Account-wide failed sign-ins in 15 minutes after which addresses the account never signed in from wait. */
+  Login__SlowDownAfterFailures: int(20, 1, 1_000_000),
+  /** The longest such wait. */
+  Login__MaxDelaySeconds: int(8, 0, 60),
+  /** Days an address an account signed in from with its password stays exempt from the wait. */
+  Login__KnownAddressDays: int(90, 1, 3650),
   /** The app's public host name; Azure App Service and Functions set it. */
   WEBSITE_HOSTNAME: optionalString(),
   /** Audit records older than this are pruned (weekly timer and opportunistically). */

@@ -12,6 +12,11 @@ export const platformSettingsSchema = z.object({
   ConnectionStrings__SqlConnectionString: optionalString(),
   DATA_DIR: stringWithDefault('./data'),
   PORT: int(7071, 0, 65535),
+  /**
+   * The local host (`npm start`) keeps this many newest analysis runs per subscription and deletes
+   * older ones, at startup and every six hours; 0 keeps every run. Azure deployments are not affected.
+   */
+  LocalHost__KeepRunsPerSubscription: int(5, 0, 10_000),
   /** Address the local host listens on; loopback unless a container or VM must reach it. */
   HOST: stringWithDefault('127.0.0.1'),
   CORS_ALLOWED_ORIGINS: stringWithDefault('*'),

@@ -4,6 +4,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapt
 import { PrismaClient } from './generated/client.js';
 import { type MigrateResult, migrateDatabase, readMigrationDirectories } from './migrate.js';
 import { MIGRATION_SOURCES } from './paths.js';
+import { PGLITE_ANALYZE_EVERY_MS, takingTurns } from './pglite-turns.js';
 import { type DatabaseTimeouts, pgTimeoutOptions } from './timeouts.js';
 
 export type { PrismaClient } from './generated/client.js';
@@ -27,6 +28,11 @@ export interface Database {
   prisma: PrismaClient;
   kind: 'pglite' | 'postgres';
   migrate(): Promise<MigrateResult>;
+  /**
+   * PGlite: refreshes the planner's statistics (ANALYZE), which PGlite never does on its own (no
+   * autovacuum); done after migrating and every PGLITE_ANALYZE_EVERY_MS. PostgreSQL: nothing.
+   */
+  analyze(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -43,6 +49,11 @@ export async function createPGlite(dataDir: string, loadDataDir?: Blob) {
   return PGlite.create(dataDir, { extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) });
 }
 
+/** Where PGlite keeps its files under the app's DATA_DIR (`memory://` stays in memory). */
+export function pgliteDataDir(dataDir: string): string {
+  return dataDir.startsWith('memory://') ? 'memory://' : `${dataDir.replace(/\/$/, '')}/pglite`;
+}
+
 export function isPostgresUrl(value: string | undefined): value is string {
   return !!value && /^postgres(ql)?:\/\//i.test(value.trim());
 }
@@ -56,6 +67,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let migrationFactory: () => Promise<SqlMigrationAwareDriverAdapterFactory>;
   let closeDriver: () => Promise<void>;
   let kind: Database['kind'];
+  let analyze = async () => {};
+  let analyzeTimer: NodeJS.Timeout | undefined;
   if (isPostgresUrl(options.connectionString)) {
     const { PrismaPg } = await import('@prisma/adapter-pg');
     const timeouts = options.timeouts;
@@ -84,10 +97,19 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       dataDir = path.resolve(dataDir);
       mkdirSync(dataDir, { recursive: true });
     }
-    const pglite = await createPGlite(dataDir, options.initialDataDir);
+    const pglite = takingTurns(await createPGlite(dataDir, options.initialDataDir));
     factory = new PrismaPGlite(pglite);
     migrationFactory = async () => factory;
-    closeDriver = () => pglite.close();
+    analyze = async () => {
+      await pglite.exec('ANALYZE');
+    };
+    // The timer keeps no process alive; a failed run (a closing database) waits for the next one.
+    analyzeTimer = setInterval(() => analyze().catch(() => {}), PGLITE_ANALYZE_EVERY_MS);
+    analyzeTimer.unref();
+    closeDriver = () => {
+      clearInterval(analyzeTimer);
+      return pglite.close();
+    };
     kind = 'pglite';
   }
   const prisma = new PrismaClient({ adapter: factory });
@@ -105,10 +127,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
           )
           .catch(() => undefined);
         const names = new Set(applied?.map((r) => r.migration_name));
-        if (applied && dirs.every((d) => names.has(d.path))) return { applied: [], mode: 'migrations' };
+        if (applied && dirs.every((d) => names.has(d.path))) {
+          await analyze();
+          return { applied: [], mode: 'migrations' };
+        }
       }
-      return migrateDatabase(await migrationFactory(), MIGRATION_SOURCES, options.log);
+      const result = await migrateDatabase(await migrationFactory(), MIGRATION_SOURCES, options.log);
+      await analyze();
+      return result;
     },
+    analyze: () => analyze(),
     async close() {
       await prisma.$disconnect();
       await closeDriver();

@@ -19,6 +19,12 @@ export const INT32_MIN = -2_147_483_648;
 export const INT32_MAX = 2_147_483_647;
 
 const NUL = '\u0000';
+/**
+ * An unpaired UTF-16 surrogate (JSON allows `"\ud800"`): PostgreSQL's jsonb and text refuse it,
+ * and a text column would otherwise keep U+FFFD in its place. Refused here, once, for every route.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const NOT_UNICODE = 'must not contain an unpaired surrogate (\\ud800-\\udfff); send valid Unicode';
 
 /** Problems by field; the first one becomes the answer's message, as validation errors do. */
 class Issues {
@@ -38,13 +44,14 @@ class Issues {
 }
 
 /**
- * Refuses NUL characters (PostgreSQL text cannot hold them) and over-long values in path
+ * Refuses NUL characters (PostgreSQL text cannot hold them), unpaired surrogates and over-long values in path
  * parameters and the query string, with 400 naming each offending name.
  */
 export function checkRequestStrings(params: Record<string, string>, query: URLSearchParams): void {
   const issues = new Issues();
   const check = (name: string, value: string) => {
     if (value.includes(NUL)) issues.add(name, 'must not contain a NUL character');
+    else if (LONE_SURROGATE.test(value)) issues.add(name, NOT_UNICODE);
     else if (value.length > MAX_PARAM_CHARS)
       issues.add(name, `must be at most ${MAX_PARAM_CHARS} characters`);
   };
@@ -62,6 +69,7 @@ export function checkBodyStrings(value: unknown): void {
   const walk = (v: unknown, path: string, depth: number) => {
     if (typeof v === 'string') {
       if (v.includes(NUL)) issues.add(path || '$', 'must not contain a NUL character');
+      else if (LONE_SURROGATE.test(v)) issues.add(path || '$', NOT_UNICODE);
       else if (v.length > MAX_BODY_STRING_CHARS)
         issues.add(path || '$', `must be at most ${MAX_BODY_STRING_CHARS} characters`);
       return;
@@ -77,7 +85,7 @@ export function checkBodyStrings(value: unknown): void {
     }
     for (const [key, item] of Object.entries(v)) {
       const at = path ? `${path}.${key}` : key;
-      if (key.includes(NUL) || key.length > MAX_NAME_CHARS) {
+      if (key.includes(NUL) || key.length > MAX_NAME_CHARS || LONE_SURROGATE.test(key)) {
         issues.add(path || '$', 'has an invalid property name');
         continue;
       }

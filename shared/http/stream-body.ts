@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { HttpResponseInit } from '@azure/functions';
 import { stringify } from './respond.js';
 
@@ -42,6 +43,9 @@ export function jsonArrayStream(rows: AsyncIterable<unknown>): Readable {
       if (text.length >= CHUNK_CHARS) {
         yield Buffer.from(text);
         text = '';
+        // A page of rows arrives at once: serialising it in one go would hold the event loop (and
+        // every other request) for the whole page; one chunk per turn lets them in between.
+        await nextTurn();
       }
     }
     yield Buffer.from(`${text}]`);

@@ -6,6 +6,7 @@ import { apiClient, isProblem } from '../support/http.js';
 import { forgeToken, PASSWORD, seedUser, sleep, tokenOf, uniq } from './helpers.js';
 
 const MOBILE_KEY = 'mobile-key-for-tests-0123456789';
+const NOTIFY_KEY = 'notification-service-key-for-tests-0123';
 const SUB_A = '4b1d3c8e-2f7a-4c1b-9e3d-0a5b6c7d8e9f';
 const SUB_B = '0f0e0d0c-0b0a-4909-8807-060504030201';
 
@@ -22,6 +23,7 @@ describe('auth service behaviour', () => {
         MOBILE_API_KEY: MOBILE_KEY,
         BLOCKED_DOMAINS: 'blocked.example, @Evil.Example',
         ADMIN_EMAILS: 'boss@example.com',
+        Notification__ServiceKey: NOTIFY_KEY,
       },
     });
     api = apiClient(host.url);
@@ -104,7 +106,7 @@ describe('auth service behaviour', () => {
       expect(median(unknown)).toBeGreaterThan(median(known) * 0.5);
     });
 
-    it('throttles an account after 10 failures in 15 minutes with 429 and Retry-After, even for the right password', async () => {
+    it('throttles an account from one address after 10 failures in 15 minutes with 429 and Retry-After, even for the right password', async () => {
       const user = await seedUser(host);
       const bystander = await seedUser(host);
       // Failures count per account, whether the email or the user name is typed.
@@ -467,7 +469,7 @@ describe('auth service behaviour', () => {
   });
 
   describe('device tokens', () => {
-    it('stores a device token once and lists tokens as string arrays (by user for self or admin, by group anonymously)', async () => {
+    it('stores a device token once and lists tokens as string arrays (by user for self or admin, by group for the Notification service key)', async () => {
       const user = await seedUser(host);
       const token = tokenOf(host, user);
       for (const t of ['tok-a', 'tok-a', 'tok-b']) {
@@ -486,7 +488,9 @@ describe('auth service behaviour', () => {
         token,
         json: { groupMonitorId: 9191 },
       });
-      const byGroup = await api.get('/auth/api/User/GetUserDeviceTokenListByGroupId/9191');
+      const byGroup = await api.get('/auth/api/User/GetUserDeviceTokenListByGroupId/9191', {
+        headers: { 'X-Notification-Key': NOTIFY_KEY },
+      });
       expect(byGroup.body).toEqual(['tok-a', 'tok-b']);
       expect(
         isProblem(await api.post('/auth/api/User/UpdateUserDeviceToken', { token, json: {} }), 400),

@@ -8,7 +8,8 @@ import { algNoneToken, forgeToken, PASSWORD, seedUser, tokenOf, uniq } from './h
 
 // Every /auth/api route against every kind of caller: who gets in, who gets 401, who gets 403.
 
-type Kind = 'none' | 'user' | 'self' | 'admin';
+/** `service`: the Notification service's key, which no principal here holds (test/auth/notification-key.test.ts). */
+type Kind = 'none' | 'user' | 'self' | 'admin' | 'service';
 interface Subjects {
   owner: UserRow;
   other: UserRow;
@@ -104,7 +105,7 @@ const rows: Row[] = [
   },
   { method: 'GET', path: () => '/auth/api/User/GetUserDeviceTokenList', kind: 'user' },
   { method: 'GET', path: (s) => `/auth/api/User/GetUserDeviceTokenListByUserId/${s.owner.id}`, kind: 'self' },
-  { method: 'GET', path: () => '/auth/api/User/GetUserDeviceTokenListByGroupId/5', kind: 'none' },
+  { method: 'GET', path: () => '/auth/api/User/GetUserDeviceTokenListByGroupId/5', kind: 'service' },
   {
     method: 'POST',
     path: () => '/auth/api/UserAction/create',
@@ -151,7 +152,8 @@ const rows: Row[] = [
     json: (s) => [{ userId: s.owner.id, groupMonitorId: 5 }],
   },
   { method: 'GET', path: () => '/auth/api/UsersMonitorGroup/GetAll', kind: 'user' },
-  { method: 'GET', path: (s) => `/auth/api/UsersMonitorGroup/GetAllByUserId/${s.owner.id}`, kind: 'self' },
+  // Admin in the original even for the caller's own id (its own groups are at GetAll).
+  { method: 'GET', path: (s) => `/auth/api/UsersMonitorGroup/GetAllByUserId/${s.owner.id}`, kind: 'admin' },
   { method: 'DELETE', path: () => '/auth/api/UsersMonitorGroup/77', kind: 'admin' },
 ];
 
@@ -198,6 +200,7 @@ const INVALID = new Set<Principal>([
 /** What a principal gets on a route kind: 'ok', 401 or 403. */
 function expected(kind: Kind, p: Principal): 'ok' | 401 | 403 {
   if (kind === 'none') return 'ok';
+  if (kind === 'service') return 401;
   if (INVALID.has(p)) return 401;
   if (kind === 'user') return 'ok';
   if (kind === 'self') return p === 'other user' ? 403 : 'ok';

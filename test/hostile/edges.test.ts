@@ -8,6 +8,7 @@ import { startTestHost, TEST_JWT_KEY, type TestHost } from '../support/host.js';
 import { apiClient, isProblem } from '../support/http.js';
 
 const SUB = '0b5c6a1e-1111-4a2b-8c3d-00000000000a';
+const NOTIFY_KEY = 'notification-service-key-for-tests-0123';
 
 /** A raw request (fetch cannot send TRACE, nor a 20 KB request line). */
 function raw(
@@ -37,7 +38,7 @@ describe('hostile edges of the HTTP surface (issue 11)', () => {
   beforeAll(async () => {
     host = await startTestHost({
       queueWorker: false,
-      settings: { PUBLIC_BASE_URL: 'https://finwatch.example.com/' },
+      settings: { PUBLIC_BASE_URL: 'https://finwatch.example.com/', Notification__ServiceKey: NOTIFY_KEY },
     });
     api = apiClient(host.url);
     admin = await seedUser(host, { isAdmin: true });
@@ -144,9 +145,10 @@ describe('hostile edges of the HTTP surface (issue 11)', () => {
     const token = tokenOf(host, await seedUser(host));
     for (const id of ['2147483648', '99999999999999999999', '-2147483649', '1e300']) {
       expect(isProblem(await api.get(`/auth/api/User/GetAllByGroupId/${id}`, { token }), 400)).toBe(true);
-      expect(isProblem(await api.get(`/auth/api/User/GetUserDeviceTokenListByGroupId/${id}`), 400)).toBe(
-        true,
-      );
+      const byGroup = await api.get(`/auth/api/User/GetUserDeviceTokenListByGroupId/${id}`, {
+        headers: { 'X-Notification-Key': NOTIFY_KEY },
+      });
+      expect(isProblem(byGroup, 400)).toBe(true);
       const del = await api.delete(`/auth/api/UsersMonitorGroup/${id}`, { token: adminToken });
       expect(isProblem(del, 400)).toBe(true);
     }

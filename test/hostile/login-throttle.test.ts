@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOGIN_MAX_FAILURES, LOGIN_WINDOW_MS } from '../../shared/auth/throttle.js';
 import { PASSWORD, seedUser, sleep, tokenOf } from '../auth/helpers.js';
+import { auditRecordsOf } from '../support/audit.js';
 import { TEST_PG_URL } from '../support/databases.js';
 import { sharingWith, startTestHost, type TestHost } from '../support/host.js';
-import { apiClient } from '../support/http.js';
+import { apiClient, isProblem } from '../support/http.js';
 
 async function waitUntil(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -66,7 +67,7 @@ describe('login throttle under concurrency (issue 11.1)', () => {
     }
   });
 
-  it('throttles wrong currentPassword guesses on User/updatePassword made with one token', async () => {
+  it('bounds wrong currentPassword guesses on User/updatePassword on their own, never the sign-in', async () => {
     const user = await seedUser(host);
     const api = apiClient(host.url);
     const token = tokenOf(host, user);
@@ -80,17 +81,107 @@ describe('login throttle under concurrency (issue 11.1)', () => {
     }
     expect(statuses.slice(0, LOGIN_MAX_FAILURES)).toEqual(Array(LOGIN_MAX_FAILURES).fill(400));
     expect(statuses.slice(LOGIN_MAX_FAILURES)).toEqual(Array(15 - LOGIN_MAX_FAILURES).fill(429));
-    // The right password is not even checked now, and sign-in shares the same budget.
+    // The right password is not even checked now...
     const right = await api.post('/auth/api/User/updatePassword', {
       token,
       json: { currentPassword: PASSWORD, newPassword: 'a brand new password' },
     });
     expect(right.status).toBe(429);
     expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
+    // ...but the account's sign-in is untouched.
     const login = await api.post('/auth/api/Auth/login', {
       json: { username: user.email, password: PASSWORD },
     });
-    expect(login.status).toBe(429);
+    expect(login.status).toBe(200);
+    const failed = await auditRecordsOf(host.services.prisma, 'password.changeFailed', user.id);
+    expect(failed.map((r) => (r.details as { reason: string }).reason)).toEqual([
+      ...Array(LOGIN_MAX_FAILURES).fill('wrong current password'),
+      ...Array(16 - LOGIN_MAX_FAILURES).fill('too many wrong current passwords'),
+    ]);
+  });
+});
+
+// Round three, item 1: ten anonymous wrong passwords locked any account (administrators included)
+// out of password sign-in for 15 minutes, renewable at will.
+describe('password guesses are bounded per address; strangers cannot lock an account out', () => {
+  let host: TestHost;
+  beforeAll(async () => {
+    // A one-second cap keeps the slowed attempts short; the rule is the same at the default 8.
+    host = await startTestHost({ queueWorker: false, settings: { Login__MaxDelaySeconds: '1' } });
+  });
+  afterAll(async () => {
+    await host?.close();
+  });
+
+  const login = (from: string, username: string, password: string) =>
+    apiClient(host.url, { from }).post('/auth/api/Auth/login', { json: { username, password } });
+
+  it("lets the owner in after a stranger's 100 failures from ten addresses, and still bounds a burst from one", async () => {
+    const owner = await seedUser(host);
+    // The owner signed in from home before: that address is known to the account.
+    expect((await login('127.0.0.2', owner.email, PASSWORD)).status).toBe(200);
+
+    const strangers = Array.from({ length: 10 }, (_, i) => `127.0.0.${20 + i}`);
+    const statuses = (
+      await Promise.all(
+        strangers.map(async (from) => {
+          const mine: number[] = [];
+          for (let i = 0; i < 10; i++)
+            mine.push((await login(from, owner.email, `guess-${from}-${i}`)).status);
+          return mine;
+        }),
+      )
+    ).flat();
+    expect(statuses).toEqual(Array(100).fill(400));
+
+    // One address's burst is still bounded: its 11th guess, even the right password, is 429.
+    const burst = await login(strangers[0]!, owner.email, PASSWORD);
+    expect(isProblem(burst, 429)).toBe(true);
+    expect(Number(burst.headers.get('retry-after'))).toBeGreaterThan(800);
+
+    // The owner at home: in, without waiting.
+    const home = await login('127.0.0.2', owner.email, PASSWORD);
+    expect(home.status).toBe(200);
+    // The owner from a new address: in too, after the account-wide wait (it slows, never blocks).
+    const started = Date.now();
+    const travelling = await login('127.0.0.3', owner.email, PASSWORD);
+    expect(travelling.status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+
+    // The audit trail has both sides: the stranger's failures and refusal, by address, and the
+    // owner's sign-ins, the slowed one marked.
+    const failed = await auditRecordsOf(host.services.prisma, 'signIn.failed', owner.id);
+    expect(failed).toHaveLength(101);
+    expect(new Set(failed.map((r) => r.clientAddress))).toEqual(new Set(strangers));
+    expect(failed.filter((r) => (r.details as { reason: string }).reason === 'wrong password')).toHaveLength(
+      100,
+    );
+    expect(failed.at(-1)).toMatchObject({
+      clientAddress: strangers[0],
+      details: { reason: 'too many failed attempts from this address' },
+    });
+    // Past 20 account-wide failures, the strangers' guesses were slowed too.
+    expect(
+      failed.filter((r) => (r.details as { delayedSeconds?: number }).delayedSeconds === 1),
+    ).toHaveLength(80);
+    const succeeded = await auditRecordsOf(host.services.prisma, 'signIn.succeeded', owner.id);
+    expect(
+      succeeded.map((r) => [r.clientAddress, (r.details as { delayedSeconds?: number }).delayedSeconds]),
+    ).toEqual([
+      ['127.0.0.2', undefined],
+      ['127.0.0.2', undefined],
+      ['127.0.0.3', 1],
+    ]);
+    // 100 password checks (the hash's full cost each) on a shared machine.
+  }, 240_000);
+
+  it('refuses an administrator only at the guessing address', async () => {
+    const admin = await seedUser(host, { isAdmin: true });
+    for (let i = 0; i < LOGIN_MAX_FAILURES; i++) {
+      expect((await login('127.0.0.40', admin.email, `guess-${i}`)).status).toBe(400);
+    }
+    expect((await login('127.0.0.40', admin.email, PASSWORD)).status).toBe(429);
+    expect((await login('127.0.0.41', admin.email, PASSWORD)).status).toBe(200);
   });
 });
 

@@ -67,6 +67,8 @@ const BAD_VALUES: unknown[] = [
   'z'.repeat(10_000),
   '',
   '2024-99-99',
+  // An unpaired UTF-16 surrogate: JSON.stringify writes it as the escape "\ud800".
+  'lone \ud800 surrogate',
 ];
 
 /** A plausible value for a property, so that one bad property at a time reaches the handler. */
@@ -137,7 +139,7 @@ describe('malformed-input sweep of every documented route (issue 11)', () => {
     await host?.close();
   });
 
-  it('answers every malformed request to both services without a 5xx', { timeout: 90_000 }, async () => {
+  it('answers every malformed request to both services without a 5xx', { timeout: 240_000 }, async () => {
     const probes = [
       ...probesOf(buildOpenApiDocument('auth', routes) as never, tokens),
       ...probesOf(buildOpenApiDocument('finops', routes) as never, tokens),

@@ -1,3 +1,5 @@
+import { Agent, fetch as undiciFetch } from 'undici';
+
 /** A small client for tests: every call returns status, headers and the parsed body. */
 export interface ApiResponse<T = any> {
   status: number;
@@ -14,7 +16,17 @@ export interface RequestOptions {
   raw?: string;
 }
 
-export function apiClient(baseUrl: string) {
+export interface ClientOptions {
+  /**
+   * A loopback address (127.0.0.2, 127.0.0.3...) to connect from: the local host appends the
+   * connection's address to X-Forwarded-For as Azure's front end does, so the app sees a different
+   * client address, as it would for another machine.
+   */
+  from?: string;
+}
+
+export function apiClient(baseUrl: string, clientOptions: ClientOptions = {}) {
+  const dispatcher = clientOptions.from ? new Agent({ localAddress: clientOptions.from }) : undefined;
   async function call<T = any>(
     method: string,
     path: string,
@@ -30,7 +42,14 @@ export function apiClient(baseUrl: string) {
       body = options.raw;
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const res = dispatcher
+      ? ((await undiciFetch(`${baseUrl}${path}`, {
+          method,
+          headers,
+          body,
+          dispatcher,
+        })) as unknown as Response)
+      : await fetch(`${baseUrl}${path}`, { method, headers, body });
     const text = await res.text();
     let parsed: unknown = text;
     if (/json/.test(res.headers.get('content-type') ?? '') && text) parsed = JSON.parse(text);

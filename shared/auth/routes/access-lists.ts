@@ -1,12 +1,20 @@
 import { z } from 'zod';
 import { recordAudit } from '../../audit/record.js';
-import type { Prisma as PrismaTypes } from '../../db/generated/client.js';
-import { emptyOk, ok } from '../../http/respond.js';
+import { pagingQuery } from '../../http/paging.js';
+import { emptyOk } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
-import { existingUser, guid, params, requireSelfOrAdmin, responses, userIdParams } from './common.js';
-
-/** Changes run in the transaction that also writes their audit record. */
-type Prisma = PrismaTypes.TransactionClient;
+import { type AccessListStore, userClusters, userSubscriptions } from '../queries/assignments.js';
+import {
+  AUTH_UNPAGED_ROWS,
+  authPage,
+  existingUser,
+  guid,
+  listAnswer,
+  params,
+  requireSelfOrAdmin,
+  responses,
+  userIdParams,
+} from './common.js';
 
 /**
  * A per-user access list (clusters, subscriptions): the original's UserClusters and
@@ -25,9 +33,8 @@ interface AccessList<F extends string, L extends string> {
   auditAction: 'userClusters.changed' | 'userSubscriptions.changed';
   /** What a bulk replace stores: blanks or nil GUIDs dropped, duplicates collapsed. */
   keep(values: Array<string | null>): string[];
-  add(prisma: Prisma, userId: string, value: string): Promise<unknown>;
-  replace(prisma: Prisma, userId: string, values: string[]): Promise<unknown>;
-  list(prisma: Prisma, userId: string): Promise<string[]>;
+  /** Its table (shared/auth/queries/assignments.ts). */
+  store: AccessListStore;
 }
 
 function accessListRoutes<F extends string, L extends string>(kind: AccessList<F, L>): RouteDefinition[] {
@@ -57,7 +64,7 @@ function accessListRoutes<F extends string, L extends string>(kind: AccessList<F
         const b = await body(addBody);
         await existingUser(services, b.userId);
         await services.prisma.$transaction(async (tx) => {
-          await kind.add(tx, b.userId, b[kind.field]);
+          await kind.store.add(tx, b.userId, b[kind.field]);
           await recordAudit(tx, {
             actor: caller,
             action: kind.auditAction,
@@ -86,8 +93,8 @@ function accessListRoutes<F extends string, L extends string>(kind: AccessList<F
         await existingUser(services, b.userId);
         const values = kind.keep(b[kind.listKey]);
         await services.prisma.$transaction(async (tx) => {
-          const before = await kind.list(tx, b.userId);
-          await kind.replace(tx, b.userId, values);
+          const before = await kind.store.all(tx, b.userId);
+          await kind.store.replace(tx, b.userId, values);
           await recordAudit(tx, {
             actor: caller,
             action: kind.auditAction,
@@ -107,6 +114,7 @@ function accessListRoutes<F extends string, L extends string>(kind: AccessList<F
       auth: 'user',
       openapi: {
         summary: `A user's ${kind.noun}s (that user or an administrator)`,
+        description: `Paged (page, pageSize; X-Total-Count); without paging, the first ${AUTH_UNPAGED_ROWS}.`,
         tags: [kind.controller],
         params: userIdParams,
         responses: responses(
@@ -116,11 +124,17 @@ function accessListRoutes<F extends string, L extends string>(kind: AccessList<F
           403,
         ),
       },
-      async handler({ services, caller, params: p }) {
+      input: { query: pagingQuery },
+      async handler({ services, caller, params: p, input: { query } }) {
         const { userId } = params(userIdParams, p);
         requireSelfOrAdmin(caller, userId);
-        const values = await kind.list(services.prisma, userId);
-        return ok(values.map((value) => ({ userId, [kind.field]: value })));
+        const { paging, window } = authPage(query);
+        const { rows, total } = await kind.store.page(services.prisma, userId, window);
+        return listAnswer(
+          rows.map((value) => ({ userId, [kind.field]: value })),
+          total,
+          paging,
+        );
       },
     }),
   ];
@@ -137,16 +151,7 @@ export const userClustersRoutes = accessListRoutes({
   listItem: z.string().max(256).nullable(),
   auditAction: 'userClusters.changed',
   keep: (values) => [...new Set(values.map((c) => c?.trim() ?? '').filter(Boolean))],
-  add: (prisma, userId, clusterName) =>
-    prisma.userCluster.createMany({ data: [{ userId, clusterName }], skipDuplicates: true }),
-  async replace(prisma, userId, names) {
-    await prisma.userCluster.deleteMany({ where: { userId } });
-    await prisma.userCluster.createMany({ data: names.map((clusterName) => ({ userId, clusterName })) });
-  },
-  list: async (prisma, userId) =>
-    (await prisma.userCluster.findMany({ where: { userId }, orderBy: { clusterName: 'asc' } })).map(
-      (r) => r.clusterName,
-    ),
+  store: userClusters,
 });
 
 export const userSubscriptionsRoutes = accessListRoutes({
@@ -158,16 +163,5 @@ export const userSubscriptionsRoutes = accessListRoutes({
   listItem: guid(),
   auditAction: 'userSubscriptions.changed',
   keep: (values) => [...new Set(values.filter((s): s is string => !!s && s !== NIL_GUID))],
-  add: (prisma, userId, subscriptionId) =>
-    prisma.userSubscription.createMany({ data: [{ userId, subscriptionId }], skipDuplicates: true }),
-  async replace(prisma, userId, ids) {
-    await prisma.userSubscription.deleteMany({ where: { userId } });
-    await prisma.userSubscription.createMany({
-      data: ids.map((subscriptionId) => ({ userId, subscriptionId })),
-    });
-  },
-  list: async (prisma, userId) =>
-    (await prisma.userSubscription.findMany({ where: { userId }, orderBy: { subscriptionId: 'asc' } })).map(
-      (r) => r.subscriptionId,
-    ),
+  store: userSubscriptions,
 });

@@ -1,15 +1,26 @@
 import { z } from 'zod';
 import { recordAudit } from '../../audit/record.js';
+import { pagingQuery } from '../../http/paging.js';
 import { badRequest } from '../../http/problem.js';
-import { emptyOk, ok } from '../../http/respond.js';
+import { emptyOk } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import {
+  assignGroup,
+  createAction,
+  groupsOfUser,
+  listActions,
+  removeGroup,
+  replaceGroups,
+} from '../queries/assignments.js';
+import {
+  AUTH_UNPAGED_ROWS,
+  authPage,
   existingUser,
   guid,
   int32,
   int32Param,
+  listAnswer,
   params,
-  requireSelfOrAdmin,
   responses,
   userIdParams,
 } from './common.js';
@@ -33,7 +44,7 @@ const groupsBody = z.array(groupItem).min(1, 'must list at least one assignment'
 const groupSchema = z.object({ id: z.string(), userId: z.string(), groupMonitorId: z.number().int() });
 const groupParams = z.object({ groupMonitorId: int32Param() });
 
-const groupSelect = { id: true, userId: true, groupMonitorId: true } as const;
+const PAGED = `Paged (page, pageSize; X-Total-Count); without paging, the first ${AUTH_UNPAGED_ROWS}.`;
 
 export const userActionRoutes: RouteDefinition[] = [
   defineRoute({
@@ -53,9 +64,7 @@ export const userActionRoutes: RouteDefinition[] = [
       const timeStamp = b.timeStamp ? new Date(b.timeStamp) : new Date();
       if (Number.isNaN(timeStamp.getTime()))
         throw badRequest('timeStamp is not a date', { timeStamp: ['is not a date'] });
-      await services.prisma.userAction.create({
-        data: { userId: caller.userId, action: b.action, timeStamp },
-      });
+      await createAction(services.prisma, caller.userId, b.action, timeStamp);
       return emptyOk();
     },
   }),
@@ -67,6 +76,7 @@ export const userActionRoutes: RouteDefinition[] = [
     auth: 'user',
     openapi: {
       summary: "The caller's actions; every user's for an administrator",
+      description: PAGED,
       tags: ['UserAction'],
       responses: responses(
         { 200: { description: 'Actions, newest first', schema: z.array(actionSchema) } },
@@ -74,19 +84,23 @@ export const userActionRoutes: RouteDefinition[] = [
         403,
       ),
     },
-    async handler({ services, caller }) {
-      const rows = await services.prisma.userAction.findMany({
-        where: caller.isAdmin ? {} : { userId: caller.userId },
-        orderBy: [{ timeStamp: 'desc' }, { id: 'desc' }],
-        take: 10_000,
-      });
-      return ok(
+    input: { query: pagingQuery },
+    async handler({ services, caller, input: { query } }) {
+      const { paging, window } = authPage(query);
+      const { rows, total } = await listActions(
+        services.prisma,
+        caller.isAdmin ? undefined : caller.userId,
+        window,
+      );
+      return listAnswer(
         rows.map((r) => ({
           id: r.id,
           userId: r.userId,
           action: r.action,
           timeStamp: r.timeStamp.toISOString(),
         })),
+        total,
+        paging,
       );
     },
   }),
@@ -109,11 +123,7 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
       const b = await body(assignBody);
       if (b.groupMonitorId > 0) {
         await services.prisma.$transaction(async (tx) => {
-          const added = await tx.userMonitorGroup.createMany({
-            data: [{ userId: caller.userId, groupMonitorId: b.groupMonitorId }],
-            skipDuplicates: true,
-          });
-          if (added.count === 0) return;
+          if (!(await assignGroup(tx, caller.userId, b.groupMonitorId))) return;
           await recordAudit(tx, {
             actor: caller,
             action: 'monitorGroups.changed',
@@ -146,12 +156,7 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
         .filter((i) => i.groupMonitorId > 0)
         .map((i) => ({ userId: i.userId, groupMonitorId: i.groupMonitorId }));
       await services.prisma.$transaction(async (tx) => {
-        const before = await tx.userMonitorGroup.findMany({
-          where: { userId: { in: userIds } },
-          select: { userId: true, groupMonitorId: true },
-        });
-        await tx.userMonitorGroup.deleteMany({ where: { userId: { in: userIds } } });
-        await tx.userMonitorGroup.createMany({ data, skipDuplicates: true });
+        const before = await replaceGroups(tx, userIds, data);
         for (const userId of userIds) {
           const groupsOf = (rows: { userId: string; groupMonitorId: number }[]) =>
             [...new Set(rows.filter((r) => r.userId === userId).map((r) => r.groupMonitorId))].sort(
@@ -177,17 +182,15 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
     auth: 'user',
     openapi: {
       summary: "The caller's monitor groups",
+      description: PAGED,
       tags: ['UsersMonitorGroup'],
       responses: responses({ 200: { description: 'Assignments', schema: z.array(groupSchema) } }, 401, 403),
     },
-    async handler({ services, caller }) {
-      return ok(
-        await services.prisma.userMonitorGroup.findMany({
-          where: { userId: caller.userId },
-          orderBy: { groupMonitorId: 'asc' },
-          select: groupSelect,
-        }),
-      );
+    input: { query: pagingQuery },
+    async handler({ services, caller, input: { query } }) {
+      const { paging, window } = authPage(query);
+      const { rows, total } = await groupsOfUser(services.prisma, caller.userId, window);
+      return listAnswer(rows, total, paging);
     },
   }),
   defineRoute({
@@ -195,9 +198,11 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
     service: 'auth',
     method: 'GET',
     path: 'UsersMonitorGroup/GetAllByUserId/{userId}',
-    auth: 'user',
+    // Administrators only, as in the original; a user's own groups are UsersMonitorGroup/GetAll.
+    auth: 'admin',
     openapi: {
-      summary: "A user's monitor groups (that user or an administrator)",
+      summary: "A user's monitor groups (administrators; the caller's own are at GetAll)",
+      description: PAGED,
       tags: ['UsersMonitorGroup'],
       params: userIdParams,
       responses: responses(
@@ -207,16 +212,12 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
         403,
       ),
     },
-    async handler({ services, caller, params: p }) {
+    input: { query: pagingQuery },
+    async handler({ services, params: p, input: { query } }) {
       const { userId } = params(userIdParams, p);
-      requireSelfOrAdmin(caller, userId);
-      return ok(
-        await services.prisma.userMonitorGroup.findMany({
-          where: { userId },
-          orderBy: { groupMonitorId: 'asc' },
-          select: groupSelect,
-        }),
-      );
+      const { paging, window } = authPage(query);
+      const { rows, total } = await groupsOfUser(services.prisma, userId, window);
+      return listAnswer(rows, total, paging);
     },
   }),
   defineRoute({
@@ -234,12 +235,12 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
     async handler({ services, params: p, caller, request }) {
       const { groupMonitorId } = params(groupParams, p);
       await services.prisma.$transaction(async (tx) => {
-        const removed = await tx.userMonitorGroup.deleteMany({ where: { groupMonitorId } });
+        const count = await removeGroup(tx, groupMonitorId);
         await recordAudit(tx, {
           actor: caller,
           action: 'monitorGroups.changed',
           target: { type: 'monitorGroup', id: groupMonitorId },
-          details: { removedAllUsers: true, count: removed.count },
+          details: { removedAllUsers: true, count },
           request,
         });
       });

@@ -3,12 +3,13 @@ import { z } from 'zod';
 import type { AppServices } from '../../app/services.js';
 import { pruneInBackground } from '../../audit/housekeeping.js';
 import { recordAudit } from '../../audit/record.js';
+import { clientAddressOf } from '../../http/client.js';
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS, MAX_PASSWORD_CHARS, MAX_SECRET_CHARS } from '../../http/limits.js';
 import { badRequest, forbidden, HttpError, unauthorized } from '../../http/problem.js';
 import { json } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { constantTimeEquals } from '../swagger-gate.js';
-import { admitPasswordAttempt, clearAttempts } from '../throttle.js';
+import { admitPasswordAttempt, rememberSignIn, throttleLimits } from '../throttle.js';
 import { normalizeEmail, type UserRow } from '../users.js';
 import { requireLoginEnabled, responses } from './common.js';
 
@@ -36,6 +37,7 @@ async function signedIn(
   user: UserRow,
   request: HttpRequest,
   method: 'password' | 'mobile',
+  extra: Record<string, unknown> = {},
 ): Promise<UserRow> {
   const current = await services.prisma.$transaction(async (tx) => {
     const u = await tx.user.update({ where: { id: user.id }, data: { lastLogon: new Date() } });
@@ -43,7 +45,7 @@ async function signedIn(
       actor: { userId: user.id, email: user.email },
       action: 'signIn.succeeded',
       target: { type: 'user', id: user.id },
-      details: { method },
+      details: { method, ...extra },
       request,
     });
     return u;
@@ -60,12 +62,13 @@ async function signInFailed(
   account: string,
   user: UserRow | null,
   reason: string,
+  extra: Record<string, unknown> = {},
 ): Promise<void> {
   await recordAudit(services.prisma, {
     actor: user ? { userId: user.id, email: user.email } : { email: account },
     action: 'signIn.failed',
     ...(user ? { target: { type: 'user', id: user.id } } : {}),
-    details: { reason },
+    details: { reason, ...extra },
     request,
   });
 }
@@ -92,23 +95,30 @@ export const authApiRoutes: RouteDefinition[] = [
         : await auth.users.byUsername(b.username);
       // One counter per account whichever name is typed; unknown names count by what was typed.
       const account = user ? user.email : normalizeEmail(b.username);
-      await admitPasswordAttempt(prisma, account).catch(async (e: unknown) => {
-        await signInFailed(services, request, account, user, 'too many failed attempts');
+      const key = { account, kind: 'signIn' as const, clientAddress: clientAddressOf(request) };
+      const { delayedSeconds } = await admitPasswordAttempt(
+        prisma,
+        key,
+        throttleLimits(services.config.auth),
+      ).catch(async (e: unknown) => {
+        await signInFailed(services, request, account, user, 'too many failed attempts from this address');
         throw e;
       });
+      // The account-wide slow-down, when it applied, is on the record of the attempt it delayed.
+      const slowed = delayedSeconds > 0 ? { delayedSeconds } : {};
       // Unknown accounts and accounts without a password verify against a dummy hash: same cost.
       const valid = await auth.passwords.check(user?.passwordHash, b.password);
       if (!user || !valid) {
         const reason = !user ? 'unknown account' : user.passwordHash ? 'wrong password' : 'no password';
-        await signInFailed(services, request, account, user, reason);
+        await signInFailed(services, request, account, user, reason, slowed);
         throw badRequest('Invalid credentials.');
       }
       if (auth.isBlocked(user.email)) {
-        await signInFailed(services, request, account, user, 'blocked domain');
+        await signInFailed(services, request, account, user, 'blocked domain', slowed);
         throw forbidden('The domain of this account is blocked.');
       }
-      await clearAttempts(prisma, account);
-      const current = await signedIn(services, user, request, 'password');
+      await rememberSignIn(prisma, key);
+      const current = await signedIn(services, user, request, 'password', slowed);
       return json(200, { token: auth.issueToken(current) });
     },
   }),

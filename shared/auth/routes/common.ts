@@ -3,7 +3,9 @@ import type { AppServices } from '../../app/services.js';
 import { GUID } from '../../config/fields.js';
 import { validate } from '../../http/body.js';
 import { INT32_MAX, INT32_MIN } from '../../http/limits.js';
+import { type Paging, pagedHeaders, pageOf } from '../../http/paging.js';
 import { forbidden, HttpError, notFound } from '../../http/problem.js';
+import { ok } from '../../http/respond.js';
 import type { OpenApiInfo } from '../../http/route.js';
 import type { Caller } from '../caller.js';
 import type { UserRow } from '../users.js';
@@ -73,4 +75,21 @@ export function responses(
   const out: NonNullable<OpenApiInfo['responses']> = { ...ok };
   for (const c of codes) out[c] = problem(text[c]!);
   return out;
+}
+
+/**
+ * Auth lists answer at most this many rows when the client does not page (the original web client
+ * reads plain arrays and never pages); X-Total-Count tells the true number, so a cut is visible.
+ */
+export const AUTH_UNPAGED_ROWS = 10_000;
+
+/** The page of an auth list's validated paging query, as `{ skip, take }` for a query module. */
+export function authPage(query: { page?: number; pageSize?: number }) {
+  const p = pageOf(query, AUTH_UNPAGED_ROWS);
+  return { paging: p, window: { skip: p.skip, take: p.pageSize } };
+}
+
+/** The array answer of a paged list, with X-Total-Count, X-Page and X-Page-Size. */
+export function listAnswer<T>(rows: T[], total: number, paging: Paging) {
+  return ok(rows, pagedHeaders(total, paging));
 }

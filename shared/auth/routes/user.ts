@@ -9,9 +9,10 @@ import { emptyOk, json, noContent, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { changePassword, confirmReset, countResetRequest, sendResetCode } from '../password-reset.js';
 import { MIN_PASSWORD_LENGTH } from '../passwords.js';
+import { NOTIFICATION_KEY_HEADER, requireNotificationService } from '../service-key.js';
 import { revokeSessions, USER_CACHE_SECONDS } from '../sessions.js';
 import { constantTimeEquals } from '../swagger-gate.js';
-import { admitPasswordAttempt } from '../throttle.js';
+import { admitPasswordAttempt, clearAttempts, throttleLimits } from '../throttle.js';
 import { isUniqueViolation, normalizeEmail, toUserDto, type UserRow } from '../users.js';
 import {
   existingUser,
@@ -336,17 +337,35 @@ export const userRoutes: RouteDefinition[] = [
         400,
         401,
         403,
+        429,
       ),
     },
     async handler({ services, caller, body, request }) {
       requireLoginEnabled(services);
       const b = await body(updatePasswordBody);
       const user = await existingUser(services, caller.userId);
-      // Guesses of the current password count against the account like sign-in guesses do.
-      await admitPasswordAttempt(services.prisma, user.email);
+      // Guesses of the current password are bounded per account on their own: they never touch
+      // the account's sign-in (a wrong current password must not lock its owner out).
+      const key = { account: user.email, kind: 'passwordChange' as const, clientAddress: '' };
+      const audited = (reason: string) =>
+        recordAudit(services.prisma, {
+          actor: caller,
+          action: 'password.changeFailed',
+          target: { type: 'user', id: user.id },
+          details: { reason },
+          request,
+        });
+      await admitPasswordAttempt(services.prisma, key, throttleLimits(services.config.auth)).catch(
+        async (e: unknown) => {
+          await audited('too many wrong current passwords');
+          throw e;
+        },
+      );
       if (!(await services.auth.passwords.check(user.passwordHash, b.currentPassword))) {
+        await audited('wrong current password');
         throw badRequest('Invalid password', { currentPassword: ['Invalid password'] });
       }
+      await clearAttempts(services.prisma, key);
       const updated = await changePassword(services, user, b.newPassword, { actor: caller, request });
       return json(200, { token: services.auth.issueToken(updated) });
     },
@@ -557,12 +576,15 @@ export const userRoutes: RouteDefinition[] = [
     path: 'User/GetUserDeviceTokenListByGroupId/{groupId}',
     auth: 'none',
     openapi: {
-      summary: 'Device tokens of the users of a monitor group (the notification service)',
+      summary: 'Device tokens of the users of a monitor group (the Notification service, with its key)',
+      description: `The Notification service sends Notification__ServiceKey in ${NOTIFICATION_KEY_HEADER} (or as a bearer token); Notification__AllowAnonymousDeviceTokens=true serves anyone, as the original did.`,
       tags: T,
       params: groupIdParams,
-      responses: responses({ 200: { description: 'Device tokens only', schema: tokenList } }, 400),
+      responses: responses({ 200: { description: 'Device tokens only', schema: tokenList } }, 400, 401),
     },
-    async handler({ services, params: p }) {
+    async handler({ services, params: p, request }) {
+      // The key first: an anonymous caller learns nothing of the route's rules.
+      requireNotificationService(services.config.auth, request);
       const { groupId } = params(groupIdParams, p);
       const rows = await services.prisma.userDeviceToken.findMany({
         where: { user: { monitorGroups: { some: { groupMonitorId: groupId } } } },

@@ -1,0 +1,94 @@
+import type { Prisma, PrismaClient } from '../../db/generated/client.js';
+import type { UserRow } from '../users.js';
+
+/** Data access of the User routes: users, their device tokens. */
+
+type Db = PrismaClient | Prisma.TransactionClient;
+
+export interface Page<T> {
+  rows: T[];
+  total: number;
+}
+
+/** Users by user name (of one monitor group when `groupId` is given), one page, with the total. */
+export async function listUsers(
+  prisma: PrismaClient,
+  page: { skip: number; take: number },
+  groupId?: number,
+): Promise<Page<UserRow>> {
+  const where = groupId === undefined ? {} : { monitorGroups: { some: { groupMonitorId: groupId } } };
+  const [rows, total] = await Promise.all([
+    prisma.user.findMany({ where, orderBy: [{ username: 'asc' }, { id: 'asc' }], ...page }),
+    prisma.user.count({ where }),
+  ]);
+  return { rows, total };
+}
+
+export function countUsers(prisma: PrismaClient): Promise<number> {
+  return prisma.user.count();
+}
+
+export async function deleteUserRow(tx: Db, id: string): Promise<void> {
+  await tx.user.delete({ where: { id } });
+}
+
+export function updateUserRow(
+  tx: Db,
+  id: string,
+  data: Pick<UserRow, 'username' | 'email' | 'isAdmin'>,
+): Promise<UserRow> {
+  return tx.user.update({ where: { id }, data });
+}
+
+/** Adds a device token to a user; false when the user already had it. */
+export async function addDeviceToken(tx: Db, userId: string, deviceToken: string): Promise<boolean> {
+  const added = await tx.userDeviceToken.createMany({
+    data: [{ userId, deviceToken }],
+    skipDuplicates: true,
+  });
+  return added.count > 0;
+}
+
+/** A user's device tokens in the order they were added, one page, with the total. */
+export async function deviceTokensOfUser(
+  prisma: PrismaClient,
+  userId: string,
+  page: { skip: number; take: number },
+): Promise<Page<string>> {
+  const [rows, total] = await Promise.all([
+    prisma.userDeviceToken.findMany({
+      where: { userId },
+      orderBy: { id: 'asc' },
+      select: { deviceToken: true },
+      ...page,
+    }),
+    prisma.userDeviceToken.count({ where: { userId } }),
+  ]);
+  return { rows: rows.map((r) => r.deviceToken), total };
+}
+
+/**
+ * The distinct device tokens of a monitor group's users (two users on one device share a token),
+ * in the order first added, one page, with the total. Raw SQL: Prisma has no count of distinct
+ * values, and DISTINCT ON keeps each token's first row for the order.
+ */
+export async function deviceTokensOfGroup(
+  prisma: PrismaClient,
+  groupId: number,
+  page: { skip: number; take: number },
+): Promise<Page<string>> {
+  const [rows, counted] = await Promise.all([
+    prisma.$queryRaw<Array<{ deviceToken: string }>>`
+      SELECT "deviceToken" FROM (
+        SELECT DISTINCT ON (t."deviceToken") t."deviceToken", t.id
+        FROM "UserDeviceTokens" t JOIN "UsersMonitorGroup" g ON g."userId" = t."userId"
+        WHERE g."groupMonitorId" = ${groupId}
+        ORDER BY t."deviceToken", t.id
+      ) first ORDER BY id OFFSET ${page.skip} LIMIT ${page.take}`,
+    prisma.$queryRaw<Array<{ n: number }>>`
+      SELECT count(DISTINCT t."deviceToken")::int AS n
+      FROM "UserDeviceTokens" t JOIN "UsersMonitorGroup" g ON g."userId" = t."userId"
+      WHERE g."groupMonitorId" = ${groupId}`,
+  ]);
+  return { rows: rows.map((r) => r.deviceToken), total: counted[0]?.n ?? 0 };
+}
