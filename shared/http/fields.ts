@@ -23,6 +23,16 @@ export const guid = () =>
 export const subscriptionId = () =>
   guid().describe('Azure subscription id (GUID; any case, answered in lower case)');
 
+/**
+ * A subscription id naming what to list (a path value of a read route): trimmed and lower-cased
+ * like subscriptionId, but a value that is not a GUID is not refused: it names no stored
+ * subscription, so the list is empty, as the original answered.
+ */
+export const subscriptionKey = () =>
+  text(200)
+    .transform((s) => s.toLowerCase())
+    .describe('Azure subscription id (GUID; any case)');
+
 /** A whole number within the 32-bit range the original's `int` ids had (a larger value reached PostgreSQL and gave 500). */
 export const int32 = () =>
   z

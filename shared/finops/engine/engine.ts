@@ -428,9 +428,11 @@ export class AnalysisEngine {
     const onboarded = await this.core.prisma.subscription.findMany({ select: { subscriptionId: true } });
     const seen = new Set<string>();
     const ids: string[] = [];
-    for (const id of [...configured, ...onboarded.map((s) => s.subscriptionId.trim())]) {
-      if (!GUID.test(id) || seen.has(id.toLowerCase())) continue;
-      seen.add(id.toLowerCase());
+    // Configured ids are lower-cased by the configuration schema; a Subscriptions row is written in
+    // lower case by the API, and a row put there by hand is lowered here, so no job is doubled.
+    for (const id of [...configured, ...onboarded.map((s) => s.subscriptionId.trim().toLowerCase())]) {
+      if (!GUID.test(id) || seen.has(id)) continue;
+      seen.add(id);
       ids.push(id);
     }
     const jobs: AnalysisJob[] = [];

@@ -117,7 +117,7 @@ export async function latestPerSubscription(prisma: PrismaClient) {
       FROM "AnalysisRuns"
       ORDER BY "subscriptionId", "runDate" DESC, id DESC
     ) r
-    LEFT JOIN "Subscriptions" s ON s."subscriptionId" = lower(trim(r."subscriptionId"))
+    LEFT JOIN "Subscriptions" s ON s."subscriptionId" = r."subscriptionId"
     ORDER BY r."subscriptionName", r."subscriptionId"`;
   return rows.map((r) => ({
     id: r.id,

@@ -3,25 +3,14 @@ import { withAudit } from '../../audit/record.js';
 import { parseJsonText, validate } from '../../http/body.js';
 import { dayText, subscriptionId } from '../../http/fields.js';
 import { pagedHeaders, pageOf, pagingQuery } from '../../http/paging.js';
-import { badRequest, HttpError, notFound } from '../../http/problem.js';
+import { HttpError, notFound } from '../../http/problem.js';
 import { ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { acknowledgeAnomaly, listAnomalies } from '../intel/anomaly-query.js';
 import { AcknowledgeBody, Anomaly, Forecast } from '../intel/contract.js';
 import { subscriptionForecast } from '../intel/forecast-query.js';
 import { assertSubscriptionAccess } from '../waste/access.js';
-import { idParam, idParams, PAGED_HEADERS_NOTE, textParam, UNPAGED_NOTE } from './read/common.js';
-
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function guid(value: string, name: string): string {
-  if (!GUID.test(value)) {
-    throw badRequest(`The parameter '${name}' must be a subscription GUID.`, {
-      [name]: [`The value '${value}' is not a GUID.`],
-    });
-  }
-  return value;
-}
+import { idParam, idParams, PAGED_HEADERS_NOTE, UNPAGED_NOTE } from './read/common.js';
 
 export const intelRoutes: RouteDefinition[] = [
   defineRoute({
@@ -117,14 +106,14 @@ export const intelRoutes: RouteDefinition[] = [
         'budgetStatus: noBudget (no budget set), overBudget (forecast or actual ≥ budget), atRisk (forecast ≥ 80 % of budget), onTrack. ' +
         'The month is the one in progress after the last complete stored day (asOf).',
       tags: ['Forecast'],
-      params: z.object({ subscriptionId: z.string() }),
       responses: {
         200: { description: 'forecast', schema: Forecast },
         404: { description: 'no run for this subscription' },
       },
     },
-    async handler({ services, params }) {
-      const sub = guid(textParam(params, 'subscriptionId'), 'subscriptionId');
+    input: { params: z.object({ subscriptionId: subscriptionId() }) },
+    async handler({ services, input }) {
+      const sub = input.params.subscriptionId;
       const f = await subscriptionForecast(services.prisma, sub);
       if (!f) throw notFound(`No analysis or import of subscription ${sub} is stored.`);
       return ok(f);

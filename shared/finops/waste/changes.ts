@@ -8,7 +8,7 @@ import { type RunRef, runItems, type WasteItem } from './items.js';
 
 export async function latestRuns(prisma: PrismaClient, subscriptionId: string, n: number): Promise<RunRef[]> {
   return prisma.analysisRun.findMany({
-    where: { subscriptionId: { equals: subscriptionId, mode: 'insensitive' } },
+    where: { subscriptionId },
     orderBy: [{ runDate: 'desc' }, { id: 'desc' }],
     take: n,
     select: { id: true, subscriptionId: true, runDate: true, currency: true },

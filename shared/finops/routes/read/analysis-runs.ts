@@ -1,5 +1,6 @@
 import type { HttpResponseInit } from '@azure/functions';
 import { z } from 'zod';
+import { subscriptionKey } from '../../../http/fields.js';
 import { notFound } from '../../../http/problem.js';
 import { noContent, ok, stringify } from '../../../http/respond.js';
 import { defineRoute, type RequestContext, type RouteDefinition } from '../../../http/route.js';
@@ -124,8 +125,9 @@ export const analysisRunsRoutes: RouteDefinition[] = [
       query: pagingQuery,
       responses: { 200: { description: 'AnalysisRun[]', schema: AnalysisRunList } },
     },
-    async handler({ services, params, query }) {
-      const subscriptionId = textParam(params, 'subscriptionId');
+    input: { params: z.object({ subscriptionId: subscriptionKey() }) },
+    async handler({ services, query, input }) {
+      const { subscriptionId } = input.params;
       const p = paging(query, 10);
       const { rows, total } = await listRuns(services.prisma, p.skip, p.pageSize, subscriptionId);
       return ok(rows, listHeaders(total, p));

@@ -29,7 +29,8 @@ const scopeQuery = z.object({
     ),
 });
 const noRunsDoc = { description: `problem+json, detail "${NO_RUNS}"`, schema: Problem };
-const scope = (query: URLSearchParams) => query.get('subscriptionId')?.trim() || undefined;
+// Subscription ids are stored in lower case: a scope in any case names the same subscription.
+const scope = (query: URLSearchParams) => query.get('subscriptionId')?.trim().toLowerCase() || undefined;
 export const MAX_TREND_MONTHS = 120;
 
 export const dashboardRoutes: RouteDefinition[] = [

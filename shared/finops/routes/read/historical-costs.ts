@@ -5,6 +5,7 @@ import { perDatabase } from '../../../app/per-host.js';
 import type { AppServices } from '../../../app/services.js';
 import { AnswerCache } from '../../../http/answer-cache.js';
 import { type ContentCoding, compressStream, negotiateEncoding } from '../../../http/compression.js';
+import { subscriptionKey } from '../../../http/fields.js';
 import { keptBytes } from '../../../http/kept-budget.js';
 import { badRequest } from '../../../http/problem.js';
 import { ok } from '../../../http/respond.js';
@@ -303,9 +304,10 @@ export const historicalCostsRoutes: RouteDefinition[] = [
       query: pagingQuery.extend({ startDate: z.string().optional(), endDate: z.string().optional() }),
       responses: { 200: { description: 'HistoricalCost[]', schema: z.array(HistoricalCost) }, ...HEAVY_429 },
     },
+    input: { params: z.object({ subscriptionId: subscriptionKey() }) },
     async handler(ctx) {
-      const { params, query } = ctx;
-      const subscriptionId = textParam(params, 'subscriptionId');
+      const { query } = ctx;
+      const { subscriptionId } = ctx.input.params;
       const start = dateQuery(query, 'startDate');
       const end = dateQuery(query, 'endDate');
       const p = paging(query);
