@@ -132,6 +132,8 @@ export const analysisRoutes: RouteDefinition[] = [
       responses: { 200: { description: 'Job status' }, 404: { description: 'Unknown or expired job id' } },
     },
     async handler(ctx) {
+      // Not a route input: a job id that is not a GUID is a plain 404, as the original's {jobId:guid}
+      // route constraint answered, not a 400.
       const id = ctx.params.jobId ?? '';
       if (!GUID.test(id)) throw notFound('Unknown or expired job id');
       const job = await ctx.services.finops.engine.jobs.get(id.toLowerCase());

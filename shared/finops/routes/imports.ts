@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { subscriptionId as subscriptionIdField } from '../../http/fields.js';
+import { subscriptionId as subscriptionIdField, text } from '../../http/fields.js';
 import { badRequest, HttpError } from '../../http/problem.js';
 import { ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
@@ -40,7 +40,9 @@ export const ImportSummarySchema = z.object({
 
 const BlobImportBody = z.object({
   subscriptionId: subscriptionIdField(),
-  url: z.string().min(1).max(4000).describe('blob URL, or container URL with prefix; may carry a SAS'),
+  url: text(4000)
+    .refine((v) => URL.canParse(v), 'must be a URL')
+    .describe('blob URL, or container URL with prefix; may carry a SAS'),
   prefix: z
     .string()
     .max(1000)
@@ -178,12 +180,7 @@ export const importRoutes: RouteDefinition[] = [
       const { services, caller } = ctx;
       const b = ctx.input.body;
       const { subscriptionId } = b;
-      let url: URL;
-      try {
-        url = new URL(b.url);
-      } catch {
-        throw badRequest('The url is not a URL.', { url: ['Not a URL.'] });
-      }
+      const url = new URL(b.url);
       if (!(url.protocol === 'https:' || (services.config.isDevelopment && url.protocol === 'http:'))) {
         throw badRequest('The url must be an https URL of a blob or a container.', {
           url: ['Not an https URL.'],

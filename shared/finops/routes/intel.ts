@@ -6,11 +6,11 @@ import { pagedHeaders, pageOf, pagingQuery } from '../../http/paging.js';
 import { HttpError, notFound } from '../../http/problem.js';
 import { ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
-import { acknowledgeAnomaly, listAnomalies } from '../intel/anomaly-query.js';
+import { acknowledgeAnomaly, anomalySubscription, listAnomalies } from '../intel/anomaly-query.js';
 import { AcknowledgeBody, Anomaly, Forecast } from '../intel/contract.js';
 import { subscriptionForecast } from '../intel/forecast-query.js';
 import { assertSubscriptionAccess } from '../waste/access.js';
-import { idParam, idParams, PAGED_HEADERS_NOTE, UNPAGED_NOTE } from './read/common.js';
+import { idParams, PAGED_HEADERS_NOTE, UNPAGED_NOTE } from './read/common.js';
 
 export const intelRoutes: RouteDefinition[] = [
   defineRoute({
@@ -54,15 +54,15 @@ export const intelRoutes: RouteDefinition[] = [
       summary:
         'Acknowledges an anomaly, with an optional note (the body may be empty); administrators and users the subscription is assigned to',
       tags: ['Anomalies'],
-      params: idParams,
       body: AcknowledgeBody,
       responses: {
         200: { description: 'the anomaly', schema: Anomaly },
         404: { description: 'no such anomaly' },
       },
     },
-    async handler({ services, params, request, caller }) {
-      const id = idParam(params, 'id');
+    input: { params: idParams },
+    async handler({ services, input, request, caller }) {
+      const id = input.params.id;
       // The body is optional, so it is read here rather than through ctx.body (which requires one).
       const raw = await request.text();
       const type = (request.headers.get('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase();
@@ -70,13 +70,10 @@ export const intelRoutes: RouteDefinition[] = [
         throw new HttpError(415, `The content type ${type} is not supported; send application/json.`);
       }
       const body = raw.trim() ? validate(AcknowledgeBody, parseJsonText(raw), 'request body') : {};
-      const row = await services.prisma.costAnomaly.findUnique({
-        where: { id },
-        select: { subscriptionId: true },
-      });
-      if (!row) throw notFound(`Anomaly ${id} not found.`);
+      const subscriptionId = await anomalySubscription(services.prisma, id);
+      if (!subscriptionId) throw notFound(`Anomaly ${id} not found.`);
       // A decision about a subscription's cost, like dismissing a waste flag: its users and admins.
-      await assertSubscriptionAccess(services.prisma, caller, row.subscriptionId);
+      await assertSubscriptionAccess(services.prisma, caller, subscriptionId);
       const out = await withAudit(
         services.prisma,
         (tx) => acknowledgeAnomaly(tx, id, caller.email || caller.userId, body.note),
@@ -85,7 +82,7 @@ export const intelRoutes: RouteDefinition[] = [
             actor: caller,
             action: 'anomaly.acknowledged',
             target: { type: 'anomaly', id },
-            details: { subscriptionId: row.subscriptionId, ...(body.note ? { note: body.note } : {}) },
+            details: { subscriptionId, ...(body.note ? { note: body.note } : {}) },
             request,
           },
       );
