@@ -4,6 +4,8 @@
  * multiplied by paceScale (CostQuery__PaceScale; 0 turns them off).
  */
 
+import { sleep } from '../../app/sleep.js';
+
 export const PACE_MS = {
   betweenMtdAndHistory: [15_000, 25_000],
   firstHistoryPage: [2_000, 4_000],
@@ -25,7 +27,7 @@ export interface PacerOptions {
   random?: () => number;
 }
 
-export const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+export const realSleep = (ms: number): Promise<void> => sleep(ms);
 
 export function createPacer(opts: PacerOptions): Pacer {
   const random = opts.random ?? Math.random;

@@ -6,6 +6,8 @@
  * Retry-After (capped at 60 s) or 2 s × 2^(n−1) between them, scaled by CostQuery__PaceScale.
  */
 
+import { sleep as realSleep } from '../../app/sleep.js';
+
 export interface AiSettings {
   url: string;
   apiKey: string | undefined;
@@ -38,8 +40,6 @@ export class AiStepError extends Error {
 export const AI_MAX_ATTEMPTS = 3;
 const BASE_WAIT_MS = 2_000;
 const MAX_WAIT_MS = 60_000;
-
-const sleepReal = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function str(v: unknown): string {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
@@ -76,7 +76,7 @@ function retryAfterMs(res: Response): number | undefined {
 
 export async function requestRecommendation(settings: AiSettings, prompt: string): Promise<AiAnswer> {
   const maxAttempts = settings.maxAttempts ?? AI_MAX_ATTEMPTS;
-  const sleep = settings.sleep ?? sleepReal;
+  const sleep = settings.sleep ?? realSleep;
   let lastReason = 'no attempt made';
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     let retryable = false;

@@ -2,9 +2,11 @@
  * The analysis engine of one host: jobs (rows), the gate, the queue side, the weekly fan-out and
  * cleanup. Every analysis — sync, async or weekly — runs through `runJob`, inside the gate.
  */
+
 import { readFileSync } from 'node:fs';
 import type { InvocationContext } from '@azure/functions';
 import type { CoreServices } from '../../app/services.js';
+import { sleep } from '../../app/sleep.js';
 import { GUID } from '../../config/fields.js';
 import type { AnalysisJob } from '../../db/generated/client.js';
 import { databaseTimeouts } from '../../db/timeouts.js';
@@ -320,13 +322,7 @@ export class AnalysisEngine {
   }
 
   private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(resolve, ms);
-      this.abort.signal.addEventListener('abort', () => {
-        clearTimeout(t);
-        resolve();
-      });
-    });
+    return sleep(ms, this.abort.signal);
   }
 
   /**
