@@ -36,7 +36,7 @@ export class Agent {
     return new Agent(config, kube, ingest, log);
   }
 
-  /** Startup check of METRICS_API_URL (contract section 0: the API lives under a `/metrics` prefix). */
+  /** Startup check of METRICS_API_URL (the API lives under a `/metrics` prefix). */
   async probeIngest(): Promise<void> {
     const url = `${this.config.metricsApiUrl}/api/Version`;
     const result = await this.ingest.probeVersion();

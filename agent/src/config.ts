@@ -38,7 +38,7 @@ export interface ConfigWarning {
   msg: string;
 }
 
-/** The spec's LOG_LEVEL names (Serilog's) mapped onto pino's. */
+/** The original agent's LOG_LEVEL names (Serilog's) mapped onto pino's. */
 const LOG_LEVELS: Record<string, Level> = {
   verbose: 'trace',
   debug: 'debug',

@@ -23,7 +23,7 @@ export interface CycleSummary {
 }
 
 /**
- * One collection cycle in the spec's order. Each step waits for its own posts before the next starts, so
+ * One collection cycle in the original agent's order. Each step waits for its own posts before the next starts, so
  * the ingest API sees pods (and logs), then nodes, then PVC usage (the original's fourth collector), then
  * events.
  */

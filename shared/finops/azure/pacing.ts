@@ -1,5 +1,5 @@
 /**
- * The pauses of a run (spec section 8): 15–25 s between the month-to-date query and the historical
+ * The pauses of a run, as the original paced its cost queries: 15–25 s between the month-to-date query and the historical
  * fetch, 2–4 s before the first history page, 8–12 s before each later page. Every pause is
  * multiplied by paceScale (CostQuery__PaceScale; 0 turns them off).
  */

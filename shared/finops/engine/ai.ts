@@ -1,5 +1,5 @@
 /**
- * The AI recommendation agent (contract section 8): POST {AI__ApiUrl} with the key in the header
+ * The AI recommendation agent, called as the original called it: POST {AI__ApiUrl} with the key in the header
  * named by AI__ApiKeyHeaderName and the body { input: <prompt> }; the answer's output.content is the
  * markdown recommendation, with conversation_id, model and message_id. Timeout AI__TimeoutSeconds
  * (600 s) per attempt; up to 3 attempts on a timeout, a network error, 429 or 5xx, waiting

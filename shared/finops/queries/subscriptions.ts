@@ -37,7 +37,7 @@ export interface SubscriptionUpsert {
 }
 
 /**
- * POST semantics (issue #5): upsert by subscriptionId in one statement (INSERT ... ON CONFLICT),
+ * POST semantics: upsert by subscriptionId in one statement (INSERT ... ON CONFLICT),
  * so concurrent posts of the same id do not race into a 409. `description` null/omitted → "";
  * `budget` omitted or null clears it; `infraSupportCost` defaults to 400 on create and changes on
  * update only when sent.
