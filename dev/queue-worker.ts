@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import azf from '@azure/functions';
 import type { QueueClient } from '@azure/storage-queue';
 import type { AppServices } from '../shared/app/services.js';
+import { sleep } from '../shared/app/sleep.js';
 import { withInvocationScope } from '../shared/observability/invocation-scope.js';
 import { type QueueHostSettings, readQueueHostSettings } from './host-json.js';
 
@@ -43,14 +44,11 @@ export function startQueueWorker(services: AppServices, options: QueueWorkerOpti
   let idleWaiters: Array<() => void> = [];
   let wake: (() => void) | undefined;
 
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(t);
-        resolve();
-      };
-    });
+  const pause = (ms: number) => {
+    const woken = new AbortController();
+    wake = () => woken.abort();
+    return sleep(ms, woken.signal);
+  };
 
   async function handleOne(): Promise<boolean> {
     await queue.createIfNotExists();
@@ -114,7 +112,7 @@ export function startQueueWorker(services: AppServices, options: QueueWorkerOpti
         const waiters = idleWaiters;
         idleWaiters = [];
         for (const w of waiters) w();
-        if (!stopped) await sleep(pollMs);
+        if (!stopped) await pause(pollMs);
       }
     }
   })();

@@ -20,7 +20,12 @@ export const finopsSettingsSchema = z.object({
   Cloud__ClientId: optionalString(),
   Cloud__ClientSecret: optionalString(),
   Cloud__SubscriptionIds: list().pipe(
-    z.array(z.string().regex(GUID, 'every entry must be a subscription GUID')),
+    z.array(
+      z
+        .string()
+        .regex(GUID, 'every entry must be a subscription GUID')
+        .transform((s) => s.toLowerCase()),
+    ),
   ) as unknown as z.ZodType<string[]>,
   Cloud__CostQueryType: z.preprocess(
     (v) => (typeof v === 'string' && v.trim() ? v.trim() : 'ActualCost'),

@@ -8,8 +8,8 @@ import { readRoutes } from './routes/read.js';
 import { wasteRoutes } from './routes/waste.js';
 
 /**
- * Every /finops/api route: the analysis side (issue #4), the read/admin API (issue #5), waste rules
- * and cost intelligence (issue #13: anomalies, forecast, imports, notification channels).
+ * Every /finops/api route: the analysis side, the read/admin API, waste rules
+ * and cost intelligence (anomalies, forecast, imports, notification channels).
  */
 export const finopsRoutes: RouteDefinition[] = [
   ...analysisRoutes,

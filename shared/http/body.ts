@@ -26,6 +26,11 @@ function unwrap(schema: unknown): unknown {
  */
 export function normalizeKeys(value: unknown, schema: unknown): unknown {
   const s = unwrap(schema);
+  // A union that takes an object (or something else): the object option's spelling.
+  if (s instanceof z.ZodUnion && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const option = (s.options as unknown[]).find((o) => unwrap(o) instanceof z.ZodObject);
+    return option ? normalizeKeys(value, option) : value;
+  }
   if (s instanceof z.ZodArray && Array.isArray(value)) {
     return value.map((v) => normalizeKeys(v, s.element));
   }

@@ -23,6 +23,16 @@ export const guid = () =>
 export const subscriptionId = () =>
   guid().describe('Azure subscription id (GUID; any case, answered in lower case)');
 
+/**
+ * A subscription id naming what to list (a path value of a read route): trimmed and lower-cased
+ * like subscriptionId, but a value that is not a GUID is not refused: it names no stored
+ * subscription, so the list is empty, as the original answered.
+ */
+export const subscriptionKey = () =>
+  text(200)
+    .transform((s) => s.toLowerCase())
+    .describe('Azure subscription id (GUID; any case)');
+
 /** A whole number within the 32-bit range the original's `int` ids had (a larger value reached PostgreSQL and gave 500). */
 export const int32 = () =>
   z
@@ -64,22 +74,47 @@ function realDay(v: string): boolean {
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+/** A day, optionally with a time (T or a space, seconds and up to 7 fraction digits) and a zone. */
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,7}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
-/** An ISO 8601 day (YYYY-MM-DD, midnight UTC) or instant with Z or an offset; answered as a Date. */
+/**
+ * The instant a date value names, as ASP.NET binds a DateTime: a value with a zone is converted to
+ * UTC; one without is taken as UTC wall-clock time, as the stored times are. Undefined when the
+ * value is not a date, names no day of the calendar or an hour past 23.
+ */
+export function parseDateValue(raw: string): Date | undefined {
+  const m = DATE_TIME.exec(raw.trim());
+  if (!m) return undefined;
+  const [, y, mo, da, h = '0', mi = '0', sec = '0', frac = '0', zone] = m;
+  if (!realDay(`${y}-${mo}-${da}`) || Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) return undefined;
+  const ms = Number(frac.slice(0, 3).padEnd(3, '0'));
+  let t = Date.UTC(Number(y), Number(mo) - 1, Number(da), Number(h), Number(mi), Number(sec), ms);
+  if (zone && zone.toUpperCase() !== 'Z') {
+    const z2 = /([+-])(\d{2}):?(\d{2})/.exec(zone)!;
+    t -= (Number(z2[2]) * 60 + Number(z2[3])) * (z2[1] === '-' ? -1 : 1) * 60_000;
+  }
+  return Number.isNaN(t) ? undefined : new Date(t);
+}
+
+/**
+ * A date or date and time (ISO 8601: YYYY-MM-DD, optionally THH:mm[:ss[.fff]] and Z or an
+ * offset; without a zone, UTC), answered as a Date. The one rule of every date query value.
+ */
 export const dateText = () =>
   z
     .string()
     .trim()
-    .refine(
-      (v) => DAY.test(v) || INSTANT.test(v),
-      'must be an ISO 8601 date (YYYY-MM-DD) or date and time with Z or an offset',
-    )
-    .refine((v) => realDay(v) && !Number.isNaN(new Date(DAY.test(v) ? `${v}T00:00:00Z` : v).getTime()), {
-      message: 'is not a day of the calendar',
-      abort: true,
-    })
-    .transform((v) => new Date(DAY.test(v) ? `${v}T00:00:00Z` : v));
+    .transform((v, ctx) => {
+      const d = parseDateValue(v);
+      if (d) return d;
+      ctx.issues.push({
+        code: 'custom',
+        input: v,
+        message: 'must be an ISO 8601 date (YYYY-MM-DD) or date and time',
+      });
+      return z.NEVER;
+    });
 
 /** A day only (YYYY-MM-DD), as a Date at midnight UTC. */
 export const dayText = () =>

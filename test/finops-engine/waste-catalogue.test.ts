@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dayNumber, resourceDayCost } from '../../dev/azure-sim/data.js';
 import { type AzureSimulator, startAzureSimulator } from '../../dev/azure-sim/index.js';
 import { CASE_TAG } from '../../dev/azure-sim/waste-catalogue.js';
-import { RULES } from '../../shared/finops/engine/flags.js';
+import { FLAGS_SEPARATOR, RULES } from '../../shared/finops/engine/flags.js';
 import { createUser, ensureAuth, type TestUser } from '../finops-api/support.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient } from '../support/http.js';
@@ -10,6 +10,7 @@ import { type Api, SUB_A, simSettings } from './support.js';
 
 interface Flag {
   code: string;
+  message: string;
   advisor?: { annualSavings: number; solution: string };
   monthToDateCost: number | null;
   estimatedMonthlySaving: number;
@@ -37,6 +38,8 @@ describe('waste rules through HTTP: every rule fires on its positive case and no
   let user: TestUser;
   let rows: Row[] = [];
   let runId = 0;
+  /** The last day the run's costs cover (today when it ran): the figures are of that day, not the test's. */
+  let periodTo = new Date(0);
 
   beforeAll(async () => {
     sim = await startAzureSimulator({ resourcesPerSubscription: 12, wasteCatalogue: true });
@@ -48,6 +51,7 @@ describe('waste rules through HTTP: every rule fires on its positive case and no
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
     runId = res.body.analysisRunId;
+    periodTo = (await host.services.prisma.analysisRun.findUniqueOrThrow({ where: { id: runId } })).periodTo;
     const list = await api.get(`/finops/api/Resources/analysis/${runId}?pageSize=1000`, {
       token: user.token,
     });
@@ -86,6 +90,18 @@ describe('waste rules through HTTP: every rule fires on its positive case and no
     }
   });
 
+  it.each(RULES.map((r) => r.code))(
+    '%s: the flags text of its positive case reads back as its findings, one per "; "',
+    (code) => {
+      const row = rows.find((r) => caseOf(r) === `${code}:positive`)!;
+      const parts = (row.flags ?? '').split(FLAGS_SEPARATOR).map((p) => {
+        const at = p.indexOf(': ');
+        return { code: p.slice(0, at), message: p.slice(at + 2) };
+      });
+      expect(parts).toEqual(row.flagDetails.map((f) => ({ code: f.code, message: f.message })));
+    },
+  );
+
   it('keeps the known exclusions: public IPs from a prefix, load balancers with inbound NAT rules, Azure Backup disks', () => {
     const named = (name: string) => rows.find((r) => r.resourceName === name)!;
     expect(named('pip-cat-prefix').flags).toBe('');
@@ -99,7 +115,8 @@ describe('waste rules through HTTP: every rule fires on its positive case and no
   });
 
   it('estimates the monthly saving from the run-rate of the cost of the month, per rule', () => {
-    const now = new Date();
+    // The run's day, not the test's: a run just before midnight UTC is checked after it.
+    const now = periodTo;
     const monthDays = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0)).getUTCDate();
     const factor = monthDays / now.getUTCDate();
     const sub = sim.subscription(SUB_A);

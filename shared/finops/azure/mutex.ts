@@ -24,7 +24,7 @@ export class Mutex {
 }
 
 /**
- * One cost query at a time, process-wide (spec section 8): every Cost Management request of every
+ * One cost query at a time, process-wide, as the original ran them: every Cost Management request of every
  * AzureAccess instance in this process goes through this lock, retries and back-off waits included.
  */
 export const costQueryMutex = new Mutex();

@@ -1,8 +1,10 @@
 /**
- * The pauses of a run (spec section 8): 15–25 s between the month-to-date query and the historical
+ * The pauses of a run, as the original paced its cost queries: 15–25 s between the month-to-date query and the historical
  * fetch, 2–4 s before the first history page, 8–12 s before each later page. Every pause is
  * multiplied by paceScale (CostQuery__PaceScale; 0 turns them off).
  */
+
+import { sleep } from '../../app/sleep.js';
 
 export const PACE_MS = {
   betweenMtdAndHistory: [15_000, 25_000],
@@ -25,7 +27,7 @@ export interface PacerOptions {
   random?: () => number;
 }
 
-export const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+export const realSleep = (ms: number): Promise<void> => sleep(ms);
 
 export function createPacer(opts: PacerOptions): Pacer {
   const random = opts.random ?? Math.random;

@@ -1,10 +1,12 @@
 /**
- * The AI recommendation agent (contract section 8): POST {AI__ApiUrl} with the key in the header
+ * The AI recommendation agent, called as the original called it: POST {AI__ApiUrl} with the key in the header
  * named by AI__ApiKeyHeaderName and the body { input: <prompt> }; the answer's output.content is the
  * markdown recommendation, with conversation_id, model and message_id. Timeout AI__TimeoutSeconds
  * (600 s) per attempt; up to 3 attempts on a timeout, a network error, 429 or 5xx, waiting
  * Retry-After (capped at 60 s) or 2 s × 2^(n−1) between them, scaled by CostQuery__PaceScale.
  */
+
+import { sleep as realSleep } from '../../app/sleep.js';
 
 export interface AiSettings {
   url: string;
@@ -38,8 +40,6 @@ export class AiStepError extends Error {
 export const AI_MAX_ATTEMPTS = 3;
 const BASE_WAIT_MS = 2_000;
 const MAX_WAIT_MS = 60_000;
-
-const sleepReal = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function str(v: unknown): string {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
@@ -76,7 +76,7 @@ function retryAfterMs(res: Response): number | undefined {
 
 export async function requestRecommendation(settings: AiSettings, prompt: string): Promise<AiAnswer> {
   const maxAttempts = settings.maxAttempts ?? AI_MAX_ATTEMPTS;
-  const sleep = settings.sleep ?? sleepReal;
+  const sleep = settings.sleep ?? realSleep;
   let lastReason = 'no attempt made';
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     let retryable = false;

@@ -2,9 +2,11 @@
  * The analysis engine of one host: jobs (rows), the gate, the queue side, the weekly fan-out and
  * cleanup. Every analysis — sync, async or weekly — runs through `runJob`, inside the gate.
  */
+
 import { readFileSync } from 'node:fs';
 import type { InvocationContext } from '@azure/functions';
 import type { CoreServices } from '../../app/services.js';
+import { sleep } from '../../app/sleep.js';
 import { GUID } from '../../config/fields.js';
 import type { AnalysisJob } from '../../db/generated/client.js';
 import { databaseTimeouts } from '../../db/timeouts.js';
@@ -335,13 +337,7 @@ export class AnalysisEngine {
   }
 
   private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(resolve, ms);
-      this.abort.signal.addEventListener('abort', () => {
-        clearTimeout(t);
-        resolve();
-      });
-    });
+    return sleep(ms, this.abort.signal);
   }
 
   /**
@@ -443,9 +439,11 @@ export class AnalysisEngine {
     const onboarded = await this.core.prisma.subscription.findMany({ select: { subscriptionId: true } });
     const seen = new Set<string>();
     const ids: string[] = [];
-    for (const id of [...configured, ...onboarded.map((s) => s.subscriptionId.trim())]) {
-      if (!GUID.test(id) || seen.has(id.toLowerCase())) continue;
-      seen.add(id.toLowerCase());
+    // Configured ids are lower-cased by the configuration schema; a Subscriptions row is written in
+    // lower case by the API, and a row put there by hand is lowered here, so no job is doubled.
+    for (const id of [...configured, ...onboarded.map((s) => s.subscriptionId.trim().toLowerCase())]) {
+      if (!GUID.test(id) || seen.has(id)) continue;
+      seen.add(id);
       ids.push(id);
     }
     const jobs: AnalysisJob[] = [];

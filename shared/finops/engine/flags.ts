@@ -93,7 +93,14 @@ export function computeFlags(
   return out;
 }
 
-/** The original's wire form: messages joined with "; " ("" when there is none). */
+/** What separates the findings in the flags text; no message contains it. */
+export const FLAGS_SEPARATOR = '; ';
+
+/**
+ * The original's wire form: "<Code>: <message>" joined with "; " ("" when there is none). A rule's
+ * message never contains "; " (a test reads every rule's flags back); text from elsewhere (an Azure
+ * Advisor recommendation) has it replaced by ", ", so the text always splits back into its findings.
+ */
 export function flagsText(flags: readonly ResourceFlag[]): string {
-  return flags.map((f) => `${f.code}: ${f.message}`).join('; ');
+  return flags.map((f) => `${f.code}: ${f.message.replaceAll(FLAGS_SEPARATOR, ', ')}`).join(FLAGS_SEPARATOR);
 }

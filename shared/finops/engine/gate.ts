@@ -11,6 +11,7 @@
  *   the in-process mutex already covers everything that can reach that database.
  */
 import pg from 'pg';
+import { sleep } from '../../app/sleep.js';
 import type { DatabaseTimeouts } from '../../db/timeouts.js';
 import type { Logger } from '../../observability/logger.js';
 import { AnalysisAborted } from './errors.js';
@@ -88,7 +89,7 @@ export class AnalysisGate {
           logged = true;
         }
         if (signal?.aborted) throw new AnalysisAborted();
-        await new Promise((resolve) => setTimeout(resolve, this.pollMs));
+        await sleep(this.pollMs, signal);
       }
     } catch (err) {
       await client.end().catch(() => undefined);

@@ -170,7 +170,7 @@ export class JobStore {
   }
 
   async fail(id: string, message: string, reason: string, subscriptionName?: string): Promise<void> {
-    // The failure and its notification in one transaction (issue 13): neither without the other.
+    // The failure and its notification in one transaction: neither without the other.
     await this.prisma.$transaction(async (tx) => {
       const job = await tx.analysisJob.update({
         where: { id },

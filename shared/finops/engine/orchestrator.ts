@@ -375,7 +375,7 @@ async function analyseAndSave(
   flagged.sort((a, b) => (b.monthToDateCost ?? 0) - (a.monthToDateCost ?? 0));
 
   const sub = await prisma.subscription.findFirst({
-    where: { subscriptionId: { equals: subscriptionId, mode: 'insensitive' } },
+    where: { subscriptionId },
     select: { budget: true },
   });
   const monthlyBudget = sub?.budget === null || sub?.budget === undefined ? null : Number(sub.budget);

@@ -180,7 +180,7 @@ export const RULES: readonly Rule[] = [
       !['activesas', 'attached', 'reserved'].includes(lower(get(r.properties, 'diskState'))) &&
       !isServiceManagedDisk(r),
     message: () =>
-      'Managed disk is not attached to any VM but is still billed; snapshot and delete it if unused.',
+      'Managed disk is not attached to any VM but is still billed. Snapshot and delete it if unused.',
   },
   {
     code: 'UnassociatedPublicIp',
@@ -192,7 +192,7 @@ export const RULES: readonly Rule[] = [
       isEmpty(get(r.properties, 'ipConfiguration')) &&
       isEmpty(get(r.properties, 'natGateway')) &&
       isEmpty(get(r.properties, 'publicIPPrefix')),
-    message: () => 'Public IP address is not associated with any resource; release it if unused.',
+    message: () => 'Public IP address is not associated with any resource. Release it if unused.',
   },
   {
     code: 'VmStoppedNotDeallocated',
@@ -200,7 +200,7 @@ export const RULES: readonly Rule[] = [
     category: 'waste',
     saving: RUN_RATE,
     applies: (r) => powerState(r) === 'powerstate/stopped',
-    message: () => 'VM is stopped but not deallocated, so its compute is still billed; deallocate it.',
+    message: () => 'VM is stopped but not deallocated, so its compute is still billed. Deallocate it.',
   },
   {
     code: 'VmDeallocated',
@@ -210,7 +210,7 @@ export const RULES: readonly Rule[] = [
     ageGated: 'deallocatedVm',
     applies: (r) => powerState(r) === 'powerstate/deallocated',
     message: () =>
-      'VM is deallocated; its disks and IPs are still billed. Delete it if it is no longer needed.',
+      'VM is deallocated. Its disks and IPs are still billed. Delete it if it is no longer needed.',
   },
   {
     code: 'EmptyAppServicePlan',
@@ -223,7 +223,7 @@ export const RULES: readonly Rule[] = [
       return sites === 0 && tier !== 'free' && tier !== 'dynamic';
     },
     message: () =>
-      'App Service plan hosts no apps but is billed for its instances; delete or consolidate it.',
+      'App Service plan hosts no apps but is billed for its instances. Delete or consolidate it.',
   },
   {
     code: 'OldSnapshot',
@@ -232,7 +232,7 @@ export const RULES: readonly Rule[] = [
     saving: RUN_RATE,
     applies: (r, { now }) => (ageDays(r, now) ?? 0) > SNAPSHOT_MAX_AGE_DAYS,
     message: (r, { now }) =>
-      `Snapshot is ${Math.floor(ageDays(r, now) ?? 0)} days old (more than ${SNAPSHOT_MAX_AGE_DAYS}); review its retention.`,
+      `Snapshot is ${Math.floor(ageDays(r, now) ?? 0)} days old (more than ${SNAPSHOT_MAX_AGE_DAYS}). Review its retention.`,
   },
   {
     code: 'OrphanedNic',
@@ -241,7 +241,7 @@ export const RULES: readonly Rule[] = [
     saving: RUN_RATE,
     applies: (r) =>
       isEmpty(get(r.properties, 'virtualMachine')) && isEmpty(get(r.properties, 'privateEndpoint')),
-    message: () => 'Network interface is attached to no VM and no private endpoint; delete it if unused.',
+    message: () => 'Network interface is attached to no VM and no private endpoint. Delete it if unused.',
   },
   {
     code: 'LoadBalancerWithoutBackends',
@@ -253,7 +253,7 @@ export const RULES: readonly Rule[] = [
       isEmpty(get(r.properties, 'backendAddressPools')) &&
       isEmpty(get(r.properties, 'inboundNatRules')) &&
       !isBasic(r),
-    message: () => 'Load balancer has no backend pools but is billed; delete it if unused.',
+    message: () => 'Load balancer has no backend pools but is billed. Delete it if unused.',
   },
   {
     code: 'RegistryAdminUserEnabled',
@@ -262,7 +262,7 @@ export const RULES: readonly Rule[] = [
     saving: NONE,
     applies: (r) => get(r.properties, 'adminUserEnabled') === true,
     message: () =>
-      'Container registry has the admin user enabled; use Entra ID identities or tokens instead.',
+      'Container registry has the admin user enabled. Use Entra ID identities or tokens instead.',
   },
   {
     code: 'RedisNonSslPort',
@@ -270,7 +270,7 @@ export const RULES: readonly Rule[] = [
     category: 'security',
     saving: NONE,
     applies: (r) => get(r.properties, 'enableNonSslPort') === true,
-    message: () => 'Azure Cache for Redis has the non-TLS port (6379) enabled; disable it.',
+    message: () => 'Azure Cache for Redis has the non-TLS port (6379) enabled. Disable it.',
   },
   {
     code: 'AppGatewayWithoutBackends',
@@ -284,7 +284,7 @@ export const RULES: readonly Rule[] = [
           isEmpty(get(p, 'properties', 'backendAddresses')),
       ),
     message: () =>
-      'Application gateway has no backend targets in any pool but is billed; delete it if unused.',
+      'Application gateway has no backend targets in any pool but is billed. Delete it if unused.',
   },
   {
     code: 'NatGatewayWithoutSubnet',
@@ -292,7 +292,7 @@ export const RULES: readonly Rule[] = [
     category: 'waste',
     saving: RUN_RATE,
     applies: (r) => isEmpty(get(r.properties, 'subnets')),
-    message: () => 'NAT gateway is attached to no subnet but is billed hourly; delete it if unused.',
+    message: () => 'NAT gateway is attached to no subnet but is billed hourly. Delete it if unused.',
   },
   {
     code: 'VnetGatewayWithoutConnections',
@@ -305,7 +305,7 @@ export const RULES: readonly Rule[] = [
       !inventory.gatewaysWithConnections.has(r.id.toLowerCase()) &&
       isEmpty(get(r.properties, 'vpnClientConfiguration')),
     message: () =>
-      'Virtual network gateway has no connections and no point-to-site configuration but is billed hourly; delete it if unused.',
+      'Virtual network gateway has no connections and no point-to-site configuration but is billed hourly. Delete it if unused.',
   },
   {
     code: 'DdosPlanWithoutVnet',
@@ -314,7 +314,7 @@ export const RULES: readonly Rule[] = [
     saving: RUN_RATE,
     applies: (r) => isEmpty(get(r.properties, 'virtualNetworks')),
     message: () =>
-      'DDoS protection plan protects no virtual network but is billed monthly; delete it if unused.',
+      'DDoS protection plan protects no virtual network but is billed monthly. Delete it if unused.',
   },
   {
     code: 'EmptyNetworkSecurityGroup',
@@ -322,7 +322,7 @@ export const RULES: readonly Rule[] = [
     category: 'waste',
     saving: RUN_RATE,
     applies: (r) => isEmpty(get(r.properties, 'networkInterfaces')) && isEmpty(get(r.properties, 'subnets')),
-    message: () => 'Network security group is associated with no subnet and no NIC; delete it if unused.',
+    message: () => 'Network security group is associated with no subnet and no NIC. Delete it if unused.',
   },
   {
     code: 'RouteTableWithoutSubnet',
@@ -330,7 +330,7 @@ export const RULES: readonly Rule[] = [
     category: 'waste',
     saving: RUN_RATE,
     applies: (r) => isEmpty(get(r.properties, 'subnets')),
-    message: () => 'Route table is associated with no subnet; delete it if unused.',
+    message: () => 'Route table is associated with no subnet. Delete it if unused.',
   },
   {
     code: 'EmptyAvailabilitySet',
@@ -339,7 +339,7 @@ export const RULES: readonly Rule[] = [
     saving: RUN_RATE,
     // Site Recovery creates "-asr" availability sets ahead of a failover.
     applies: (r) => isEmpty(get(r.properties, 'virtualMachines')) && !r.name.toLowerCase().endsWith('-asr'),
-    message: () => 'Availability set holds no VM; delete it if unused.',
+    message: () => 'Availability set holds no VM. Delete it if unused.',
   },
   {
     code: 'EmptyVirtualNetwork',
@@ -347,7 +347,7 @@ export const RULES: readonly Rule[] = [
     category: 'waste',
     saving: RUN_RATE,
     applies: (r) => isEmpty(get(r.properties, 'subnets')),
-    message: () => 'Virtual network has no subnet; delete it if unused.',
+    message: () => 'Virtual network has no subnet. Delete it if unused.',
   },
   {
     code: 'SubnetsWithoutDevices',
@@ -356,7 +356,7 @@ export const RULES: readonly Rule[] = [
     saving: NONE,
     applies: (r) => idleSubnets(r).length > 0,
     message: (r) =>
-      `Subnet(s) ${idleSubnets(r).join(', ')} hold no device, delegation or private endpoint; remove them to free the address space.`,
+      `Subnet(s) ${idleSubnets(r).join(', ')} hold no device, delegation or private endpoint. Remove them to free the address space.`,
   },
   {
     code: 'PrivateDnsZoneWithoutVnetLink',
@@ -365,7 +365,7 @@ export const RULES: readonly Rule[] = [
     saving: RUN_RATE,
     applies: (r) => Number(get(r.properties, 'numberOfVirtualNetworkLinks') ?? 0) === 0,
     message: () =>
-      'Private DNS zone is linked to no virtual network, so nothing resolves it; delete it if unused.',
+      'Private DNS zone is linked to no virtual network, so nothing resolves it. Delete it if unused.',
   },
   {
     code: 'DisconnectedPrivateEndpoint',
@@ -376,7 +376,7 @@ export const RULES: readonly Rule[] = [
       privateEndpointConnections(r).some(
         (c) => lower(get(c, 'properties', 'privateLinkServiceConnectionState', 'status')) === 'disconnected',
       ),
-    message: () => 'Private endpoint is disconnected from its service but still billed; delete it if unused.',
+    message: () => 'Private endpoint is disconnected from its service but still billed. Delete it if unused.',
   },
   {
     code: 'EmptySqlElasticPool',
@@ -385,7 +385,7 @@ export const RULES: readonly Rule[] = [
     saving: RUN_RATE,
     applies: (r, { inventory }) =>
       inventory !== undefined && !inventory.poolsWithDatabases.has(r.id.toLowerCase()),
-    message: () => 'SQL elastic pool holds no database but is billed for its capacity; delete it if unused.',
+    message: () => 'SQL elastic pool holds no database but is billed for its capacity. Delete it if unused.',
   },
   {
     code: 'SnapshotSourceDiskGone',
@@ -393,7 +393,7 @@ export const RULES: readonly Rule[] = [
     category: 'waste',
     saving: RUN_RATE,
     applies: (r, { inventory }) => inventory !== undefined && snapshotSourceGone(r, inventory),
-    message: () => 'Snapshot of a disk that no longer exists; keep it only if it is a deliberate backup.',
+    message: () => 'Snapshot of a disk that no longer exists. Keep it only if it is a deliberate backup.',
   },
   {
     code: 'PremiumSnapshot',
@@ -401,7 +401,7 @@ export const RULES: readonly Rule[] = [
     category: 'waste',
     saving: { kind: 'fraction', fraction: PREMIUM_SNAPSHOT_SAVING },
     applies: (r) => lower(get(r.sku, 'name')).startsWith('premium'),
-    message: () => 'Snapshot is on premium storage; standard storage costs less than half as much.',
+    message: () => 'Snapshot is on premium storage. Standard storage costs less than half as much.',
   },
   {
     code: 'BasicSkuPublicIp',
@@ -409,7 +409,7 @@ export const RULES: readonly Rule[] = [
     category: 'modernize',
     saving: NONE,
     applies: isBasic,
-    message: () => 'Basic SKU public IP addresses were retired on 30 September 2025; upgrade to Standard.',
+    message: () => 'Basic SKU public IP addresses were retired on 30 September 2025. Upgrade to Standard.',
   },
   {
     code: 'BasicSkuLoadBalancer',
@@ -417,7 +417,7 @@ export const RULES: readonly Rule[] = [
     category: 'modernize',
     saving: NONE,
     applies: isBasic,
-    message: () => 'Basic SKU load balancers were retired on 30 September 2025; upgrade to Standard.',
+    message: () => 'Basic SKU load balancers were retired on 30 September 2025. Upgrade to Standard.',
   },
   {
     code: 'StorageAccountV1',
@@ -426,7 +426,7 @@ export const RULES: readonly Rule[] = [
     saving: NONE,
     applies: (r) => r.kind === 'Storage',
     message: () =>
-      'General-purpose v1 storage account; upgrade to v2 for access tiers and lifecycle management.',
+      'General-purpose v1 storage account. Upgrade to v2 for access tiers and lifecycle management.',
   },
   {
     code: 'VmUnmanagedDisks',
@@ -434,7 +434,7 @@ export const RULES: readonly Rule[] = [
     category: 'modernize',
     saving: NONE,
     applies: hasUnmanagedDisk,
-    message: () => 'VM uses unmanaged (VHD) disks, retired on 30 September 2025; migrate to managed disks.',
+    message: () => 'VM uses unmanaged (VHD) disks, retired on 30 September 2025. Migrate to managed disks.',
   },
   {
     code: 'WindowsVmWithoutHybridBenefit',
@@ -445,7 +445,7 @@ export const RULES: readonly Rule[] = [
       osType(r) === 'windows' &&
       !['windows_server', 'windows_client'].includes(lower(get(r.properties, 'licenseType'))),
     message: () =>
-      'Windows VM pays for its Windows licence; apply Azure Hybrid Benefit if you hold Software Assurance licences.',
+      'Windows VM pays for its Windows licence. Apply Azure Hybrid Benefit if you hold Software Assurance licences.',
   },
   {
     code: 'SqlVmWithoutHybridBenefit',
@@ -457,7 +457,7 @@ export const RULES: readonly Rule[] = [
       !['ahub', 'dr'].includes(lower(get(r.properties, 'sqlServerLicenseType'))) &&
       !['developer', 'express'].includes(lower(get(r.properties, 'sqlImageSku'))),
     message: () =>
-      'SQL Server VM pays for its SQL licence; apply Azure Hybrid Benefit if you hold Software Assurance licences.',
+      'SQL Server VM pays for its SQL licence. Apply Azure Hybrid Benefit if you hold Software Assurance licences.',
   },
   {
     code: 'ExpiredAppServiceCertificate',
@@ -465,7 +465,7 @@ export const RULES: readonly Rule[] = [
     category: 'waste',
     saving: RUN_RATE,
     applies: (r, { now }) => (daysSince(get(r.properties, 'expirationDate'), now) ?? -1) > 0,
-    message: () => 'App Service certificate has expired; renew or delete it.',
+    message: () => 'App Service certificate has expired. Renew or delete it.',
   },
   {
     code: 'EmptyResourceGroup',
@@ -475,6 +475,6 @@ export const RULES: readonly Rule[] = [
     // A group another service manages (AKS node groups, managed applications) empties and fills itself.
     applies: (r, { inventory }) =>
       inventory !== undefined && !r.managedBy && !inventory.groupsWithResources.has(r.name.toLowerCase()),
-    message: () => 'Resource group contains no resources; delete it.',
+    message: () => 'Resource group contains no resources. Delete it.',
   },
 ];

@@ -121,7 +121,7 @@ export async function storeImport(
   const { prisma } = deps;
   const recordedAt = new Date();
   const previous = await prisma.analysisRun.findFirst({
-    where: { subscriptionId: { equals: subscriptionId, mode: 'insensitive' } },
+    where: { subscriptionId },
     orderBy: [{ runDate: 'desc' }, { id: 'desc' }],
     select: { id: true, subscriptionName: true },
   });

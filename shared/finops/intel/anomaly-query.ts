@@ -68,3 +68,9 @@ export async function acknowledgeAnomaly(
   });
   return anomalyOut(updated);
 }
+
+/** The subscription an anomaly is about, or undefined when there is no such anomaly. */
+export async function anomalySubscription(prisma: PrismaClient, id: number): Promise<string | undefined> {
+  const row = await prisma.costAnomaly.findUnique({ where: { id }, select: { subscriptionId: true } });
+  return row?.subscriptionId;
+}

@@ -16,15 +16,15 @@ export async function subscriptionForecast(
   now: Date = new Date(),
 ): Promise<ForecastDto | undefined> {
   const run = await prisma.analysisRun.findFirst({
-    where: { subscriptionId: { equals: subscriptionId, mode: 'insensitive' } },
+    where: { subscriptionId },
     orderBy: [{ runDate: 'desc' }, { id: 'desc' }],
     select: { id: true, subscriptionId: true, currency: true, runDate: true },
   });
   if (!run) return undefined;
   const before = run.runDate < now ? run.runDate : now;
-  const all = buildSeries(subscriptionId.toLowerCase(), await runHistory(prisma, run.id), before);
+  const all = buildSeries(subscriptionId, await runHistory(prisma, run.id), before);
   const sub = await prisma.subscription.findFirst({
-    where: { subscriptionId: { equals: subscriptionId, mode: 'insensitive' } },
+    where: { subscriptionId },
     select: { budget: true },
   });
   const budget = sub?.budget === null || sub?.budget === undefined ? null : Number(sub.budget);

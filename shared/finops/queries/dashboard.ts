@@ -98,7 +98,7 @@ export async function costTrends(prisma: PrismaClient, months: number, cap: numb
   >`
     SELECT r."runDate", r."totalMonthlyCost", r."totalResourcesAnalyzed", r."subscriptionId", r.currency,
            COALESCE(s."infraSupportCost", ${DEFAULT_INFRA_SUPPORT_COST}) AS infra
-    FROM "AnalysisRuns" r LEFT JOIN "Subscriptions" s ON s."subscriptionId" = lower(trim(r."subscriptionId"))
+    FROM "AnalysisRuns" r LEFT JOIN "Subscriptions" s ON s."subscriptionId" = r."subscriptionId"
     WHERE r."runDate" >= ${cutoff} ${scope}
     ORDER BY r."runDate", r.id LIMIT ${cap}`;
   return {

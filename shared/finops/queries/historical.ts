@@ -31,7 +31,7 @@ export const infraOf = (map: Map<string, Decimal | number>, subscriptionId: stri
 export async function runInfraSupport(prisma: PrismaClient, runId: number) {
   const rows = await prisma.$queryRaw<Array<{ subscriptionId: string; infra: Decimal }>>`
     SELECT r."subscriptionId", COALESCE(s."infraSupportCost", ${DEFAULT_INFRA_SUPPORT_COST}) AS infra
-    FROM "AnalysisRuns" r LEFT JOIN "Subscriptions" s ON s."subscriptionId" = lower(trim(r."subscriptionId"))
+    FROM "AnalysisRuns" r LEFT JOIN "Subscriptions" s ON s."subscriptionId" = r."subscriptionId"
     WHERE r.id = ${runId}`;
   return rows[0]?.infra ?? DEFAULT_INFRA_SUPPORT_COST;
 }
@@ -190,7 +190,7 @@ export async function runHistoryInputs(
   const [run] = await prisma.$queryRaw<Array<{ kept: boolean; infra: Decimal }>>`
     SELECT r."historicalCostCount" IS NOT NULL AS kept,
       COALESCE(s."infraSupportCost", ${DEFAULT_INFRA_SUPPORT_COST}) AS infra
-    FROM "AnalysisRuns" r LEFT JOIN "Subscriptions" s ON s."subscriptionId" = lower(trim(r."subscriptionId"))
+    FROM "AnalysisRuns" r LEFT JOIN "Subscriptions" s ON s."subscriptionId" = r."subscriptionId"
     WHERE r.id = ${runId}`;
   return run;
 }

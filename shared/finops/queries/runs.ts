@@ -117,7 +117,7 @@ export async function latestPerSubscription(prisma: PrismaClient) {
       FROM "AnalysisRuns"
       ORDER BY "subscriptionId", "runDate" DESC, id DESC
     ) r
-    LEFT JOIN "Subscriptions" s ON s."subscriptionId" = lower(trim(r."subscriptionId"))
+    LEFT JOIN "Subscriptions" s ON s."subscriptionId" = r."subscriptionId"
     ORDER BY r."subscriptionName", r."subscriptionId"`;
   return rows.map((r) => ({
     id: r.id,
@@ -154,5 +154,8 @@ export async function deleteRun(prisma: PrismaClient, id: number): Promise<boole
   return r.count > 0;
 }
 
-export const runExists = async (prisma: PrismaClient, id: number) =>
-  (await prisma.analysisRun.count({ where: { id } })) > 0;
+/** Whether the run exists. Raw: a model query costs several times its SQL in the client, and the run routes ask this per request. */
+export async function runExists(prisma: PrismaClient, id: number): Promise<boolean> {
+  const rows = await prisma.$queryRaw<Array<{ id: number }>>`SELECT id FROM "AnalysisRuns" WHERE id = ${id}`;
+  return rows.length > 0;
+}

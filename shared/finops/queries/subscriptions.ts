@@ -37,13 +37,15 @@ export interface SubscriptionUpsert {
 }
 
 /**
- * POST semantics (issue #5): upsert by subscriptionId in one statement (INSERT ... ON CONFLICT),
+ * POST semantics: upsert by subscriptionId in one statement (INSERT ... ON CONFLICT),
  * so concurrent posts of the same id do not race into a 409. `description` null/omitted → "";
  * `budget` omitted or null clears it; `infraSupportCost` defaults to 400 on create and changes on
  * update only when sent.
  */
 export async function upsertSubscription(prisma: Writer, input: SubscriptionUpsert) {
   const subscriptionId = normalizeSubscriptionId(input.subscriptionId);
+  // Whether the row is new, for the audit record written in the same transaction.
+  const existed = await prisma.subscription.findUnique({ where: { subscriptionId }, select: { id: true } });
   const description = input.description ?? '';
   const budget =
     input.budget === undefined || input.budget === null ? null : new Prisma.Decimal(input.budget);
@@ -51,7 +53,7 @@ export async function upsertSubscription(prisma: Writer, input: SubscriptionUpse
     input.infraSupportCost === undefined || input.infraSupportCost === null
       ? undefined
       : new Prisma.Decimal(input.infraSupportCost);
-  return prisma.subscription.upsert({
+  const row = await prisma.subscription.upsert({
     where: { subscriptionId },
     create: {
       subscriptionId,
@@ -66,6 +68,7 @@ export async function upsertSubscription(prisma: Writer, input: SubscriptionUpse
       updatedAt: new Date(),
     },
   });
+  return { row, created: !existed };
 }
 
 export interface SubscriptionPatch {
@@ -88,7 +91,10 @@ export async function updateSubscription(prisma: Writer, id: number, patch: Subs
   return prisma.subscription.findUnique({ where: { id } });
 }
 
-export async function deleteSubscription(prisma: Writer, id: number): Promise<boolean> {
+/** Deletes a row; the cloud id it held (for the audit record), or null when there was none. */
+export async function deleteSubscription(prisma: Writer, id: number): Promise<string | null> {
+  const row = await prisma.subscription.findUnique({ where: { id }, select: { subscriptionId: true } });
+  if (!row) return null;
   const r = await prisma.subscription.deleteMany({ where: { id } });
-  return r.count > 0;
+  return r.count > 0 ? row.subscriptionId : null;
 }

@@ -5,35 +5,9 @@ import { badRequest, notFound } from '../../http/problem.js';
 import { json, ok } from '../../http/respond.js';
 import { defineRoute, type RequestContext, type RouteDefinition } from '../../http/route.js';
 import { toJobDto } from '../engine/jobs.js';
-import { type MonthSelection, parseMonthSelection } from '../engine/period.js';
+import type { MonthSelection } from '../engine/period.js';
 
 const TAGS = ['Analysis'];
-
-/** The start routes' body: a JSON string "<guid>" (the original's) or { "subscriptionId": "<guid>" }. */
-async function subscriptionIdFrom(ctx: RequestContext): Promise<string> {
-  const body = await ctx.body(z.unknown());
-  let value: unknown = body;
-  if (body && typeof body === 'object' && !Array.isArray(body)) {
-    const key = Object.keys(body).find((k) => k.toLowerCase() === 'subscriptionid');
-    value = key ? (body as Record<string, unknown>)[key] : undefined;
-  }
-  const id = typeof value === 'string' ? value.trim() : '';
-  if (!id)
-    throw badRequest('Subscription ID is required', { subscriptionId: ['Subscription ID is required'] });
-  if (!GUID.test(id)) {
-    throw badRequest('Subscription ID must be a GUID', { subscriptionId: ['must be a subscription GUID'] });
-  }
-  return id;
-}
-
-function monthSelectionFrom(ctx: RequestContext): MonthSelection {
-  const m = parseMonthSelection(ctx.query.get('monthSelection'));
-  if (!m)
-    throw badRequest('monthSelection must be current or previous', {
-      monthSelection: ['must be current or previous'],
-    });
-  return m;
-}
 
 /** 202 with the job and its Location: start-async's answer, and start's when it runs long. */
 export function accepted(ctx: RequestContext, jobId: string, subscriptionId: string, status: string) {
@@ -46,8 +20,36 @@ export function accepted(ctx: RequestContext, jobId: string, subscriptionId: str
   );
 }
 
-const startBody = z.union([z.string(), z.object({ subscriptionId: z.string() })]);
-const monthQuery = z.object({ monthSelection: z.enum(['current', 'previous']).optional() });
+/** The subscription id of a start body, lower-cased; the messages are the original's. */
+const startId = z
+  .string({ error: 'Subscription ID is required' })
+  .trim()
+  .min(1, 'Subscription ID is required')
+  .regex(GUID, 'Subscription ID must be a GUID')
+  .transform((s) => s.toLowerCase());
+
+/** The start routes' body: a JSON string "<guid>" (the original's) or { "subscriptionId": "<guid>" }. */
+const startBody = z
+  .union([
+    z.string().transform((subscriptionId) => ({ subscriptionId })),
+    z.object({ subscriptionId: z.unknown() }),
+  ])
+  // Either shape is checked as the object, so a problem is always named `subscriptionId`.
+  .pipe(z.object({ subscriptionId: startId }))
+  .transform((b) => b.subscriptionId);
+
+const monthQuery = z.object({
+  monthSelection: z
+    .string()
+    .trim()
+    .toLowerCase()
+    // Blank is the default, as the original bound a missing value.
+    .pipe(z.enum(['', 'current', 'previous'], { error: 'must be current or previous' }))
+    .transform((v): MonthSelection => v || 'current')
+    .optional()
+    .describe('current (default) or previous'),
+});
+const startInput = { body: startBody, query: monthQuery };
 
 /** /finops/api/Analysis/*: start, start-async, jobs, settings, cleanup. */
 export const analysisRoutes: RouteDefinition[] = [
@@ -62,8 +64,6 @@ export const analysisRoutes: RouteDefinition[] = [
       description:
         'Runs after any analysis ahead of it (one at a time). When it cannot finish within AnalysisStart__MaxWaitSeconds (200 s by default, under the 230 s Azure gives an HTTP response), answers 202 with the job, as start-async does, and the job goes on. Prefer start-async: a full analysis takes minutes.',
       tags: TAGS,
-      body: startBody,
-      query: monthQuery,
       responses: {
         200: { description: 'Sync summary (success may be false)' },
         202: {
@@ -73,14 +73,15 @@ export const analysisRoutes: RouteDefinition[] = [
         400: { description: 'Invalid id' },
       },
     },
+    input: startInput,
     async handler(ctx) {
-      const subscriptionId = await subscriptionIdFrom(ctx);
-      const monthSelection = monthSelectionFrom(ctx);
+      const { body: subscriptionId, query } = ctx.input;
+      const monthSelection = query.monthSelection ?? 'current';
       // Recorded as it starts: a synchronous run takes minutes and its job is the engine's to write.
       await recordAudit(ctx.services.prisma, {
         actor: ctx.caller ?? null,
         action: 'analysis.started',
-        target: { type: 'subscription', id: subscriptionId.toLowerCase() },
+        target: { type: 'subscription', id: subscriptionId },
         details: { mode: 'sync', monthSelection },
         request: ctx.request,
       });
@@ -100,18 +101,17 @@ export const analysisRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Queue an analysis',
       tags: TAGS,
-      body: startBody,
-      query: monthQuery,
       responses: { 202: { description: '{ jobId, subscriptionId, status } and a Location header' } },
     },
+    input: startInput,
     async handler(ctx) {
-      const subscriptionId = await subscriptionIdFrom(ctx);
-      const monthSelection = monthSelectionFrom(ctx);
+      const { body: subscriptionId, query } = ctx.input;
+      const monthSelection = query.monthSelection ?? 'current';
       const job = await ctx.services.finops.engine.startAsync(subscriptionId, monthSelection);
       await recordAudit(ctx.services.prisma, {
         actor: ctx.caller ?? null,
         action: 'analysis.started',
-        target: { type: 'subscription', id: subscriptionId.toLowerCase() },
+        target: { type: 'subscription', id: subscriptionId },
         details: { mode: 'async', monthSelection, jobId: job.id },
         request: ctx.request,
       });
@@ -132,6 +132,8 @@ export const analysisRoutes: RouteDefinition[] = [
       responses: { 200: { description: 'Job status' }, 404: { description: 'Unknown or expired job id' } },
     },
     async handler(ctx) {
+      // Not a route input: a job id that is not a GUID is a plain 404, as the original's {jobId:guid}
+      // route constraint answered, not a 400.
       const id = ctx.params.jobId ?? '';
       if (!GUID.test(id)) throw notFound('Unknown or expired job id');
       const job = await ctx.services.finops.engine.jobs.get(id.toLowerCase());

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { subscriptionId as subscriptionIdField, text } from '../../http/fields.js';
 import { badRequest, HttpError } from '../../http/problem.js';
 import { ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
@@ -20,7 +21,6 @@ export const IMPORT_MAX_BODY_BYTES = 100 * 1024 * 1024;
  */
 export const SYNC_IMPORT_MAX_BYTES = 1024 * 1024;
 
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CSV_TYPES = new Set(['text/csv', 'application/csv', 'application/gzip', 'application/x-gzip']);
 
 export const ImportSummarySchema = z.object({
@@ -39,24 +39,16 @@ export const ImportSummarySchema = z.object({
 });
 
 const BlobImportBody = z.object({
-  subscriptionId: z.string(),
-  url: z.string().min(1).max(4000).describe('blob URL, or container URL with prefix; may carry a SAS'),
+  subscriptionId: subscriptionIdField(),
+  url: text(4000)
+    .refine((v) => URL.canParse(v), 'must be a URL')
+    .describe('blob URL, or container URL with prefix; may carry a SAS'),
   prefix: z
     .string()
     .max(1000)
     .optional()
     .describe('import every .csv/.csv.gz blob under this prefix of the container'),
 });
-
-export function subscriptionQuery(query: URLSearchParams): string {
-  const sub = query.get('subscriptionId')?.trim() ?? '';
-  if (!GUID.test(sub)) {
-    throw badRequest("The query parameter 'subscriptionId' must be a subscription GUID.", {
-      subscriptionId: [sub ? `The value '${sub}' is not a GUID.` : 'A value is required.'],
-    });
-  }
-  return sub;
-}
 
 /** An import failure as problem+json, with the line number when one row is at fault. */
 export function importProblem(e: unknown): unknown {
@@ -99,7 +91,6 @@ export const importRoutes: RouteDefinition[] = [
         'GET Forecast reads it. FOCUS cost column: BilledCost, or EffectiveCost when Cloud__CostQueryType is ' +
         'AmortizedCost. A malformed CSV is a 400 and a bad row a 422, both with the line number (in a job: its failure reason); nothing is stored then.',
       tags: ['CostImports'],
-      query: z.object({ subscriptionId: z.string() }),
       responses: {
         200: { description: 'import summary', schema: ImportSummarySchema },
         202: jobAccepted,
@@ -112,9 +103,10 @@ export const importRoutes: RouteDefinition[] = [
         },
       },
     },
+    input: { query: z.object({ subscriptionId: subscriptionIdField() }) },
     async handler(ctx) {
-      const { services, query, request, caller } = ctx;
-      const subscriptionId = subscriptionQuery(query);
+      const { services, request, caller } = ctx;
+      const { subscriptionId } = ctx.input.query;
       // Replacing a subscription's history is for its users and administrators.
       await assertSubscriptionAccess(services.prisma, caller, subscriptionId);
       const type = (request.headers.get('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase();
@@ -174,7 +166,6 @@ export const importRoutes: RouteDefinition[] = [
         'The blob (or the prefix) is checked now; it is then read as a job (202, same job route as analyses), streamed with bounded memory ' +
         'whatever its size. Only https URLs outside Development. Same formats and rules as POST CostImports.',
       tags: ['CostImports'],
-      body: BlobImportBody,
       responses: {
         202: jobAccepted,
         422: {
@@ -184,16 +175,12 @@ export const importRoutes: RouteDefinition[] = [
         503: { description: 'the job could not be stored (no blob storage, storage down)' },
       },
     },
+    input: { body: BlobImportBody },
     async handler(ctx) {
-      const { services, body, caller } = ctx;
-      const b = await body(BlobImportBody);
-      const subscriptionId = subscriptionQuery(new URLSearchParams({ subscriptionId: b.subscriptionId }));
-      let url: URL;
-      try {
-        url = new URL(b.url);
-      } catch {
-        throw badRequest('The url is not a URL.', { url: ['Not a URL.'] });
-      }
+      const { services, caller } = ctx;
+      const b = ctx.input.body;
+      const { subscriptionId } = b;
+      const url = new URL(b.url);
       if (!(url.protocol === 'https:' || (services.config.isDevelopment && url.protocol === 'http:'))) {
         throw badRequest('The url must be an https URL of a blob or a container.', {
           url: ['Not an https URL.'],

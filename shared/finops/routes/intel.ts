@@ -3,25 +3,14 @@ import { withAudit } from '../../audit/record.js';
 import { parseJsonText, validate } from '../../http/body.js';
 import { dayText, subscriptionId } from '../../http/fields.js';
 import { pagedHeaders, pageOf, pagingQuery } from '../../http/paging.js';
-import { badRequest, HttpError, notFound } from '../../http/problem.js';
+import { HttpError, notFound } from '../../http/problem.js';
 import { ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
-import { acknowledgeAnomaly, listAnomalies } from '../intel/anomaly-query.js';
+import { acknowledgeAnomaly, anomalySubscription, listAnomalies } from '../intel/anomaly-query.js';
 import { AcknowledgeBody, Anomaly, Forecast } from '../intel/contract.js';
 import { subscriptionForecast } from '../intel/forecast-query.js';
 import { assertSubscriptionAccess } from '../waste/access.js';
-import { idParam, idParams, PAGED_HEADERS_NOTE, textParam, UNPAGED_NOTE } from './read/common.js';
-
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function guid(value: string, name: string): string {
-  if (!GUID.test(value)) {
-    throw badRequest(`The parameter '${name}' must be a subscription GUID.`, {
-      [name]: [`The value '${value}' is not a GUID.`],
-    });
-  }
-  return value;
-}
+import { idParams, PAGED_HEADERS_NOTE, UNPAGED_NOTE } from './read/common.js';
 
 export const intelRoutes: RouteDefinition[] = [
   defineRoute({
@@ -65,15 +54,15 @@ export const intelRoutes: RouteDefinition[] = [
       summary:
         'Acknowledges an anomaly, with an optional note (the body may be empty); administrators and users the subscription is assigned to',
       tags: ['Anomalies'],
-      params: idParams,
       body: AcknowledgeBody,
       responses: {
         200: { description: 'the anomaly', schema: Anomaly },
         404: { description: 'no such anomaly' },
       },
     },
-    async handler({ services, params, request, caller }) {
-      const id = idParam(params, 'id');
+    input: { params: idParams },
+    async handler({ services, input, request, caller }) {
+      const id = input.params.id;
       // The body is optional, so it is read here rather than through ctx.body (which requires one).
       const raw = await request.text();
       const type = (request.headers.get('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase();
@@ -81,13 +70,10 @@ export const intelRoutes: RouteDefinition[] = [
         throw new HttpError(415, `The content type ${type} is not supported; send application/json.`);
       }
       const body = raw.trim() ? validate(AcknowledgeBody, parseJsonText(raw), 'request body') : {};
-      const row = await services.prisma.costAnomaly.findUnique({
-        where: { id },
-        select: { subscriptionId: true },
-      });
-      if (!row) throw notFound(`Anomaly ${id} not found.`);
+      const subscriptionId = await anomalySubscription(services.prisma, id);
+      if (!subscriptionId) throw notFound(`Anomaly ${id} not found.`);
       // A decision about a subscription's cost, like dismissing a waste flag: its users and admins.
-      await assertSubscriptionAccess(services.prisma, caller, row.subscriptionId);
+      await assertSubscriptionAccess(services.prisma, caller, subscriptionId);
       const out = await withAudit(
         services.prisma,
         (tx) => acknowledgeAnomaly(tx, id, caller.email || caller.userId, body.note),
@@ -96,7 +82,7 @@ export const intelRoutes: RouteDefinition[] = [
             actor: caller,
             action: 'anomaly.acknowledged',
             target: { type: 'anomaly', id },
-            details: { subscriptionId: row.subscriptionId, ...(body.note ? { note: body.note } : {}) },
+            details: { subscriptionId, ...(body.note ? { note: body.note } : {}) },
             request,
           },
       );
@@ -117,14 +103,14 @@ export const intelRoutes: RouteDefinition[] = [
         'budgetStatus: noBudget (no budget set), overBudget (forecast or actual ≥ budget), atRisk (forecast ≥ 80 % of budget), onTrack. ' +
         'The month is the one in progress after the last complete stored day (asOf).',
       tags: ['Forecast'],
-      params: z.object({ subscriptionId: z.string() }),
       responses: {
         200: { description: 'forecast', schema: Forecast },
         404: { description: 'no run for this subscription' },
       },
     },
-    async handler({ services, params }) {
-      const sub = guid(textParam(params, 'subscriptionId'), 'subscriptionId');
+    input: { params: z.object({ subscriptionId: subscriptionId() }) },
+    async handler({ services, input }) {
+      const sub = input.params.subscriptionId;
       const f = await subscriptionForecast(services.prisma, sub);
       if (!f) throw notFound(`No analysis or import of subscription ${sub} is stored.`);
       return ok(f);

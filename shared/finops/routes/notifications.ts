@@ -1,38 +1,48 @@
 import { z } from 'zod';
-import { withAudit } from '../../audit/record.js';
 import type { NotificationChannel } from '../../db/generated/client.js';
-import { Prisma } from '../../db/generated/client.js';
+import { subscriptionId, text } from '../../http/fields.js';
 import { badRequest, HttpError, notFound } from '../../http/problem.js';
 import { json, noContent, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { sendToChannel } from '../../notify/send.js';
 import { allowPrivateTargets, assertPublicTarget, TargetRefused } from '../../notify/target-guard.js';
-import { idParam, idParams } from './read/common.js';
+import { channelById, createChannel, deleteChannel, listChannels } from '../queries/notification-channels.js';
+import { idParams } from './read/common.js';
 
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export const ChannelIn = z.object({
-  name: z.string().trim().min(1).max(200),
-  kind: z.enum(['email', 'slack', 'teams', 'webhook']),
-  target: z.string().trim().min(1).max(2000).describe('email address or webhook URL (never answered back)'),
-  secret: z
-    .string()
-    .min(16)
-    .max(500)
-    .optional()
-    .describe('HMAC-SHA256 key of a generic webhook (required for it; never answered back)'),
-  minImpact: z
-    .number()
-    .min(0)
-    .optional()
-    .describe('anomalies with a smaller |impact| a day are not sent here (default 0)'),
-  subscriptionId: z
-    .string()
-    .regex(GUID)
-    .nullable()
-    .optional()
-    .describe('only this subscription (default: all)'),
-});
+export const ChannelIn = z
+  .object({
+    name: text(200),
+    kind: z.enum(['email', 'slack', 'teams', 'webhook']),
+    target: text(2000).describe('email address or webhook URL (never answered back)'),
+    secret: z
+      .string()
+      .min(16)
+      .max(500)
+      .optional()
+      .describe('HMAC-SHA256 key of a generic webhook (required for it; never answered back)'),
+    minImpact: z
+      .number()
+      .min(0)
+      .optional()
+      .describe('anomalies with a smaller |impact| a day are not sent here (default 0)'),
+    subscriptionId: subscriptionId().nullable().optional().describe('only this subscription (default: all)'),
+  })
+  .superRefine((b, ctx) => {
+    if (b.kind === 'email' && !z.email().safeParse(b.target).success) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['target'],
+        message: 'The target of an email channel must be an email address.',
+      });
+    }
+    if (b.kind === 'webhook' && !b.secret) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['secret'],
+        message: 'A generic webhook channel needs a secret to sign its deliveries.',
+      });
+    }
+  });
 
 export const ChannelOut = z.object({
   id: z.number().int(),
@@ -99,7 +109,7 @@ export const notificationRoutes: RouteDefinition[] = [
       responses: { 200: { description: 'channels', schema: z.array(ChannelOut) } },
     },
     async handler({ services }) {
-      const rows = await services.prisma.notificationChannel.findMany({ orderBy: { id: 'asc' } });
+      const rows = await listChannels(services.prisma);
       return ok(rows.map(channelOut));
     },
   }),
@@ -116,7 +126,6 @@ export const notificationRoutes: RouteDefinition[] = [
         'Events: a new anomaly with |impact| ≥ minImpact, the forecast crossing into atRisk or overBudget, the actual ' +
         'crossing 80 % and 100 % of the budget, an analysis failing. Each event is sent once per channel.',
       tags,
-      body: ChannelIn,
       responses: {
         201: { description: 'the channel', schema: ChannelOut },
         422: {
@@ -125,15 +134,10 @@ export const notificationRoutes: RouteDefinition[] = [
         },
       },
     },
-    async handler({ services, body, caller, request }) {
-      const b = await body(ChannelIn);
-      if (b.kind === 'email') {
-        if (!z.email().safeParse(b.target).success) {
-          throw badRequest('The target of an email channel must be an email address.', {
-            target: ['Not an email address.'],
-          });
-        }
-      } else {
+    input: { body: ChannelIn },
+    async handler({ services, input, caller, request }) {
+      const b = input.body;
+      if (b.kind !== 'email') {
         let url: URL | undefined;
         try {
           url = new URL(b.target);
@@ -146,27 +150,19 @@ export const notificationRoutes: RouteDefinition[] = [
             target: ['Not an https URL.'],
           });
         }
-        if (b.kind === 'webhook' && !b.secret) {
-          throw badRequest('A generic webhook channel needs a secret to sign its deliveries.', {
-            secret: ['A value of 16 characters or more is required.'],
-          });
-        }
         if (!allowPrivateTargets(services.config)) await refuseNonPublic(url);
       }
-      const row = await withAudit(
+      const row = await createChannel(
         services.prisma,
-        (tx) =>
-          tx.notificationChannel.create({
-            data: {
-              name: b.name,
-              kind: b.kind,
-              target: b.target,
-              secret: b.secret ?? null,
-              minImpact: new Prisma.Decimal(b.minImpact ?? 0),
-              subscriptionId: b.subscriptionId?.toLowerCase() ?? null,
-              createdBy: caller.email || caller.userId,
-            },
-          }),
+        {
+          name: b.name,
+          kind: b.kind,
+          target: b.target,
+          secret: b.secret ?? null,
+          minImpact: b.minImpact ?? 0,
+          subscriptionId: b.subscriptionId ?? null,
+          createdBy: caller.email || caller.userId,
+        },
         // The target and secret stay out of the trail: a webhook URL is itself a credential.
         (created) => ({
           actor: caller,
@@ -188,7 +184,6 @@ export const notificationRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Sends a test message to the channel now (not through the outbox)',
       tags,
-      params: idParams,
       responses: {
         200: {
           description: '{ delivered, error }',
@@ -197,9 +192,10 @@ export const notificationRoutes: RouteDefinition[] = [
         404: { description: 'no such channel' },
       },
     },
-    async handler({ services, params }) {
-      const id = idParam(params, 'id');
-      const channel = await services.prisma.notificationChannel.findUnique({ where: { id } });
+    input: { params: idParams },
+    async handler({ services, input }) {
+      const id = input.params.id;
+      const channel = await channelById(services.prisma, id);
       if (!channel) throw notFound(`Notification channel ${id} not found.`);
       try {
         await sendToChannel(
@@ -231,25 +227,18 @@ export const notificationRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Deletes a channel and its pending deliveries',
       tags,
-      params: idParams,
       responses: { 204: { description: 'deleted' }, 404: { description: 'no such channel' } },
     },
-    async handler({ services, params, caller, request }) {
-      const id = idParam(params, 'id');
-      const r = await withAudit(
-        services.prisma,
-        (tx) => tx.notificationChannel.deleteMany({ where: { id } }),
-        (deleted) =>
-          deleted.count
-            ? {
-                actor: caller,
-                action: 'notificationChannel.deleted',
-                target: { type: 'notificationChannel', id },
-                request,
-              }
-            : undefined,
-      );
-      if (!r.count) throw notFound(`Notification channel ${id} not found.`);
+    input: { params: idParams },
+    async handler({ services, input, caller, request }) {
+      const id = input.params.id;
+      const deleted = await deleteChannel(services.prisma, id, () => ({
+        actor: caller,
+        action: 'notificationChannel.deleted',
+        target: { type: 'notificationChannel', id },
+        request,
+      }));
+      if (!deleted) throw notFound(`Notification channel ${id} not found.`);
       return noContent();
     },
   }),

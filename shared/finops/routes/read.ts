@@ -9,7 +9,7 @@ import { subscriptionSummaryRoutes } from './read/subscription-summaries.js';
 import { subscriptionsRoutes } from './read/subscriptions.js';
 
 /**
- * Stored-data routes (issue #5): Subscriptions, Subscription, AnalysisRuns, Resources,
+ * Stored-data routes: Subscriptions, Subscription, AnalysisRuns, Resources,
  * CostDetails, HistoricalCosts, Recommendations, Dashboard. Every one needs a user token;
  * deleting a run or a Subscriptions row needs an administrator (W16).
  */

@@ -4,8 +4,8 @@
  * themselves (dismiss or snooze a finding; exclude by tag or resource group).
  */
 import { z } from 'zod';
-import { withAudit } from '../../audit/record.js';
-import { badRequest, conflict, HttpError, notFound } from '../../http/problem.js';
+import { idText, subscriptionId, text } from '../../http/fields.js';
+import { conflict, HttpError, notFound } from '../../http/problem.js';
 import { json, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import {
@@ -17,48 +17,48 @@ import {
   WasteSuppressionRow,
 } from '../contract/schemas.js';
 import { assertSubscriptionAccess } from '../waste/access.js';
-import { changesSincePreviousRun, latestRuns } from '../waste/changes.js';
+import { changesSincePreviousRun, latestRuns, runRef } from '../waste/changes.js';
+import {
+  createExclusion,
+  createSuppression,
+  listExclusions,
+  listSuppressions,
+  revokeExclusion,
+  revokeSuppression,
+  suppressionInForce,
+} from '../waste/decision-store.js';
 import { runItems, runSummary } from '../waste/items.js';
-import { idParam, runIdParams } from './read/common.js';
+import { runIdParams } from './read/common.js';
 
 const tags = ['Waste'];
-const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const STATUSES = ['active', 'watch', 'dismissed', 'snoozed', 'excluded'] as const;
-const subParams = z.object({ subscriptionId: z.string().regex(GUID) });
+const subParams = z.object({ subscriptionId: subscriptionId() });
+const decisionParams = subParams.extend({ id: idText() });
 
-function subscriptionParam(params: Record<string, string>): string {
-  const id = (params.subscriptionId ?? '').trim();
-  if (!GUID.test(id)) {
-    throw badRequest("The path parameter 'subscriptionId' must be a GUID.", {
-      subscriptionId: [`The value '${id.slice(0, 100)}' is not a GUID.`],
-    });
-  }
-  return id.toLowerCase();
-}
-
-async function runRef(prisma: Parameters<typeof latestRuns>[0], runId: number) {
-  const run = await prisma.analysisRun.findUnique({
-    where: { id: runId },
-    select: { id: true, subscriptionId: true, runDate: true, currency: true },
+const SuppressionBody = z
+  .object({
+    resourceId: text(2000),
+    code: text(100),
+    action: z.enum(['dismiss', 'snooze']),
+    reason: text(1000),
+    expiresAt: z.iso.datetime({ offset: true }).nullable().optional(),
+  })
+  .refine((b) => b.action !== 'snooze' || b.expiresAt, {
+    message: 'A snooze needs expiresAt.',
+    path: ['expiresAt'],
   });
-  if (!run) throw notFound('Analysis run not found');
-  return run;
-}
 
-const SuppressionBody = z.object({
-  resourceId: z.string().trim().min(1).max(2000),
-  code: z.string().trim().min(1).max(100),
-  action: z.enum(['dismiss', 'snooze']),
-  reason: z.string().trim().min(1, 'A reason is required.').max(1000),
-  expiresAt: z.iso.datetime({ offset: true }).nullable().optional(),
-});
-
-const ExclusionBody = z.object({
-  tagName: z.string().trim().min(1).max(512).optional(),
-  tagValue: z.string().max(256).nullable().optional(),
-  resourceGroup: z.string().trim().min(1).max(90).optional(),
-  reason: z.string().trim().min(1, 'A reason is required.').max(1000),
-});
+const ExclusionBody = z
+  .object({
+    tagName: text(512).optional(),
+    tagValue: z.string().max(256).nullable().optional(),
+    resourceGroup: text(90).optional(),
+    reason: text(1000),
+  })
+  .refine((b) => (b.tagName === undefined) !== (b.resourceGroup === undefined), {
+    message: 'Give either tagName or resourceGroup.',
+    path: ['tagName'],
+  });
 
 const decisionOut = <T extends { createdAt: Date; expiresAt?: Date | null; revokedAt: Date | null }>(
   row: T,
@@ -79,12 +79,12 @@ export const wasteRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Totals of the active findings of a run per rule and per resource group, and what is left out',
       tags,
-      params: runIdParams,
       responses: { 200: { description: 'summary', schema: WasteSummary } },
     },
-    async handler({ services, params }) {
+    input: { params: runIdParams },
+    async handler({ services, input }) {
       // The summary the opportunities answer keeps per run and decisions in force.
-      const summary = await runSummary(services.prisma, idParam(params, 'analysisRunId'));
+      const summary = await runSummary(services.prisma, input.params.analysisRunId);
       if (!summary) throw notFound('Analysis run not found');
       return ok(summary);
     },
@@ -102,17 +102,12 @@ export const wasteRoutes: RouteDefinition[] = [
         200: { description: 'findings', schema: z.array(WasteFinding) },
         404: { description: 'No such run', schema: Problem },
       },
-      params: runIdParams,
-      query: z.object({ status: z.enum(STATUSES).optional() }),
     },
-    async handler({ services, params, query }) {
-      const run = await runRef(services.prisma, idParam(params, 'analysisRunId'));
-      const status = query.get('status')?.trim();
-      if (status && !(STATUSES as readonly string[]).includes(status)) {
-        throw badRequest(`status must be one of ${STATUSES.join(', ')}.`, {
-          status: [`'${status}' is not valid.`],
-        });
-      }
+    input: { params: runIdParams, query: z.object({ status: z.enum(STATUSES).optional() }) },
+    async handler({ services, input }) {
+      const run = await runRef(services.prisma, input.params.analysisRunId);
+      if (!run) throw notFound('Analysis run not found');
+      const { status } = input.query;
       const items = await runItems(services.prisma, run, new Date());
       return ok(status ? items.filter((i) => i.status === status) : items);
     },
@@ -130,10 +125,10 @@ export const wasteRoutes: RouteDefinition[] = [
         200: { description: 'changes', schema: WasteChanges },
         404: { description: 'No runs', schema: Problem },
       },
-      params: subParams,
     },
-    async handler({ services, params }) {
-      const c = await changesSincePreviousRun(services.prisma, subscriptionParam(params), new Date());
+    input: { params: subParams },
+    async handler({ services, input }) {
+      const c = await changesSincePreviousRun(services.prisma, input.params.subscriptionId, new Date());
       if (!c) throw notFound('No analysis runs found');
       return ok(c);
     },
@@ -148,13 +143,10 @@ export const wasteRoutes: RouteDefinition[] = [
       summary: 'Every dismissal and snooze of the subscription, revoked and expired ones included',
       tags,
       responses: { 200: { description: 'suppressions', schema: z.array(WasteSuppressionRow) } },
-      params: subParams,
     },
-    async handler({ services, params }) {
-      const rows = await services.prisma.wasteSuppression.findMany({
-        where: { subscriptionId: subscriptionParam(params) },
-        orderBy: { id: 'asc' },
-      });
+    input: { params: subParams },
+    async handler({ services, input }) {
+      const rows = await listSuppressions(services.prisma, input.params.subscriptionId);
       const now = new Date();
       return ok(rows.map((r) => decisionOut(r, now)));
     },
@@ -178,17 +170,13 @@ export const wasteRoutes: RouteDefinition[] = [
         409: { description: 'A decision on this finding is in force', schema: Problem },
         422: { description: 'expiresAt is not in the future', schema: Problem },
       },
-      params: subParams,
-      body: SuppressionBody,
     },
-    async handler({ services, params, caller, body, request }) {
-      const sub = subscriptionParam(params);
+    input: { params: subParams, body: SuppressionBody },
+    async handler({ services, input, caller, request }) {
+      const sub = input.params.subscriptionId;
       await assertSubscriptionAccess(services.prisma, caller, sub);
-      const b = await body(SuppressionBody);
+      const b = input.body;
       const now = new Date();
-      if (b.action === 'snooze' && !b.expiresAt) {
-        throw badRequest('A snooze needs expiresAt.', { expiresAt: ['A snooze needs an expiry date.'] });
-      }
       const expiresAt = b.expiresAt ? new Date(b.expiresAt) : null;
       if (expiresAt && expiresAt <= now) throw new HttpError(422, 'expiresAt must be in the future.');
       const [latest] = await latestRuns(services.prisma, sub, 1);
@@ -199,34 +187,27 @@ export const wasteRoutes: RouteDefinition[] = [
         : false;
       if (!found) throw notFound('The latest run of this subscription has no such finding.');
       const resourceId = b.resourceId.toLowerCase();
-      const existing = await services.prisma.wasteSuppression.findFirst({
-        where: {
-          subscriptionId: sub,
-          resourceId,
-          code: b.code,
-          revokedAt: null,
-          OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
-        },
-      });
+      const existing = await suppressionInForce(
+        services.prisma,
+        { subscriptionId: sub, resourceId, code: b.code },
+        now,
+      );
       if (existing)
         throw conflict(
           `This finding is already ${existing.kind} (suppression ${existing.id}); revoke it first.`,
         );
-      const row = await withAudit(
+      const row = await createSuppression(
         services.prisma,
-        (tx) =>
-          tx.wasteSuppression.create({
-            data: {
-              subscriptionId: sub,
-              resourceId,
-              code: b.code,
-              kind: b.action === 'snooze' ? 'snoozed' : 'dismissed',
-              reason: b.reason,
-              expiresAt,
-              createdBy: caller.email || caller.userId,
-              createdAt: now,
-            },
-          }),
+        {
+          subscriptionId: sub,
+          resourceId,
+          code: b.code,
+          kind: b.action === 'snooze' ? 'snoozed' : 'dismissed',
+          reason: b.reason,
+          expiresAt,
+          createdBy: caller.email || caller.userId,
+          createdAt: now,
+        },
         (created) => ({
           actor: caller,
           action: 'waste.suppressed',
@@ -259,29 +240,24 @@ export const wasteRoutes: RouteDefinition[] = [
         404: { description: 'Not found', schema: Problem },
       },
     },
-    async handler({ services, params, caller, request }) {
-      const sub = subscriptionParam(params);
+    input: { params: decisionParams },
+    async handler({ services, input, caller, request }) {
+      const { subscriptionId: sub, id } = input.params;
       await assertSubscriptionAccess(services.prisma, caller, sub);
-      const id = idParam(params, 'id');
-      const row = await services.prisma.wasteSuppression.findFirst({ where: { id, subscriptionId: sub } });
-      if (!row) throw notFound('Suppression not found');
-      if (row.revokedAt) return ok(decisionOut(row, new Date()));
-      const done = await withAudit(
+      const row = await revokeSuppression(
         services.prisma,
-        (tx) =>
-          tx.wasteSuppression.update({
-            where: { id },
-            data: { revokedAt: new Date(), revokedBy: caller.email || caller.userId },
-          }),
-        () => ({
+        { id, subscriptionId: sub },
+        caller.email || caller.userId,
+        (r) => ({
           actor: caller,
           action: 'waste.suppressionRevoked',
           target: { type: 'wasteSuppression', id },
-          details: { subscriptionId: sub, resourceId: row.resourceId, code: row.code },
+          details: { subscriptionId: sub, resourceId: r.resourceId, code: r.code },
           request,
         }),
       );
-      return ok(decisionOut(done, new Date()));
+      if (!row) throw notFound('Suppression not found');
+      return ok(decisionOut(row, new Date()));
     },
   }),
   defineRoute({
@@ -294,13 +270,10 @@ export const wasteRoutes: RouteDefinition[] = [
       summary: 'Every exclusion of the subscription, revoked ones included',
       tags,
       responses: { 200: { description: 'exclusions', schema: z.array(WasteExclusionRow) } },
-      params: subParams,
     },
-    async handler({ services, params }) {
-      const rows = await services.prisma.wasteExclusion.findMany({
-        where: { subscriptionId: subscriptionParam(params) },
-        orderBy: { id: 'asc' },
-      });
+    input: { params: subParams },
+    async handler({ services, input }) {
+      const rows = await listExclusions(services.prisma, input.params.subscriptionId);
       const now = new Date();
       return ok(rows.map((r) => decisionOut(r, now)));
     },
@@ -319,31 +292,22 @@ export const wasteRoutes: RouteDefinition[] = [
         201: { description: 'The stored exclusion', schema: WasteExclusionRow },
         400: { description: 'Validation problem', schema: Problem },
       },
-      params: subParams,
-      body: ExclusionBody,
     },
-    async handler({ services, params, caller, body, request }) {
-      const sub = subscriptionParam(params);
-      const b = await body(ExclusionBody);
-      if ((b.tagName === undefined) === (b.resourceGroup === undefined)) {
-        throw badRequest('Give either tagName or resourceGroup.', {
-          tagName: ['Give either tagName or resourceGroup.'],
-        });
-      }
-      const row = await withAudit(
+    input: { params: subParams, body: ExclusionBody },
+    async handler({ services, input, caller, request }) {
+      const sub = input.params.subscriptionId;
+      const b = input.body;
+      const row = await createExclusion(
         services.prisma,
-        (tx) =>
-          tx.wasteExclusion.create({
-            data: {
-              subscriptionId: sub,
-              kind: b.tagName !== undefined ? 'tag' : 'resourceGroup',
-              tagName: b.tagName ?? null,
-              tagValue: b.tagName !== undefined ? (b.tagValue ?? null) : null,
-              resourceGroup: b.resourceGroup ?? null,
-              reason: b.reason,
-              createdBy: caller.email || caller.userId,
-            },
-          }),
+        {
+          subscriptionId: sub,
+          kind: b.tagName !== undefined ? 'tag' : 'resourceGroup',
+          tagName: b.tagName ?? null,
+          tagValue: b.tagName !== undefined ? (b.tagValue ?? null) : null,
+          resourceGroup: b.resourceGroup ?? null,
+          reason: b.reason,
+          createdBy: caller.email || caller.userId,
+        },
         (created) => ({
           actor: caller,
           action: 'waste.excluded',
@@ -376,19 +340,13 @@ export const wasteRoutes: RouteDefinition[] = [
         404: { description: 'Not found', schema: Problem },
       },
     },
-    async handler({ services, params, caller, request }) {
-      const sub = subscriptionParam(params);
-      const id = idParam(params, 'id');
-      const row = await services.prisma.wasteExclusion.findFirst({ where: { id, subscriptionId: sub } });
-      if (!row) throw notFound('Exclusion not found');
-      if (row.revokedAt) return ok(decisionOut(row, new Date()));
-      const done = await withAudit(
+    input: { params: decisionParams },
+    async handler({ services, input, caller, request }) {
+      const { subscriptionId: sub, id } = input.params;
+      const row = await revokeExclusion(
         services.prisma,
-        (tx) =>
-          tx.wasteExclusion.update({
-            where: { id },
-            data: { revokedAt: new Date(), revokedBy: caller.email || caller.userId },
-          }),
+        { id, subscriptionId: sub },
+        caller.email || caller.userId,
         () => ({
           actor: caller,
           action: 'waste.exclusionRevoked',
@@ -397,7 +355,8 @@ export const wasteRoutes: RouteDefinition[] = [
           request,
         }),
       );
-      return ok(decisionOut(done, new Date()));
+      if (!row) throw notFound('Exclusion not found');
+      return ok(decisionOut(row, new Date()));
     },
   }),
 ];

@@ -3,10 +3,9 @@
  * assigned to (UserSubscriptions, managed through the auth service).
  */
 import type { Caller } from '../../auth/caller.js';
+import { GUID } from '../../config/fields.js';
 import type { PrismaClient } from '../../db/generated/client.js';
 import { forbidden } from '../../http/problem.js';
-
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function assertSubscriptionAccess(
   prisma: PrismaClient,

@@ -8,7 +8,7 @@ import { type RunRef, runItems, type WasteItem } from './items.js';
 
 export async function latestRuns(prisma: PrismaClient, subscriptionId: string, n: number): Promise<RunRef[]> {
   return prisma.analysisRun.findMany({
-    where: { subscriptionId: { equals: subscriptionId, mode: 'insensitive' } },
+    where: { subscriptionId },
     orderBy: [{ runDate: 'desc' }, { id: 'desc' }],
     take: n,
     select: { id: true, subscriptionId: true, runDate: true, currency: true },
@@ -34,3 +34,10 @@ export async function changesSincePreviousRun(prisma: PrismaClient, subscription
     resolved: before.filter((i) => !nowKeys.has(flagKey(i.resourceId, i.code))),
   };
 }
+
+/** The run's reference for its findings, or null when there is no such run. */
+export const runRef = (prisma: PrismaClient, id: number): Promise<RunRef | null> =>
+  prisma.analysisRun.findUnique({
+    where: { id },
+    select: { id: true, subscriptionId: true, runDate: true, currency: true },
+  });

@@ -208,10 +208,10 @@ async function runAndDecisionIds(prisma: PrismaClient, runId: number, now: Date)
     Array<RunRef & { kept: boolean; suppressions: string | null; exclusions: string | null }>
   >`SELECT r.id, r."subscriptionId", r."runDate", r.currency, r."totalsWrittenAt" IS NOT NULL AS kept,
       (SELECT string_agg(s.id::text, ',' ORDER BY s.id) FROM "WasteSuppressions" s
-       WHERE s."subscriptionId" = lower(r."subscriptionId") AND s."revokedAt" IS NULL
+       WHERE s."subscriptionId" = r."subscriptionId" AND s."revokedAt" IS NULL
          AND (s."expiresAt" IS NULL OR s."expiresAt" > ${wallClock(now)}::timestamp(3))) AS suppressions,
       (SELECT string_agg(e.id::text, ',' ORDER BY e.id) FROM "WasteExclusions" e
-       WHERE e."subscriptionId" = lower(r."subscriptionId") AND e."revokedAt" IS NULL) AS exclusions
+       WHERE e."subscriptionId" = r."subscriptionId" AND e."revokedAt" IS NULL) AS exclusions
     FROM "AnalysisRuns" r WHERE r.id = ${runId}`;
   return row;
 }

@@ -1,5 +1,6 @@
 import type { HttpResponseInit } from '@azure/functions';
 import { z } from 'zod';
+import { subscriptionKey } from '../../../http/fields.js';
 import { notFound } from '../../../http/problem.js';
 import { noContent, ok, stringify } from '../../../http/respond.js';
 import { defineRoute, type RequestContext, type RouteDefinition } from '../../../http/route.js';
@@ -9,17 +10,10 @@ import {
   latestPerSubscription,
   latestRun,
   listRuns,
+  runExists,
   runWithChildren,
 } from '../../queries/runs.js';
-import {
-  idParam,
-  idParams,
-  listHeaders,
-  PAGED_HEADERS_NOTE,
-  paging,
-  pagingQuery,
-  textParam,
-} from './common.js';
+import { idParams, listHeaders, PAGED_HEADERS_NOTE, pageOf, pagingQuery } from './common.js';
 import { keptAnswer } from './kept.js';
 
 const tags = ['AnalysisRuns'];
@@ -65,11 +59,11 @@ export const analysisRunsRoutes: RouteDefinition[] = [
       summary: 'Runs, newest runDate first (page=1, pageSize=10)',
       description: PAGED_HEADERS_NOTE,
       tags,
-      query: pagingQuery,
       responses: { 200: { description: 'AnalysisRun[] with empty child arrays', schema: AnalysisRunList } },
     },
-    async handler({ services, query }) {
-      const p = paging(query, 10);
+    input: { query: pagingQuery },
+    async handler({ services, input }) {
+      const p = pageOf(input.query, 10);
       const { rows, total } = await listRuns(services.prisma, p.skip, p.pageSize);
       return ok(rows, listHeaders(total, p));
     },
@@ -121,12 +115,12 @@ export const analysisRunsRoutes: RouteDefinition[] = [
       summary: 'Runs of one subscription, newest first (page=1, pageSize=10)',
       description: PAGED_HEADERS_NOTE,
       tags,
-      query: pagingQuery,
       responses: { 200: { description: 'AnalysisRun[]', schema: AnalysisRunList } },
     },
-    async handler({ services, params, query }) {
-      const subscriptionId = textParam(params, 'subscriptionId');
-      const p = paging(query, 10);
+    input: { params: z.object({ subscriptionId: subscriptionKey() }), query: pagingQuery },
+    async handler({ services, input }) {
+      const { subscriptionId } = input.params;
+      const p = pageOf(input.query, 10);
       const { rows, total } = await listRuns(services.prisma, p.skip, p.pageSize, subscriptionId);
       return ok(rows, listHeaders(total, p));
     },
@@ -141,15 +135,12 @@ export const analysisRunsRoutes: RouteDefinition[] = [
       summary: 'A run with its cost details, resources and recommendations',
       description: DETAIL_NOTE,
       tags,
-      params: idParams,
       responses: { 200: { description: 'AnalysisRun', schema: AnalysisRun }, 404: notFoundDoc },
     },
+    input: { params: idParams },
     async handler(ctx) {
-      const runId = idParam(ctx.params, 'id');
-      // Raw: a model query costs several times its SQL in the client, and this runs per request.
-      const [run] = await ctx.services.prisma.$queryRaw<Array<{ id: number }>>`
-        SELECT id FROM "AnalysisRuns" WHERE id = ${runId}`;
-      return runDetail(ctx, run?.id);
+      const runId = ctx.input.params.id;
+      return runDetail(ctx, (await runExists(ctx.services.prisma, runId)) ? runId : undefined);
     },
   }),
   defineRoute({
@@ -161,11 +152,11 @@ export const analysisRunsRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Delete a run and its rows (administrators only, W16)',
       tags,
-      params: idParams,
       responses: { 204: { description: 'Deleted' }, 404: notFoundDoc },
     },
-    async handler({ services, params }) {
-      if (!(await deleteRun(services.prisma, idParam(params, 'id')))) throw notFound(RUN_NOT_FOUND);
+    input: { params: idParams },
+    async handler({ services, input }) {
+      if (!(await deleteRun(services.prisma, input.params.id))) throw notFound(RUN_NOT_FOUND);
       return noContent();
     },
   }),

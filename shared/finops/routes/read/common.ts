@@ -1,83 +1,33 @@
 import type { HttpResponseInit } from '@azure/functions';
 import { z } from 'zod';
-import { badRequest } from '../../../http/problem.js';
-import { pagingHeaders } from '../../../http/respond.js';
+import { validate } from '../../../http/body.js';
+import { idText } from '../../../http/fields.js';
+import { queryObject } from '../../../http/input.js';
+import {
+  MAX_PAGE_SIZE,
+  MAX_UNPAGED_ROWS,
+  type Paging,
+  pagedHeaders,
+  pageOf,
+  pagingQuery,
+} from '../../../http/paging.js';
+
+export { MAX_UNPAGED_ROWS, type Paging, pageOf, pagingQuery };
 
 /** The largest `pageSize` a client may ask for, and the cap of the dashboard's lists. */
-export const MAX_LIST_ROWS = 5000;
+export const MAX_LIST_ROWS = MAX_PAGE_SIZE;
 
 /**
- * The most rows an unpaged list answers. Routes the original left unbounded (W6) still answer the
- * whole list when no `page`/`pageSize` is given, as the web client expects (it reads six months of
- * history by group and service in one call: about 51,000 rows for a realistic subscription), but
- * never more than this; `X-Total-Count` then tells the true size so a client can page for the rest.
- */
-export const MAX_UNPAGED_ROWS = 100_000;
-
-/** A path parameter that must be a positive 32-bit integer (a run or row id): 400 otherwise. */
-export function idParam(params: Record<string, string>, name: string): number {
-  const raw = (params[name] ?? '').trim();
-  if (!/^\d{1,10}$/.test(raw) || Number(raw) < 1 || Number(raw) > 2_147_483_647) {
-    throw badRequest(`The path parameter '${name}' must be a positive integer.`, {
-      [name]: [`The value '${raw}' is not valid.`],
-    });
-  }
-  return Number(raw);
-}
-
-/** A required, non-blank string path parameter, trimmed. */
-export function textParam(params: Record<string, string>, name: string): string {
-  const v = (params[name] ?? '').trim();
-  if (!v) throw badRequest(`The path parameter '${name}' is required.`, { [name]: ['A value is required.'] });
-  return v;
-}
-
-export interface Paging {
-  page: number;
-  pageSize: number;
-  skip: number;
-  /** Whether the client sent page or pageSize. */
-  explicit: boolean;
-}
-
-function positiveInt(query: URLSearchParams, name: string): number | undefined {
-  const raw = query.get(name);
-  if (raw === null) return undefined;
-  const t = raw.trim();
-  if (!/^-?\d{1,10}$/.test(t) || Number(t) < 1) {
-    throw badRequest(`The query parameter '${name}' must be a positive integer.`, {
-      [name]: [`The value '${raw}' is not valid; use an integer of 1 or more.`],
-    });
-  }
-  if (name === 'pageSize' && Number(t) > MAX_LIST_ROWS) {
-    throw badRequest(`The query parameter 'pageSize' must not exceed ${MAX_LIST_ROWS}.`, {
-      pageSize: [`At most ${MAX_LIST_ROWS} rows per page.`],
-    });
-  }
-  return Number(t);
-}
-
-/**
- * `page`/`pageSize` as the original read them; a value of 0 or less, or not a number, is a 400
- * (the original turned it into an SQL error and a 500, W6). `defaultPageSize` undefined means the
- * original answered the whole list: then an unpaged request gets up to MAX_UNPAGED_ROWS rows.
+ * `page`/`pageSize` of a query string read outside a route's `input` (the same schema and rule):
+ * a value of 0 or less, or not a number, is a 400 (the original turned it into an SQL error and a
+ * 500). `defaultPageSize` undefined means the original answered the whole list: then an unpaged
+ * request gets up to MAX_UNPAGED_ROWS rows.
  */
 export function paging(query: URLSearchParams, defaultPageSize?: number): Paging {
-  const page = positiveInt(query, 'page');
-  const size = positiveInt(query, 'pageSize');
-  const explicit = page !== undefined || size !== undefined;
-  const pageSize = size ?? defaultPageSize ?? MAX_UNPAGED_ROWS;
-  const p = page ?? 1;
-  const skip = (p - 1) * pageSize;
-  if (skip > 2_147_483_647) {
-    throw badRequest("The query parameter 'page' is too large.", {
-      page: ['The page starts past any stored row.'],
-    });
-  }
-  return { page: p, pageSize, skip, explicit };
+  return pageOf(validate(pagingQuery, queryObject(pagingQuery, query), 'query'), defaultPageSize);
 }
 
-export const listHeaders = (total: number, p: Paging) => pagingHeaders(total, p.page, p.pageSize);
+export const listHeaders = pagedHeaders;
 
 /** 200 with a JSON body already serialised (text or its UTF-8 bytes, not through stringify's replacer). */
 export function okJsonText(json: string | Buffer, headers: Record<string, string> = {}): HttpResponseInit {
@@ -88,13 +38,10 @@ export function okJsonText(json: string | Buffer, headers: Record<string, string
   };
 }
 
-// OpenAPI descriptions of the common parameters.
-export const runIdParams = z.object({ analysisRunId: z.string().regex(/^\d+$/) });
-export const idParams = z.object({ id: z.string().regex(/^\d+$/) });
-export const pagingQuery = z.object({
-  page: z.string().optional().describe('1-based page number (default 1)'),
-  pageSize: z.string().optional().describe(`rows per page (at most ${MAX_LIST_ROWS})`),
-});
+/** The path of a route about one run: `analysisRunId`, a positive 32-bit integer. */
+export const runIdParams = z.object({ analysisRunId: idText() });
+/** The path of a route about one row: `id`, a positive 32-bit integer. */
+export const idParams = z.object({ id: idText() });
 export const PAGED_HEADERS_NOTE =
   'Paging headers X-Total-Count, X-Page and X-Page-Size are set (exposed through CORS).';
 export const UNPAGED_NOTE = `Without page/pageSize the whole list is answered, at most ${MAX_UNPAGED_ROWS} rows; X-Total-Count tells the true size.`;

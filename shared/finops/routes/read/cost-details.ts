@@ -1,18 +1,16 @@
 import { z } from 'zod';
-import { badRequest } from '../../../http/problem.js';
+import { intText, text } from '../../../http/fields.js';
 import { ok } from '../../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../../http/route.js';
 import { CostDetail, CostGroupSummary, CostServiceSummary } from '../../contract/schemas.js';
 import { costSummary, findCostDetails } from '../../queries/cost-details.js';
 import {
-  idParam,
   listHeaders,
   okJsonText,
   PAGED_HEADERS_NOTE,
-  paging,
+  pageOf,
   pagingQuery,
   runIdParams,
-  textParam,
   UNPAGED_NOTE,
 } from './common.js';
 import { keptRunAnswer } from './kept.js';
@@ -34,13 +32,12 @@ export const costDetailsRoutes: RouteDefinition[] = [
       summary: 'Cost lines of a run, cost descending, with merged resource-group tags',
       description: `${UNPAGED_NOTE} ${PAGED_HEADERS_NOTE}`,
       tags,
-      params: runIdParams,
-      query: pagingQuery,
       responses: { 200: { description: 'CostDetail[]', schema: list } },
     },
+    input: { params: runIdParams, query: pagingQuery },
     async handler(ctx) {
-      const runId = idParam(ctx.params, 'analysisRunId');
-      const p = paging(ctx.query);
+      const runId = ctx.input.params.analysisRunId;
+      const p = pageOf(ctx.input.query);
       return keptRunAnswer(ctx, runId, ['costs', null, p.skip, p.pageSize], async () => {
         const { json, total } = await findCostDetails(
           ctx.services.prisma,
@@ -63,13 +60,12 @@ export const costDetailsRoutes: RouteDefinition[] = [
       summary: 'Cost lines of one cost type (ResourceGroup or Service, case-insensitive)',
       description: `${UNPAGED_NOTE} ${PAGED_HEADERS_NOTE}`,
       tags,
-      query: pagingQuery,
       responses: { 200: { description: 'CostDetail[]', schema: list } },
     },
+    input: { params: runIdParams.extend({ costType: text(100) }), query: pagingQuery },
     async handler(ctx) {
-      const runId = idParam(ctx.params, 'analysisRunId');
-      const costType = textParam(ctx.params, 'costType');
-      const p = paging(ctx.query);
+      const { analysisRunId: runId, costType } = ctx.input.params;
+      const p = pageOf(ctx.input.query);
       return keptRunAnswer(ctx, runId, ['costs', costType, p.skip, p.pageSize], async () => {
         const { json, total } = await findCostDetails(
           ctx.services.prisma,
@@ -93,16 +89,9 @@ export const costDetailsRoutes: RouteDefinition[] = [
       tags,
       responses: { 200: { description: 'CostDetail[]', schema: list } },
     },
+    input: { params: runIdParams.extend({ count: intText(1, MAX_TOP_COUNT) }) },
     async handler(ctx) {
-      const { params } = ctx;
-      const runId = idParam(params, 'analysisRunId');
-      const raw = (params.count ?? '').trim();
-      const count = /^\d{1,5}$/.test(raw) ? Number(raw) : Number.NaN;
-      if (!(count >= 1 && count <= MAX_TOP_COUNT)) {
-        throw badRequest(`count must be an integer from 1 to ${MAX_TOP_COUNT}.`, {
-          count: [`The value '${raw}' is not valid.`],
-        });
-      }
+      const { analysisRunId: runId, count } = ctx.input.params;
       return keptRunAnswer(ctx, runId, ['costs-top', count], async () =>
         okJsonText((await findCostDetails(ctx.services.prisma, runId, undefined, 0, count)).json),
       );
@@ -117,11 +106,11 @@ export const costDetailsRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Sum of the ResourceGroup lines by group, totalCost descending',
       tags,
-      params: runIdParams,
       responses: { 200: { description: 'summary', schema: z.array(CostGroupSummary) } },
     },
+    input: { params: runIdParams },
     async handler(ctx) {
-      const runId = idParam(ctx.params, 'analysisRunId');
+      const runId = ctx.input.params.analysisRunId;
       return keptRunAnswer(ctx, runId, ['costs-summary', 'ResourceGroup'], async () =>
         ok(await costSummary(ctx.services.prisma, runId, 'ResourceGroup')),
       );
@@ -136,11 +125,11 @@ export const costDetailsRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Sum of the Service lines by service, totalCost descending',
       tags,
-      params: runIdParams,
       responses: { 200: { description: 'summary', schema: z.array(CostServiceSummary) } },
     },
+    input: { params: runIdParams },
     async handler(ctx) {
-      const runId = idParam(ctx.params, 'analysisRunId');
+      const runId = ctx.input.params.analysisRunId;
       return keptRunAnswer(ctx, runId, ['costs-summary', 'Service'], async () =>
         ok(await costSummary(ctx.services.prisma, runId, 'Service')),
       );

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { badRequest, notFound } from '../../../http/problem.js';
+import { intText, subscriptionKey } from '../../../http/fields.js';
+import { notFound } from '../../../http/problem.js';
 import { ok, stringify } from '../../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../../http/route.js';
 import {
@@ -21,15 +22,13 @@ import { MAX_LIST_ROWS, okJsonText } from './common.js';
 const tags = ['Dashboard'];
 const NO_RUNS = 'No analysis runs found';
 const scopeQuery = z.object({
-  subscriptionId: z
-    .string()
+  subscriptionId: subscriptionKey()
     .optional()
     .describe(
       'Added (W13): scope to one subscription; by default the newest run across all, as the original',
     ),
 });
 const noRunsDoc = { description: `problem+json, detail "${NO_RUNS}"`, schema: Problem };
-const scope = (query: URLSearchParams) => query.get('subscriptionId')?.trim() || undefined;
 export const MAX_TREND_MONTHS = 120;
 
 export const dashboardRoutes: RouteDefinition[] = [
@@ -42,11 +41,11 @@ export const dashboardRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Key figures of the newest run; {message, totalRuns:0} when there is none',
       tags,
-      query: scopeQuery,
       responses: { 200: { description: 'summary', schema: DashboardSummaryAnswer } },
     },
-    async handler({ services, query }) {
-      const s = await dashboardSummary(services.prisma, scope(query));
+    input: { query: scopeQuery },
+    async handler({ services, input }) {
+      const s = await dashboardSummary(services.prisma, input.query.subscriptionId);
       return ok(s ?? { message: 'No analysis runs found. Start a new analysis to see data.', totalRuns: 0 });
     },
   }),
@@ -60,18 +59,16 @@ export const dashboardRoutes: RouteDefinition[] = [
       summary: `Runs of the last months (default 6, 1–${MAX_TREND_MONTHS}), runDate ascending`,
       description: `Each point carries (added) subscriptionId, currency and its subscription's monthly infraSupportCost. At most ${MAX_LIST_ROWS} points.`,
       tags,
-      query: scopeQuery.extend({ months: z.string().optional() }),
       responses: { 200: { description: 'trends', schema: CostTrends } },
     },
-    async handler({ services, query }) {
-      const raw = query.get('months')?.trim();
-      const months = raw === undefined || raw === '' ? 6 : /^\d{1,4}$/.test(raw) ? Number(raw) : Number.NaN;
-      if (!(months >= 1 && months <= MAX_TREND_MONTHS)) {
-        throw badRequest(`months must be an integer from 1 to ${MAX_TREND_MONTHS}.`, {
-          months: [`The value '${raw}' is not valid.`],
-        });
-      }
-      return ok(await costTrends(services.prisma, months, MAX_LIST_ROWS, scope(query)));
+    input: {
+      query: scopeQuery.extend({
+        months: intText(1, MAX_TREND_MONTHS).optional().describe('how many months back (default 6)'),
+      }),
+    },
+    async handler({ services, input }) {
+      const months = input.query.months ?? 6;
+      return ok(await costTrends(services.prisma, months, MAX_LIST_ROWS, input.query.subscriptionId));
     },
   }),
   defineRoute({
@@ -83,11 +80,11 @@ export const dashboardRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Resource types of the newest run with counts and percentages (2 dp), count descending',
       tags,
-      query: scopeQuery,
       responses: { 200: { description: 'distribution', schema: ResourceDistribution }, 404: noRunsDoc },
     },
-    async handler({ services, query }) {
-      const d = await resourceDistribution(services.prisma, scope(query));
+    input: { query: scopeQuery },
+    async handler({ services, input }) {
+      const d = await resourceDistribution(services.prisma, input.query.subscriptionId);
       if (!d) throw notFound(NO_RUNS);
       return ok(d);
     },
@@ -102,11 +99,15 @@ export const dashboardRoutes: RouteDefinition[] = [
       summary: 'Flagged resources of the newest run grouped by type (count descending)',
       description: `The issue lists hold at most ${MAX_LIST_ROWS} resources in all; issuesTruncated (added) tells when some were left out.`,
       tags,
-      query: scopeQuery,
       responses: { 200: { description: 'opportunities', schema: OptimizationOpportunities }, 404: noRunsDoc },
     },
-    async handler({ services, query }) {
-      const o = await optimizationOpportunitiesJson(services.prisma, MAX_LIST_ROWS, scope(query));
+    input: { query: scopeQuery },
+    async handler({ services, input }) {
+      const o = await optimizationOpportunitiesJson(
+        services.prisma,
+        MAX_LIST_ROWS,
+        input.query.subscriptionId,
+      );
       if (!o) throw notFound(NO_RUNS);
       const waste = await runSummary(services.prisma, o.analysisRunId);
       if (!waste) return okJsonText(o.json); // the run is gone: no summary to add

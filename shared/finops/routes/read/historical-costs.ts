@@ -5,8 +5,8 @@ import { perDatabase } from '../../../app/per-host.js';
 import type { AppServices } from '../../../app/services.js';
 import { AnswerCache } from '../../../http/answer-cache.js';
 import { type ContentCoding, compressStream, negotiateEncoding } from '../../../http/compression.js';
+import { dateText, subscriptionKey } from '../../../http/fields.js';
 import { keptBytes } from '../../../http/kept-budget.js';
-import { badRequest } from '../../../http/problem.js';
 import { ok } from '../../../http/respond.js';
 import { defineRoute, type RequestContext, type RouteDefinition } from '../../../http/route.js';
 import { okStream, toReadable } from '../../../http/stream-body.js';
@@ -36,16 +36,14 @@ import {
 } from '../../queries/historical.js';
 import {
   HEAVY_429,
-  idParam,
   listHeaders,
   okJsonText,
   PAGED_HEADERS_NOTE,
   type Paging,
-  paging,
+  pageOf,
   pagingQuery,
   runIdParams,
   STREAMED_NOTE,
-  textParam,
   UNPAGED_NOTE,
 } from './common.js';
 import { keptAnswer } from './kept.js';
@@ -55,37 +53,6 @@ const base = 'HistoricalCosts/analysis/{analysisRunId}';
 const LIST_NOTE = `${UNPAGED_NOTE} ${PAGED_HEADERS_NOTE}`;
 const OVERLAY_NOTE =
   "Each row carries infraSupportCost (added): the subscription's monthly infra support cost (400 without a Subscriptions row).";
-
-/**
- * A date query parameter as ASP.NET bound DateTime: `2026-05-04` or a date-time. A value with an
- * offset is converted to UTC; one without is taken as the stored wall-clock time. Invalid → 400.
- */
-function dateQuery(query: URLSearchParams, name: string): Date | undefined {
-  const raw = query.get(name)?.trim();
-  if (!raw) return undefined;
-  const m =
-    /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,7}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/i.exec(
-      raw,
-    );
-  let d: Date | undefined;
-  if (m) {
-    const [, y, mo, da, h = '0', mi = '0', s = '0', frac = '0', zone] = m;
-    const ms = Number(frac.slice(0, 3).padEnd(3, '0'));
-    d = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(da), Number(h), Number(mi), Number(s), ms));
-    if (d.getUTCMonth() !== Number(mo) - 1 || d.getUTCDate() !== Number(da)) d = undefined;
-    else if (zone && zone.toUpperCase() !== 'Z') {
-      const z2 = /([+-])(\d{2}):?(\d{2})/.exec(zone)!;
-      const off = (Number(z2[2]) * 60 + Number(z2[3])) * (z2[1] === '-' ? -1 : 1);
-      d = new Date(d.getTime() - off * 60_000);
-    }
-  }
-  if (!d || Number.isNaN(d.getTime())) {
-    throw badRequest(`The query parameter '${name}' is not a valid date.`, {
-      [name]: [`The value '${raw}' is not valid; use yyyy-MM-dd or an ISO 8601 date-time.`],
-    });
-  }
-  return d;
-}
 
 /**
  * Compressed unpaged histories, per host, of one run or of a subscription's runs. Runs and the
@@ -276,14 +243,13 @@ export const historicalCostsRoutes: RouteDefinition[] = [
       summary: 'Historical rows of a run (Total, ResourceGroup, Service), costDate ascending, with tags',
       description: `${LIST_NOTE} ${STREAMED_NOTE} ${OVERLAY_NOTE}`,
       tags,
-      params: runIdParams,
-      query: pagingQuery,
       responses: { 200: { description: 'HistoricalCost[]', schema: z.array(HistoricalCost) }, ...HEAVY_429 },
     },
+    input: { params: runIdParams, query: pagingQuery },
     async handler(ctx) {
-      const { params, query } = ctx;
-      const runId = idParam(params, 'analysisRunId');
-      const p = paging(query);
+      const { input } = ctx;
+      const runId = input.params.analysisRunId;
+      const p = pageOf(input.query);
       // Unpaged (the web client's call): tens of thousands of rows, streamed, never held.
       if (!p.explicit) return unpagedRunHistory(ctx, runId, p);
       return runHistoryPage(ctx, runId, p);
@@ -300,15 +266,19 @@ export const historicalCostsRoutes: RouteDefinition[] = [
         'Historical rows of a subscription across its runs, optionally between startDate and endDate (inclusive)',
       description: `${LIST_NOTE} ${STREAMED_NOTE} ${OVERLAY_NOTE}`,
       tags,
-      query: pagingQuery.extend({ startDate: z.string().optional(), endDate: z.string().optional() }),
       responses: { 200: { description: 'HistoricalCost[]', schema: z.array(HistoricalCost) }, ...HEAVY_429 },
     },
+    input: {
+      params: z.object({ subscriptionId: subscriptionKey() }),
+      query: pagingQuery.extend({
+        startDate: dateText().optional().describe('from this date (inclusive)'),
+        endDate: dateText().optional().describe('to this date (inclusive)'),
+      }),
+    },
     async handler(ctx) {
-      const { params, query } = ctx;
-      const subscriptionId = textParam(params, 'subscriptionId');
-      const start = dateQuery(query, 'startDate');
-      const end = dateQuery(query, 'endDate');
-      const p = paging(query);
+      const { subscriptionId } = ctx.input.params;
+      const { startDate: start, endDate: end } = ctx.input.query;
+      const p = pageOf(ctx.input.query);
       // Unpaged (the web client's call): streamed, or the compressed answer already made.
       if (!p.explicit) return unpagedSubscriptionHistory(ctx, subscriptionId, start, end, p);
       return subscriptionHistoryPage(ctx, subscriptionId, start, end, p);
@@ -324,13 +294,12 @@ export const historicalCostsRoutes: RouteDefinition[] = [
       summary: 'Daily totals of a run, ascending',
       description: `${LIST_NOTE} ${OVERLAY_NOTE}`,
       tags,
-      params: runIdParams,
-      query: pagingQuery,
       responses: { 200: { description: '[{date, cost, currency}]', schema: z.array(DailyTotal) } },
     },
+    input: { params: runIdParams, query: pagingQuery },
     async handler(ctx) {
-      const runId = idParam(ctx.params, 'analysisRunId');
-      const p = paging(ctx.query);
+      const runId = ctx.input.params.analysisRunId;
+      const p = pageOf(ctx.input.query);
       const { prisma } = ctx.services;
       const run = await runHistoryInputs(prisma, runId);
       const key = run?.kept ? ['daily', runId, p.skip, p.pageSize, String(run.infra)] : undefined;
@@ -351,14 +320,16 @@ export const historicalCostsRoutes: RouteDefinition[] = [
         'Daily cost per resource group (upper-case), by date then group; resourceGroup filters (case-insensitive)',
       description: LIST_NOTE,
       tags,
-      params: runIdParams,
-      query: pagingQuery.extend({ resourceGroup: z.string().optional() }),
       responses: { 200: { description: 'rows', schema: z.array(HistoricalByGroup) } },
     },
+    input: {
+      params: runIdParams,
+      query: pagingQuery.extend({ resourceGroup: z.string().trim().max(1000).optional() }),
+    },
     async handler(ctx) {
-      const runId = idParam(ctx.params, 'analysisRunId');
-      const group = ctx.query.get('resourceGroup')?.trim() || undefined;
-      const p = paging(ctx.query);
+      const runId = ctx.input.params.analysisRunId;
+      const group = ctx.input.query.resourceGroup || undefined;
+      const p = pageOf(ctx.input.query);
       const { prisma } = ctx.services;
       const run = await runHistoryInputs(prisma, runId);
       const key = run?.kept ? ['group', runId, group ?? null, p.skip, p.pageSize] : undefined;
@@ -378,14 +349,16 @@ export const historicalCostsRoutes: RouteDefinition[] = [
       summary: 'Daily cost per service, by date then service; serviceName filters (case-insensitive)',
       description: LIST_NOTE,
       tags,
-      params: runIdParams,
-      query: pagingQuery.extend({ serviceName: z.string().optional() }),
       responses: { 200: { description: 'rows', schema: z.array(HistoricalByService) } },
     },
+    input: {
+      params: runIdParams,
+      query: pagingQuery.extend({ serviceName: z.string().trim().max(1000).optional() }),
+    },
     async handler(ctx) {
-      const runId = idParam(ctx.params, 'analysisRunId');
-      const service = ctx.query.get('serviceName')?.trim() || undefined;
-      return serviceHistoryPage(ctx, runId, service, paging(ctx.query));
+      const runId = ctx.input.params.analysisRunId;
+      const service = ctx.input.query.serviceName || undefined;
+      return serviceHistoryPage(ctx, runId, service, pageOf(ctx.input.query));
     },
   }),
   defineRoute({
@@ -400,11 +373,11 @@ export const historicalCostsRoutes: RouteDefinition[] = [
         'Fewer than 2 points: {message, dataPoints}. Added: currency, infraSupportCost and months ' +
         '[{month, cost, infraSupportCost, totalWithInfraSupport, currency}] for the overlay.',
       tags,
-      params: runIdParams,
       responses: { 200: { description: 'trend', schema: TrendAnswer } },
     },
-    async handler({ services, params }) {
-      return ok(await costTrend(services.prisma, idParam(params, 'analysisRunId')));
+    input: { params: runIdParams },
+    async handler({ services, input }) {
+      return ok(await costTrend(services.prisma, input.params.analysisRunId));
     },
   }),
 ];

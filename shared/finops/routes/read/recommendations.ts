@@ -10,11 +10,10 @@ import {
   recommendationsByRun,
 } from '../../queries/recommendations.js';
 import {
-  idParam,
   idParams,
   listHeaders,
   PAGED_HEADERS_NOTE,
-  paging,
+  pageOf,
   pagingQuery,
   runIdParams,
   UNPAGED_NOTE,
@@ -35,11 +34,11 @@ export const recommendationsRoutes: RouteDefinition[] = [
       summary: 'Every recommendation, newest first (page=1, pageSize=10); analysisRun is null (W1)',
       description: PAGED_HEADERS_NOTE,
       tags,
-      query: pagingQuery,
       responses: { 200: { description: 'AiRecommendation[]', schema: list } },
     },
-    async handler({ services, query }) {
-      const p = paging(query, 10);
+    input: { query: pagingQuery },
+    async handler({ services, input }) {
+      const p = pageOf(input.query, 10);
       const { rows, total } = await listRecommendations(services.prisma, p.skip, p.pageSize);
       return ok(rows, listHeaders(total, p));
     },
@@ -54,13 +53,12 @@ export const recommendationsRoutes: RouteDefinition[] = [
       summary: 'Recommendations of a run, recordedAt descending',
       description: `${UNPAGED_NOTE} ${PAGED_HEADERS_NOTE}`,
       tags,
-      params: runIdParams,
-      query: pagingQuery,
       responses: { 200: { description: 'AiRecommendation[]', schema: list } },
     },
-    async handler({ services, params, query }) {
-      const runId = idParam(params, 'analysisRunId');
-      const p = paging(query);
+    input: { params: runIdParams, query: pagingQuery },
+    async handler({ services, input }) {
+      const runId = input.params.analysisRunId;
+      const p = pageOf(input.query);
       const { rows, total } = await recommendationsByRun(services.prisma, runId, p.skip, p.pageSize);
       return ok(rows, listHeaders(total, p));
     },
@@ -74,11 +72,11 @@ export const recommendationsRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'The newest recommendation of a run',
       tags,
-      params: runIdParams,
       responses: { 200: { description: 'AiRecommendation', schema: AiRecommendation }, 404: notFoundDoc },
     },
-    async handler({ services, params }) {
-      const r = await latestRecommendation(services.prisma, idParam(params, 'analysisRunId'));
+    input: { params: runIdParams },
+    async handler({ services, input }) {
+      const r = await latestRecommendation(services.prisma, input.params.analysisRunId);
       if (!r) throw notFound('No recommendation found for this analysis run');
       return ok(r);
     },
@@ -92,11 +90,11 @@ export const recommendationsRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'One recommendation with escaped line breaks turned into newlines, and its summary',
       tags,
-      params: idParams,
       responses: { 200: { description: 'formatted', schema: FormattedRecommendation }, 404: notFoundDoc },
     },
-    async handler({ services, params }) {
-      const r = await formattedRecommendation(services.prisma, idParam(params, 'id'));
+    input: { params: idParams },
+    async handler({ services, input }) {
+      const r = await formattedRecommendation(services.prisma, input.params.id);
       if (!r) throw notFound('Recommendation not found');
       return ok(r);
     },

@@ -1,6 +1,6 @@
 import type { HttpResponseInit } from '@azure/functions';
 import { z } from 'zod';
-import { badRequest } from '../../../http/problem.js';
+import { text } from '../../../http/fields.js';
 import { ok } from '../../../http/respond.js';
 import { defineRoute, type RequestContext, type RouteDefinition } from '../../../http/route.js';
 import { jsonArrayStream, okStream } from '../../../http/stream-body.js';
@@ -15,14 +15,13 @@ import {
 } from '../../queries/resources.js';
 import {
   HEAVY_429,
-  idParam,
   listHeaders,
   PAGED_HEADERS_NOTE,
-  paging,
+  type Paging,
+  pageOf,
   pagingQuery,
   runIdParams,
   STREAMED_NOTE,
-  textParam,
   UNPAGED_NOTE,
 } from './common.js';
 import { keptRunAnswer } from './kept.js';
@@ -47,7 +46,7 @@ function unpagedList(
   ctx: RequestContext,
   runId: number,
   f: ResourceFilter,
-  p: ReturnType<typeof paging>,
+  p: Paging,
 ): Promise<HttpResponseInit> {
   const { prisma } = ctx.services;
   return keptRunAnswer(ctx, runId, ['resources-unpaged', p.pageSize, f], async (kept) => {
@@ -68,13 +67,19 @@ function unpagedList(
   });
 }
 
-function listRoute(
+/** The path and query of a resource list: the run, its own values, and the paging values. */
+interface ListInput<P, Q> {
+  params: z.ZodType<P & { analysisRunId: number }>;
+  query: z.ZodType<Q & { page?: number | undefined; pageSize?: number | undefined }>;
+}
+
+function listRoute<P, Q>(
   name: string,
   path: string,
   summary: string,
-  filter: (ctx: RequestContext) => ResourceFilter,
+  input: ListInput<P, Q>,
+  filter: (input: { params: P; query: Q }) => ResourceFilter,
   defaultPageSize?: number,
-  query: z.ZodObject = pagingQuery,
 ): RouteDefinition {
   return defineRoute({
     name,
@@ -88,17 +93,16 @@ function listRoute(
         ? PAGED_HEADERS_NOTE
         : `${UNPAGED_NOTE} ${STREAMED_NOTE} ${PAGED_HEADERS_NOTE}`,
       tags,
-      params: runIdParams,
-      query,
       responses: {
         200: { description: 'ResourceAnalysis[]', schema: list },
         ...(defaultPageSize ? {} : HEAVY_429),
       },
     },
+    input,
     async handler(ctx) {
-      const runId = idParam(ctx.params, 'analysisRunId');
-      const f = filter(ctx);
-      const p = paging(ctx.query, defaultPageSize);
+      const runId = ctx.input.params.analysisRunId;
+      const f = filter(ctx.input);
+      const p = pageOf(ctx.input.query, defaultPageSize);
       if (!p.explicit && defaultPageSize === undefined) {
         // The whole list (up to MAX_UNPAGED_ROWS): streamed, never held, unless one read holds it.
         return unpagedList(ctx, runId, f, p);
@@ -111,11 +115,18 @@ function listRoute(
   });
 }
 
+const searchTerm = z
+  .string({ error: 'Search term is required' })
+  .trim()
+  .min(1, 'Search term is required')
+  .max(1000, 'Search term must be at most 1000 characters');
+
 export const resourcesRoutes: RouteDefinition[] = [
   listRoute(
     'finops-resources-by-run',
     base,
     'Resources of a run by type then name (page=1, pageSize=50)',
+    { params: runIdParams, query: pagingQuery },
     () => ({ kind: 'all' }),
     50,
   ),
@@ -123,33 +134,32 @@ export const resourcesRoutes: RouteDefinition[] = [
     'finops-resources-by-type',
     `${base}/type/{resourceType}`,
     'Resources of one type (case-insensitive), by name',
-    ({ params }) => ({ kind: 'type', type: textParam(params, 'resourceType') }),
+    { params: runIdParams.extend({ resourceType: text(1000) }), query: pagingQuery },
+    ({ params }) => ({ kind: 'type', type: params.resourceType }),
   ),
   listRoute(
     'finops-resources-by-group',
     `${base}/resourcegroup/{resourceGroup}`,
     'Resources of one resource group (case-insensitive), by type then name',
-    ({ params }) => ({ kind: 'group', group: textParam(params, 'resourceGroup') }),
+    { params: runIdParams.extend({ resourceGroup: text(1000) }), query: pagingQuery },
+    ({ params }) => ({ kind: 'group', group: params.resourceGroup }),
   ),
   listRoute(
     'finops-resources-flags',
     `${base}/flags`,
     'Resources with non-empty flags, optionally those whose flags contain flagContains (case-insensitive)',
-    ({ query }) => ({ kind: 'flags', contains: query.get('flagContains')?.trim() || undefined }),
-    undefined,
-    pagingQuery.extend({ flagContains: z.string().optional() }),
+    {
+      params: runIdParams,
+      query: pagingQuery.extend({ flagContains: z.string().trim().max(1000).optional() }),
+    },
+    ({ query }) => ({ kind: 'flags', contains: query.flagContains || undefined }),
   ),
   listRoute(
     'finops-resources-search',
     `${base}/search`,
     'Resources whose name, group or type contains searchTerm (case-insensitive, wildcards literal)',
-    ({ query }) => {
-      const term = query.get('searchTerm')?.trim();
-      if (!term) throw badRequest('Search term is required', { searchTerm: ['Search term is required'] });
-      return { kind: 'search', term };
-    },
-    undefined,
-    pagingQuery.extend({ searchTerm: z.string().min(1) }),
+    { params: runIdParams, query: pagingQuery.extend({ searchTerm }) },
+    ({ query }) => ({ kind: 'search', term: query.searchTerm }),
   ),
   defineRoute({
     name: 'finops-resources-summary-types',
@@ -160,11 +170,11 @@ export const resourcesRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Resource counts by type, count descending',
       tags,
-      params: runIdParams,
       responses: { 200: { description: 'summary', schema: z.array(ResourceTypeSummary) } },
     },
+    input: { params: runIdParams },
     async handler(ctx) {
-      const runId = idParam(ctx.params, 'analysisRunId');
+      const runId = ctx.input.params.analysisRunId;
       return keptRunAnswer(ctx, runId, ['resources-summary', 'types'], async () =>
         ok(await resourceTypeSummary(ctx.services.prisma, runId)),
       );
@@ -179,11 +189,11 @@ export const resourcesRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Resource counts by resource group (upper-case), count descending',
       tags,
-      params: runIdParams,
       responses: { 200: { description: 'summary', schema: z.array(ResourceGroupSummary) } },
     },
+    input: { params: runIdParams },
     async handler(ctx) {
-      const runId = idParam(ctx.params, 'analysisRunId');
+      const runId = ctx.input.params.analysisRunId;
       return keptRunAnswer(ctx, runId, ['resources-summary', 'groups'], async () =>
         ok(await resourceGroupSummary(ctx.services.prisma, runId)),
       );

@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import { recordAudit } from '../../../audit/record.js';
+import { withAudit } from '../../../audit/record.js';
+import { GUID } from '../../../config/fields.js';
 import { Prisma } from '../../../db/generated/client.js';
-import { badRequest, conflict, notFound } from '../../../http/problem.js';
+import { subscriptionKey } from '../../../http/fields.js';
+import { conflict, notFound } from '../../../http/problem.js';
 import { noContent, ok } from '../../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../../http/route.js';
 import { Problem, Subscription } from '../../contract/schemas.js';
@@ -14,9 +16,8 @@ import {
   updateSubscription,
   upsertSubscription,
 } from '../../queries/subscriptions.js';
-import { idParam, idParams, listHeaders, paging, pagingQuery, UNPAGED_NOTE } from './common.js';
+import { idParams, listHeaders, pageOf, pagingQuery, UNPAGED_NOTE } from './common.js';
 
-const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const MONEY_LIMIT = 1e16; // decimal(18,2): 16 integer digits
 
 /** A money amount: a JSON number or a numeric string (ASP.NET accepted both), never negative. */
@@ -34,28 +35,18 @@ const Money = z
 const Description = z.string().max(1000, 'must be at most 1000 characters').nullable().optional();
 
 const CreateSubscriptionDto = z.object({
-  // Checked in the handler, so that the 400 carries the original's message as its detail.
+  // The original's messages, whole sentences.
   subscriptionId: z
-    .string()
-    .nullable()
-    .optional()
-    .describe('Required: the cloud subscription GUID (trimmed).'),
+    .string({ error: 'SubscriptionId is required' })
+    .trim()
+    .min(1, 'SubscriptionId is required')
+    .regex(GUID, 'SubscriptionId must be a GUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)')
+    .transform((s) => s.toLowerCase())
+    .describe('Required: the cloud subscription GUID (any case; stored in lower case).'),
   description: Description,
   budget: Money.nullable().optional(),
   infraSupportCost: Money.nullable().optional(),
 });
-
-/** The trimmed GUID of a POST body, or 400 with the original's message ("SubscriptionId is required"). */
-function subscriptionIdOf(value: string | null | undefined): string {
-  const id = (value ?? '').trim();
-  if (!id) throw badRequest('SubscriptionId is required', { subscriptionId: ['SubscriptionId is required'] });
-  if (!GUID.test(id)) {
-    throw badRequest('SubscriptionId must be a GUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)', {
-      subscriptionId: [`The value '${id.slice(0, 100)}' is not a GUID.`],
-    });
-  }
-  return id;
-}
 
 const UpdateSubscriptionDto = z.object({
   description: Description,
@@ -78,11 +69,11 @@ export const subscriptionsRoutes: RouteDefinition[] = [
       summary: 'Every Subscriptions row, by subscriptionId',
       description: UNPAGED_NOTE,
       tags,
-      query: pagingQuery,
       responses: { 200: { description: 'Subscription[]', schema: z.array(Subscription) } },
     },
-    async handler({ services, query }) {
-      const p = paging(query);
+    input: { query: pagingQuery },
+    async handler({ services, input }) {
+      const p = pageOf(input.query);
       const { rows, total } = await listSubscriptions(services.prisma, p.skip, p.pageSize);
       return ok(rows.map(subscriptionOut), listHeaders(total, p));
     },
@@ -98,8 +89,9 @@ export const subscriptionsRoutes: RouteDefinition[] = [
       tags,
       responses: { 200: { description: 'Subscription', schema: Subscription }, 404: notFoundDoc },
     },
-    async handler({ services, params }) {
-      const row = await subscriptionByCloudId(services.prisma, params.subscriptionId ?? '');
+    input: { params: z.object({ subscriptionId: subscriptionKey() }) },
+    async handler({ services, input }) {
+      const row = await subscriptionByCloudId(services.prisma, input.params.subscriptionId);
       if (!row) throw notFound(NOT_FOUND);
       return ok(subscriptionOut(row));
     },
@@ -113,11 +105,11 @@ export const subscriptionsRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'A row by primary key',
       tags,
-      params: idParams,
       responses: { 200: { description: 'Subscription', schema: Subscription }, 404: notFoundDoc },
     },
-    async handler({ services, params }) {
-      const row = await subscriptionById(services.prisma, idParam(params, 'id'));
+    input: { params: idParams },
+    async handler({ services, input }) {
+      const row = await subscriptionById(services.prisma, input.params.id);
       if (!row) throw notFound(NOT_FOUND);
       return ok(subscriptionOut(row));
     },
@@ -134,26 +126,22 @@ export const subscriptionsRoutes: RouteDefinition[] = [
         'subscriptionId is a GUID, trimmed. description null/omitted → "". budget omitted or null clears it. ' +
         'infraSupportCost defaults to 400 on create and changes on update only when sent. Negative amounts → 400.',
       tags,
-      body: CreateSubscriptionDto,
       responses: {
         200: { description: 'The stored Subscription', schema: Subscription },
         400: { description: 'Validation problem', schema: Problem },
         409: { description: 'A concurrent insert of the same id won', schema: Problem },
       },
     },
-    async handler({ services, body, caller, request }) {
-      const dto = await body(CreateSubscriptionDto);
-      const subscriptionId = subscriptionIdOf(dto.subscriptionId);
+    input: { body: CreateSubscriptionDto },
+    async handler({ services, input, caller, request }) {
+      const dto = input.body;
       try {
-        const row = await services.prisma.$transaction(async (tx) => {
-          const existed = await tx.subscription.findUnique({
-            where: { subscriptionId: subscriptionId.toLowerCase() },
-            select: { id: true },
-          });
-          const r = await upsertSubscription(tx, { ...dto, subscriptionId });
-          await recordAudit(tx, {
+        const { row } = await withAudit(
+          services.prisma,
+          (tx) => upsertSubscription(tx, dto),
+          ({ row: r, created }) => ({
             actor: caller,
-            action: existed ? 'subscription.updated' : 'subscription.created',
+            action: created ? 'subscription.created' : 'subscription.updated',
             target: { type: 'subscription', id: r.subscriptionId },
             details: {
               description: r.description,
@@ -161,9 +149,8 @@ export const subscriptionsRoutes: RouteDefinition[] = [
               infraSupportCost: dto.infraSupportCost,
             },
             request,
-          });
-          return r;
-        });
+          }),
+        );
         return ok(subscriptionOut(row));
       } catch (e) {
         if (e instanceof Prisma.PrismaClientKnownRequestError && e.code === 'P2002') {
@@ -184,27 +171,25 @@ export const subscriptionsRoutes: RouteDefinition[] = [
       description:
         'Only the fields present change (a description edit keeps the budget, W10); budget null clears it.',
       tags,
-      params: idParams,
-      body: UpdateSubscriptionDto,
       responses: { 200: { description: 'Subscription', schema: Subscription }, 404: notFoundDoc },
     },
-    async handler({ services, params, body, caller, request }) {
-      const id = idParam(params, 'id');
-      const dto = await body(UpdateSubscriptionDto);
-      if (dto === null || typeof dto !== 'object') throw badRequest('A JSON object is required.');
-      const row = await services.prisma.$transaction(async (tx) => {
-        const r = await updateSubscription(tx, id, dto);
-        if (r) {
-          await recordAudit(tx, {
-            actor: caller,
-            action: 'subscription.updated',
-            target: { type: 'subscription', id: r.subscriptionId },
-            details: { ...dto },
-            request,
-          });
-        }
-        return r;
-      });
+    input: { params: idParams, body: UpdateSubscriptionDto },
+    async handler({ services, input, caller, request }) {
+      const { params, body: dto } = input;
+      const row = await withAudit(
+        services.prisma,
+        (tx) => updateSubscription(tx, params.id, dto),
+        (r) =>
+          r
+            ? {
+                actor: caller,
+                action: 'subscription.updated',
+                target: { type: 'subscription', id: r.subscriptionId },
+                details: { ...dto },
+                request,
+              }
+            : undefined,
+      );
       if (!row) throw notFound(NOT_FOUND);
       return ok(subscriptionOut(row));
     },
@@ -218,22 +203,23 @@ export const subscriptionsRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Delete a row (administrators only, W16)',
       tags,
-      params: idParams,
       responses: { 204: { description: 'Deleted' }, 404: notFoundDoc },
     },
-    async handler({ services, params, caller, request }) {
-      const id = idParam(params, 'id');
-      const deleted = await services.prisma.$transaction(async (tx) => {
-        const row = await tx.subscription.findUnique({ where: { id }, select: { subscriptionId: true } });
-        if (!row || !(await deleteSubscription(tx, id))) return false;
-        await recordAudit(tx, {
-          actor: caller,
-          action: 'subscription.deleted',
-          target: { type: 'subscription', id: row.subscriptionId },
-          request,
-        });
-        return true;
-      });
+    input: { params: idParams },
+    async handler({ services, input, caller, request }) {
+      const deleted = await withAudit(
+        services.prisma,
+        (tx) => deleteSubscription(tx, input.params.id),
+        (subscriptionId) =>
+          subscriptionId === null
+            ? undefined
+            : {
+                actor: caller,
+                action: 'subscription.deleted',
+                target: { type: 'subscription', id: subscriptionId },
+                request,
+              },
+      );
       if (!deleted) throw notFound(NOT_FOUND);
       return noContent();
     },
