@@ -1,0 +1,5 @@
+import { PageTitle } from '../components/ui';
+
+export default function Admin() {
+  return <PageTitle title="Admin" />;
+}

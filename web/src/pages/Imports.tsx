@@ -1,0 +1,5 @@
+import { PageTitle } from '../components/ui';
+
+export default function Imports() {
+  return <PageTitle title="Imports" />;
+}
