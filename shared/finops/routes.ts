@@ -1,5 +1,6 @@
 import type { RouteDefinition } from '../http/route.js';
 import { analysisRoutes } from './routes/analysis.js';
+import { importHistoryRoutes } from './routes/import-history.js';
 import { importRoutes } from './routes/imports.js';
 import { intelRoutes } from './routes/intel.js';
 import { notificationRoutes } from './routes/notifications.js';
@@ -16,5 +17,6 @@ export const finopsRoutes: RouteDefinition[] = [
   ...wasteRoutes,
   ...intelRoutes,
   ...importRoutes,
+  ...importHistoryRoutes,
   ...notificationRoutes,
 ];

@@ -6,7 +6,8 @@ import type { HttpResponseInit } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveConsole } from '../../shared/console/static.js';
 
-const INDEX = '<!doctype html><html><body><div id="root"></div><script type="module" src="/console/assets/index-abc123.js"></script></body></html>';
+const INDEX =
+  '<!doctype html><html><body><div id="root"></div><script type="module" src="/console/assets/index-abc123.js"></script></body></html>';
 const SCRIPT = 'console.log("the console");'.repeat(20);
 
 function header(r: HttpResponseInit, name: string): string | undefined {

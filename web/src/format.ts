@@ -52,3 +52,10 @@ export function day(text: string | null | undefined): string {
 export function shortDay(text: string): string {
   return shortDayFormat.format(new Date(`${text.slice(0, 10)}T00:00:00Z`));
 }
+
+const monthFormat = new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' });
+
+/** The month of a cost day. */
+export function month(text: string): string {
+  return monthFormat.format(new Date(`${text.slice(0, 10)}T00:00:00Z`));
+}

@@ -1,8 +1,10 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { get } from './api';
+import { request } from './api';
 
 export interface Loaded<T> {
   data: T | undefined;
+  /** X-Total-Count of a paged list. */
+  total: number | undefined;
   error: unknown;
   loading: boolean;
   reload: () => void;
@@ -10,7 +12,7 @@ export interface Loaded<T> {
 
 /** GETs a path (null: nothing yet) and reloads it on demand; an answer for an older path is dropped. */
 export function useGet<T>(path: string | null): Loaded<T> {
-  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({
+  const [state, setState] = useState<{ data?: T; total?: number; error?: unknown; loading: boolean }>({
     loading: path !== null,
   });
   // Bumped by reload() to fetch the same path again.
@@ -21,10 +23,12 @@ export function useGet<T>(path: string | null): Loaded<T> {
       return;
     }
     const abort = new AbortController();
-    setState((s) => ({ data: s.data, loading: true }));
-    get<T>(path, abort.signal).then(
-      (data) => {
-        if (!abort.signal.aborted) setState({ data, loading: false });
+    setState((s) => ({ data: s.data, total: s.total, loading: true }));
+    request<T>(path, { signal: abort.signal }).then(
+      (answer) => {
+        const total = answer.headers.get('x-total-count');
+        if (!abort.signal.aborted)
+          setState({ data: answer.data, total: total === null ? undefined : Number(total), loading: false });
       },
       (error: unknown) => {
         if (!abort.signal.aborted) setState({ error, loading: false });
@@ -33,7 +37,7 @@ export function useGet<T>(path: string | null): Loaded<T> {
     return () => abort.abort();
   }, [path, tick]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
-  return { data: state.data, error: state.error, loading: state.loading, reload };
+  return { data: state.data, total: state.total, error: state.error, loading: state.loading, reload };
 }
 
 /** Runs `work` every `ms` while `active`, without overlapping runs. */

@@ -166,14 +166,16 @@ export function Badge({
     blue: 'bg-sky-100 text-sky-900 dark:bg-sky-900 dark:text-sky-100',
   } as const;
   return (
-    <span className={`inline-block rounded px-2 py-0.5 text-xs font-medium ${tones[tone]}`}>{children}</span>
+    <span className={`inline-block whitespace-nowrap rounded px-2 py-0.5 text-xs font-medium ${tones[tone]}`}>
+      {children}
+    </span>
   );
 }
 
 export const tableClass = 'w-full border-collapse text-left text-sm';
 export const thClass = 'border-b border-slate-300 px-2 py-2 font-semibold dark:border-slate-600';
 export const tdClass = 'border-b border-slate-200 px-2 py-2 align-top dark:border-slate-700';
-export const numClass = 'text-right tabular-nums';
+export const numClass = 'text-right tabular-nums whitespace-nowrap';
 
 /** A table that scrolls sideways on a narrow screen and can be reached with the keyboard to do so. */
 export function TableWrap({ label, children }: { label: string; children: ReactNode }) {
