@@ -71,8 +71,12 @@ async function problemOf(res: Response): Promise<ApiError> {
     (typeof problem?.title === 'string' && problem.title) ||
     (text && text.length < 300 ? text : '') ||
     `The server answered ${res.status} ${res.statusText}.`;
-  const line = typeof problem?.line === 'number' ? ` (line ${problem.line})` : '';
-  return new ApiError(res.status, `${detail}${line}`, problem);
+  return new ApiError(res.status, withLine(detail, problem?.line), problem);
+}
+
+/** A problem's detail with the line it names (imports say which line of a file is at fault). */
+export function withLine(detail: string, line: unknown): string {
+  return typeof line === 'number' ? `${detail.replace(/\.$/, '')} (line ${line}).` : detail;
 }
 
 /** A request to the app's own API; a 401 signs the viewer out, which brings back the sign-in form. */

@@ -1,4 +1,4 @@
-import { ApiError, getToken, setToken } from './api';
+import { ApiError, getToken, setToken, withLine } from './api';
 
 /**
  * Sends a file with upload progress (fetch cannot report it, XMLHttpRequest can). Errors come back
@@ -38,8 +38,7 @@ export function uploadFile<T>(
       }
       if (xhr.status === 401) setToken(null);
       const detail = typeof body?.detail === 'string' ? body.detail : `The server answered ${xhr.status}.`;
-      const line = typeof body?.line === 'number' ? ` (line ${body.line})` : '';
-      reject(new ApiError(xhr.status, detail + line, body));
+      reject(new ApiError(xhr.status, withLine(detail, body?.line), body));
     };
     xhr.send(file);
   });

@@ -12,8 +12,15 @@ export function useSubscriptions(): {
   const { data, error } = useGet<SubscriptionRef[]>('/finops/api/Subscription');
   // Imported or formerly configured subscriptions have runs but may not be configured now.
   const runs = useGet<SubscriptionRef[]>('/finops/api/AnalysisRuns/latest-per-subscription');
+  // Registered subscriptions (with a budget or a description) may have no run yet.
+  const registered =
+    useGet<Array<{ subscriptionId: string; description: string | null }>>('/finops/api/Subscriptions');
   const seen = new Map<string, SubscriptionRef>();
-  for (const s of [...(runs.data ?? []), ...(data ?? [])]) {
+  const fromRegistered = (registered.data ?? []).map((r) => ({
+    subscriptionId: r.subscriptionId,
+    subscriptionName: r.description || r.subscriptionId,
+  }));
+  for (const s of [...fromRegistered, ...(runs.data ?? []), ...(data ?? [])]) {
     const name =
       s.subscriptionName && s.subscriptionName !== s.subscriptionId ? s.subscriptionName : undefined;
     const prev = seen.get(s.subscriptionId.toLowerCase());

@@ -47,7 +47,7 @@ export function RunAnalysisButton({
   const progress = job?.progress ?? 0;
   return (
     <div className="flex flex-col gap-1">
-      <Button kind="primary" onClick={start} disabled={running} aria-label={`Run an analysis of ${name}`}>
+      <Button kind="primary" onClick={start} disabled={running} aria-label={`Run analysis of ${name}`}>
         {running ? 'Analysing…' : 'Run analysis'}
       </Button>
       {job ? (

@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useId, useRef } from 'react';
+import { cloneElement, type ReactElement, type ReactNode, useEffect, useId, useRef } from 'react';
 import { ApiError, errorText } from '../api';
 
 export function PageTitle({ title, children }: { title: string; children?: ReactNode }) {
@@ -105,14 +105,29 @@ export function Button({
 export const inputClass =
   'rounded-md border border-slate-400 bg-white px-2 py-1.5 text-sm text-slate-900 dark:border-slate-500 dark:bg-slate-800 dark:text-slate-100';
 
-export function Field({ label, children, hint }: { label: string; children: ReactNode; hint?: string }) {
+/**
+ * A labelled control: the label names the control alone (its `for` points at it) and the hint is
+ * tied to it as its description, so a screen reader reads both and the name stays short.
+ */
+export function Field({ label, children, hint }: { label: string; children: ReactElement; hint?: string }) {
+  const id = useId();
+  const hintId = `${id}-hint`;
+  const control = cloneElement(children as ReactElement<{ id?: string; 'aria-describedby'?: string }>, {
+    id,
+    ...(hint ? { 'aria-describedby': hintId } : {}),
+  });
   return (
-    // biome-ignore lint/a11y/noLabelWithoutControl: the control is the child passed in.
-    <label className="flex flex-col gap-1 text-sm">
-      <span className="font-medium">{label}</span>
-      {children}
-      {hint ? <span className="text-xs text-slate-600 dark:text-slate-300">{hint}</span> : null}
-    </label>
+    <div className="flex flex-col gap-1 text-sm">
+      <label htmlFor={id} className="font-medium">
+        {label}
+      </label>
+      {control}
+      {hint ? (
+        <span id={hintId} className="text-xs text-slate-600 dark:text-slate-300">
+          {hint}
+        </span>
+      ) : null}
+    </div>
   );
 }
 

@@ -494,7 +494,10 @@ function Sessions() {
               <span>
                 {u.email} ({u.username}){u.isAdmin ? ' · administrator' : ''}
               </span>
-              <Button onClick={() => setConfirm(u)} aria-label={`End every session of ${u.email}`}>
+              <Button
+                onClick={() => setConfirm(u)}
+                aria-label={`${u.id === viewer?.id ? 'End my sessions' : 'End sessions'} of ${u.email}`}
+              >
                 {u.id === viewer?.id ? 'End my sessions' : 'End sessions'}
               </Button>
             </li>

@@ -167,7 +167,7 @@ export default function Imports() {
                 className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
                 data-testid="import-error"
               >
-                The import failed: {error}. Nothing was stored; fix the file and upload it again.
+                The import failed: {error} Nothing was stored; fix the file and upload it again.
               </div>
             ) : null}
           </form>

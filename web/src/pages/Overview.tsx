@@ -7,6 +7,8 @@ import {
   Card,
   Empty,
   ErrorBox,
+  Field,
+  inputClass,
   Loading,
   numClass,
   PageTitle,
@@ -18,7 +20,7 @@ import {
 import { dateTime, day, money } from '../format';
 import { useGet } from '../hooks';
 import { Link } from '../router';
-import type { Anomaly, Forecast, RunSummary, SubscriptionRef, WasteSummary } from '../types';
+import type { Anomaly, Forecast, RunSummary, WasteSummary } from '../types';
 
 interface SubscriptionView {
   id: string;
@@ -83,9 +85,25 @@ async function loadSubscription(
   return view;
 }
 
+/** The first analysis of a subscription the viewer names (no run is stored yet to list it). */
+function FirstAnalysis({ onDone }: { onDone: () => void }) {
+  const [id, setId] = useState('');
+  const valid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id.trim());
+  return (
+    <div className="mt-4 flex flex-wrap items-end justify-center gap-2 text-left">
+      <Field label="Subscription id">
+        <input className={inputClass} size={38} value={id} onChange={(e) => setId(e.target.value)} />
+      </Field>
+      {valid ? <RunAnalysisButton subscriptionId={id.trim()} name={id.trim()} onDone={onDone} /> : null}
+    </div>
+  );
+}
+
 export default function Overview() {
   const runs = useGet<RunSummary[]>('/finops/api/AnalysisRuns/latest-per-subscription');
-  const configured = useGet<SubscriptionRef[]>('/finops/api/Subscription');
+  // Registered subscriptions may have no run yet: they show with a button to run the first.
+  const configured =
+    useGet<Array<{ subscriptionId: string; description: string | null }>>('/finops/api/Subscriptions');
   const anomalies = useGet<Anomaly[]>('/finops/api/Anomalies?status=open&page=1&pageSize=5');
   const [subs, setSubs] = useState<SubscriptionView[] | undefined>();
   const [subsError, setSubsError] = useState<unknown>();
@@ -95,9 +113,17 @@ export default function Overview() {
     if (!runs.data) return undefined;
     const byId = new Map<string, { id: string; name: string; run?: RunSummary }>();
     for (const s of configured.data ?? [])
-      byId.set(s.subscriptionId.toLowerCase(), { id: s.subscriptionId, name: s.subscriptionName });
-    for (const r of runs.data)
-      byId.set(r.subscriptionId.toLowerCase(), { id: r.subscriptionId, name: r.subscriptionName, run: r });
+      byId.set(s.subscriptionId.toLowerCase(), {
+        id: s.subscriptionId,
+        name: s.description || s.subscriptionId,
+      });
+    for (const r of runs.data) {
+      const known = byId.get(r.subscriptionId.toLowerCase());
+      // An imported run is named after its id: a registered description reads better.
+      const name =
+        r.subscriptionName !== r.subscriptionId ? r.subscriptionName : (known?.name ?? r.subscriptionName);
+      byId.set(r.subscriptionId.toLowerCase(), { id: r.subscriptionId, name, run: r });
+    }
     return [...byId.values()].sort((a, b) => a.name.localeCompare(b.name));
   }, [runs.data, configured.data]);
 
@@ -169,13 +195,16 @@ export default function Overview() {
     <>
       <PageTitle title="Overview" />
       {list.length === 0 ? (
-        <Empty title="No subscriptions yet">
-          Set <code>Cloud__SubscriptionIds</code> (docs/settings.md) or add a subscription through the API,
-          then run an analysis, or upload a cost export on the{' '}
-          <Link to="/imports" className="underline">
-            Imports
-          </Link>{' '}
-          page.
+        <Empty title="No analyses yet">
+          <p>
+            Run the first analysis of an Azure subscription (the app needs Reader and Cost Management Reader
+            on it), or upload a cost export on the{' '}
+            <Link to="/imports" className="underline">
+              Imports
+            </Link>{' '}
+            page.
+          </p>
+          <FirstAnalysis onDone={reload} />
         </Empty>
       ) : null}
       <div className="grid gap-4 md:grid-cols-2 xl:grid-cols-3">
