@@ -24,6 +24,9 @@ if (!browserPath) {
 /** Set to a folder to save a screenshot of every page there (docs/images is made this way). */
 const SHOTS = process.env.FINWATCH_CONSOLE_SCREENSHOTS;
 
+// biome-ignore lint/suspicious/noExplicitAny: API answers are read field by field.
+type Answer = any;
+
 const AXE = readFileSync(fileURLToPath(import.meta.resolve('axe-core/axe.min.js')), 'utf8');
 const BOOTSTRAP = 'console-bootstrap-secret-0123456789';
 const PASSWORD = 'correct-horse-9';
@@ -65,8 +68,7 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
   const focused = (l: Locator) =>
     expect.poll(() => l.evaluate((e) => e === e.ownerDocument.activeElement), { timeout: 5_000 });
 
-  // biome-ignore lint/suspicious/noExplicitAny: API answers are read field by field.
-  const get = async <T = any>(p: string, token = admin): Promise<T> => {
+  const get = async <T = Answer>(p: string, token = admin): Promise<T> => {
     const res = await api.get(p, { token });
     expect(res.status, p).toBe(200);
     return res.body as T;
@@ -205,7 +207,7 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
       await text(card.getByTestId('range')).toBe(
         `${money(f.low, f.currency)} – ${money(f.high, f.currency)}`,
       );
-      const [run] = (await get<any[]>('/finops/api/AnalysisRuns/latest-per-subscription')).filter(
+      const [run] = (await get<Answer[]>('/finops/api/AnalysisRuns/latest-per-subscription')).filter(
         (r) => r.subscriptionId === sub,
       );
       const w = await get(`/finops/api/Waste/analysis/${run.id}/summary`);
@@ -223,13 +225,13 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
   });
 
   it('Overview: runs an analysis and follows the job to its end; the API has the new run', async () => {
-    const before = (await get<any[]>('/finops/api/AnalysisRuns/latest-per-subscription')).find(
+    const before = (await get<Answer[]>('/finops/api/AnalysisRuns/latest-per-subscription')).find(
       (r) => r.subscriptionId === FABRIKAM,
     );
     const card = page.getByTestId(`subscription-${FABRIKAM}`);
     await card.getByRole('button', { name: /Run analysis of/ }).click();
     await visible(card.getByText(/Analysis finished \(run \d+\)/), 60_000);
-    const after = (await get<any[]>('/finops/api/AnalysisRuns/latest-per-subscription')).find(
+    const after = (await get<Answer[]>('/finops/api/AnalysisRuns/latest-per-subscription')).find(
       (r) => r.subscriptionId === FABRIKAM,
     );
     expect(after.id).toBeGreaterThan(before.id);
@@ -271,7 +273,7 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
   });
 
   it('Anomalies: lists what the API has, charts one, and acknowledges it with a note', async () => {
-    const open_ = await get<any[]>('/finops/api/Anomalies?status=open');
+    const open_ = await get<Answer[]>('/finops/api/Anomalies?status=open');
     expect(open_.length).toBeGreaterThan(0);
     await open('Anomalies', 'Anomalies');
     await count(page.locator('tbody tr')).toBe(open_.length);
@@ -285,7 +287,7 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
     await page.getByLabel('Note (optional)').fill('Load test on the web tier');
     await page.getByRole('dialog').getByRole('button', { name: 'Acknowledge' }).click();
     await text(page.getByTestId('detail-note')).toBe('Load test on the web tier');
-    const acked = await get<any[]>(`/finops/api/Anomalies?status=acknowledged`);
+    const acked = await get<Answer[]>(`/finops/api/Anomalies?status=acknowledged`);
     expect(acked.find((a) => a.id === target.id)).toMatchObject({
       note: 'Load test on the web tier',
       acknowledgedBy: 'ops@example.com',
@@ -313,7 +315,7 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
   it('Waste: totals as the API gives them; dismiss, snooze, exclude and the CSV', async () => {
     await page.goto(`${host.url}/console/waste?subscriptionId=${NORTHWIND}`);
     await page.getByRole('heading', { level: 1, name: 'Waste' }).waitFor();
-    const [run] = (await get<any[]>('/finops/api/AnalysisRuns/latest-per-subscription')).filter(
+    const [run] = (await get<Answer[]>('/finops/api/AnalysisRuns/latest-per-subscription')).filter(
       (r) => r.subscriptionId === NORTHWIND,
     );
     const summary = await get(`/finops/api/Waste/analysis/${run.id}/summary`);
@@ -321,9 +323,9 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
       money(summary.totals.estimatedMonthlySaving, summary.currency),
     );
     await text(page.getByTestId('waste-findings')).toBe(String(summary.totals.findings));
-    const findings = (await get<any[]>(`/finops/api/Waste/analysis/${run.id}/findings?status=active`)).sort(
-      (a, b) => b.estimatedMonthlySaving - a.estimatedMonthlySaving,
-    );
+    const findings = (
+      await get<Answer[]>(`/finops/api/Waste/analysis/${run.id}/findings?status=active`)
+    ).sort((a, b) => b.estimatedMonthlySaving - a.estimatedMonthlySaving);
     await count(page.locator('tbody tr[data-testid^="finding-"]')).toBe(findings.length);
     await axe(page, 'waste');
 
@@ -336,7 +338,7 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
     await page.getByRole('dialog').getByLabel('Reason').fill('Owner is on leave');
     await page.getByRole('dialog').getByRole('button', { name: 'Snooze' }).click();
     await visible(page.getByText(`${second.resourceName}: snoozed.`));
-    const suppressions = await get<any[]>(`/finops/api/Waste/subscriptions/${NORTHWIND}/suppressions`);
+    const suppressions = await get<Answer[]>(`/finops/api/Waste/subscriptions/${NORTHWIND}/suppressions`);
     expect(suppressions.map((s) => [s.code, s.kind, s.reason])).toEqual([
       [first.code, 'dismissed', 'Kept for the disaster-recovery drill'],
       [second.code, 'snoozed', 'Owner is on leave'],
@@ -349,11 +351,11 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
     await page.getByRole('dialog').getByLabel('Reason').fill('Sandbox, cleaned up weekly');
     await page.getByRole('dialog').getByRole('button', { name: 'Exclude' }).click();
     await visible(page.getByText('Exclusion added.'));
-    const exclusions = await get<any[]>(`/finops/api/Waste/subscriptions/${NORTHWIND}/exclusions`);
+    const exclusions = await get<Answer[]>(`/finops/api/Waste/subscriptions/${NORTHWIND}/exclusions`);
     expect(exclusions).toMatchObject([
       { kind: 'resourceGroup', resourceGroup: group, reason: 'Sandbox, cleaned up weekly' },
     ]);
-    const active = await get<any[]>(`/finops/api/Waste/analysis/${run.id}/findings?status=active`);
+    const active = await get<Answer[]>(`/finops/api/Waste/analysis/${run.id}/findings?status=active`);
     await count(page.locator('tbody tr[data-testid^="finding-"]')).toBe(active.length);
 
     const download = page.waitForEvent('download');
@@ -374,7 +376,7 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
     await dialog.getByLabel('Signing secret').fill('a-signing-secret-of-length');
     await dialog.getByRole('button', { name: 'Add' }).click();
     await visible(page.getByTestId('channel-ops-hook'));
-    const channels = await get<any[]>('/finops/api/NotificationChannels');
+    const channels = await get<Answer[]>('/finops/api/NotificationChannels');
     expect(channels).toMatchObject([{ name: 'ops-hook', kind: 'webhook', hasSecret: true }]);
     await page.getByRole('button', { name: 'Send a test message to ops-hook' }).click();
     await text(page.getByTestId('channel-status')).toBe('Test message delivered to ops-hook.');

@@ -37,10 +37,14 @@ export async function anomalySeries(a: Anomaly, runId: number): Promise<SeriesPo
   const from = Math.max(0, (at < 0 ? all.length : at) - 56);
   const to = at < 0 ? all.length : Math.min(all.length, at + 15);
   return all.slice(from, to).map((p, i) => {
-    const window = all.slice(Math.max(0, from + i - 28), from + i).map((x) => x.cost);
-    if (window.length < 7) return p;
-    const m = median(window);
-    const dev = 1.4826 * median(window.map((v) => Math.abs(v - m)));
+    // The same weekday over the eight weeks before: weekends are not outliers of a weekday series.
+    const at = from + i;
+    const same: number[] = [];
+    for (let k = 1; k <= 8 && at - 7 * k >= 0; k++) same.push(all[at - 7 * k]!.cost);
+    if (same.length < 3) return p;
+    const m = median(same);
+    // A floor of 5 % keeps the band visible on a very steady series.
+    const dev = Math.max(1.4826 * median(same.map((v) => Math.abs(v - m))), 0.05 * m);
     return { ...p, band: [Math.max(0, m - 3 * dev), m + 3 * dev] as [number, number] };
   });
 }

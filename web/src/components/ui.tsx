@@ -67,7 +67,9 @@ export function Empty({ title, children }: { title: string; children?: ReactNode
   return (
     <div className="rounded-md border border-dashed border-slate-300 p-6 text-center dark:border-slate-600">
       <p className="font-medium">{title}</p>
-      {children ? <div className="mt-2 text-sm text-slate-600 dark:text-slate-300">{children}</div> : null}
+      {children ? (
+        <div className="mt-2 space-y-2 text-sm text-slate-600 dark:text-slate-300">{children}</div>
+      ) : null}
     </div>
   );
 }

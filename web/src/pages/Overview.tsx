@@ -22,6 +22,14 @@ import { useGet } from '../hooks';
 import { Link } from '../router';
 import type { Anomaly, Forecast, RunSummary, WasteSummary } from '../types';
 
+const KIND_TEXT: Record<Anomaly['kind'], string> = {
+  spike: 'Spike',
+  drop: 'Drop',
+  newCost: 'New cost',
+  removedCost: 'Cost removed',
+  steadyGrowth: 'Steady growth',
+};
+
 interface SubscriptionView {
   id: string;
   name: string;
@@ -184,7 +192,7 @@ export default function Overview() {
 
   const savingByCurrency = new Map<string, number>();
   for (const s of subs ?? []) {
-    if (s.waste)
+    if (s.waste && s.waste.totals.findings > 0)
       savingByCurrency.set(
         s.waste.currency,
         (savingByCurrency.get(s.waste.currency) ?? 0) + s.waste.totals.estimatedMonthlySaving,
@@ -217,7 +225,9 @@ export default function Overview() {
               actions={v?.forecast ? <StatusBadge status={v.forecast.budgetStatus} /> : undefined}
             >
               <div data-testid={`subscription-${s.id}`}>
-                <p className="text-xs text-slate-600 dark:text-slate-300">{s.id}</p>
+                {s.name !== s.id ? (
+                  <p className="text-xs text-slate-600 dark:text-slate-300">{s.id}</p>
+                ) : null}
                 {!s.run ? (
                   <p className="mt-2 text-sm">
                     No analysis yet: run one to see its cost, forecast and waste.
@@ -232,7 +242,9 @@ export default function Overview() {
                 ) : (
                   <ErrorBox error={v.forecastError} />
                 )}
-                {v?.waste ? (
+                {v?.waste && v.waste.totals.findings === 0 ? (
+                  <p className="mt-2 text-sm">No waste findings in the last run.</p>
+                ) : v?.waste ? (
                   <p className="mt-2 text-sm">
                     Waste:{' '}
                     <span data-testid="saving">
@@ -292,8 +304,10 @@ export default function Overview() {
                     <Badge tone={a.severity === 'high' ? 'red' : a.severity === 'medium' ? 'amber' : 'slate'}>
                       {a.severity}
                     </Badge>{' '}
-                    {a.kind} on{' '}
-                    {a.scope.kind === 'subscription' ? 'the subscription' : `${a.scope.kind} ${a.scope.name}`}{' '}
+                    {KIND_TEXT[a.kind]} on{' '}
+                    {a.scope.kind === 'subscription'
+                      ? 'the subscription total'
+                      : `${a.scope.kind === 'resourceGroup' ? 'resource group' : 'service'} ${a.scope.name}`}{' '}
                     · {day(a.date)}
                   </span>
                   <Link to={`/anomalies?id=${a.id}`} className="tabular-nums underline">

@@ -310,12 +310,15 @@ export default function Waste() {
 
   const shown = useMemo(
     () =>
-      (findings.data ?? []).filter(
-        (f) =>
-          (status === 'all' || f.status === status) &&
-          (!rule || f.code === rule) &&
-          (!group || f.resourceGroup === group),
-      ),
+      (findings.data ?? [])
+        .filter(
+          (f) =>
+            (status === 'all' || f.status === status) &&
+            (!rule || f.code === rule) &&
+            (!group || f.resourceGroup === group),
+        )
+        // The largest saving first: that is where to start.
+        .sort((a, b) => b.estimatedMonthlySaving - a.estimatedMonthlySaving),
     [findings.data, status, rule, group],
   );
   const rules = [...new Set((findings.data ?? []).map((f) => f.code))].sort();
@@ -578,7 +581,7 @@ export default function Waste() {
             )}
           </Card>
           {summary.data && summary.data.byRule.length > 0 ? (
-            <div className="grid gap-4 lg:grid-cols-2">
+            <div className="grid gap-4 2xl:grid-cols-2">
               <Card title="By rule">
                 <Totals rows={summary.data.byRule} currency={currency} label="Waste by rule" keyName="Rule" />
               </Card>
