@@ -138,10 +138,16 @@ export default function Overview() {
   useEffect(() => {
     if (!list) return;
     let cancelled = false;
-    Promise.all(list.map((s) => loadSubscription(s.id, s.name, s.run))).then(
-      (v) => !cancelled && setSubs(v),
-      (e) => !cancelled && setSubsError(e),
-    );
+    // Each card fills in as its own answers arrive (a forecast takes a few hundred ms to compute).
+    const done: SubscriptionView[] = [];
+    Promise.all(
+      list.map((s) =>
+        loadSubscription(s.id, s.name, s.run).then((v) => {
+          done.push(v);
+          if (!cancelled) setSubs([...done]);
+        }),
+      ),
+    ).catch((e) => !cancelled && setSubsError(e));
     // Movers load after the cards: they read each run's daily cost per resource group.
     Promise.all(
       list
@@ -268,7 +274,7 @@ export default function Overview() {
       {subsError ? <ErrorBox error={subsError} /> : null}
       <div className="mt-6 grid gap-4 lg:grid-cols-3">
         <Card title="Waste saving at stake">
-          {subs === undefined ? (
+          {subs === undefined || subs.length < list.length ? (
             <Loading />
           ) : savingByCurrency.size === 0 ? (
             <p className="text-sm">
