@@ -93,9 +93,9 @@ function Shell({ viewer }: { viewer: Viewer }) {
         Skip to content
       </a>
       <header className="border-b border-slate-200 bg-white dark:border-slate-700 dark:bg-slate-900">
-        <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
+        <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3">
           <span className="text-lg font-bold text-teal-800 dark:text-teal-300">finwatch</span>
-          <nav aria-label="Pages" className="flex-1">
+          <nav aria-label="Pages">
             <ul className="flex flex-wrap gap-1">
               {visible.map((p) => (
                 <li key={p.path}>
@@ -114,12 +114,20 @@ function Shell({ viewer }: { viewer: Viewer }) {
               ))}
             </ul>
           </nav>
-          <div className="flex flex-wrap items-center gap-3 text-sm">
+          <div className="ml-auto flex flex-wrap items-center gap-3 text-sm">
             <ThemeToggle />
-            <span title={viewer.email}>
+            <span>
               {viewer.email}
-              {viewer.isAdmin ? ' (administrator)' : ''}
+              {viewer.isAdmin ? <span className="sr-only"> (administrator)</span> : null}
             </span>
+            {viewer.isAdmin ? (
+              <span
+                aria-hidden="true"
+                className="rounded bg-slate-200 px-1.5 py-0.5 text-xs dark:bg-slate-700"
+              >
+                admin
+              </span>
+            ) : null}
             <Button onClick={() => setToken(null)}>Sign out</Button>
           </div>
         </div>

@@ -192,7 +192,8 @@ export function Badge({
 export const tableClass = 'w-full border-collapse text-left text-sm';
 export const thClass = 'border-b border-slate-300 px-2 py-2 font-semibold dark:border-slate-600';
 export const tdClass = 'border-b border-slate-200 px-2 py-2 align-top dark:border-slate-700';
-export const numClass = 'text-right tabular-nums whitespace-nowrap';
+// Amounts never break inside a cell; headers may wrap.
+export const numClass = 'text-right tabular-nums [td&]:whitespace-nowrap';
 
 /** A table that scrolls sideways on a narrow screen and can be reached with the keyboard to do so. */
 export function TableWrap({ label, children }: { label: string; children: ReactNode }) {

@@ -514,9 +514,9 @@ export default function Waste() {
                       <th className={thClass}>Resource</th>
                       <th className={thClass}>Resource group</th>
                       <th className={thClass}>Rule</th>
-                      <th className={`${thClass} ${numClass}`}>Cost this month</th>
+                      <th className={`${thClass} ${numClass}`}>Cost, month to date</th>
                       <th className={`${thClass} ${numClass}`}>Saving a month</th>
-                      <th className={`${thClass} ${numClass}`}>Age (days)</th>
+                      <th className={`${thClass} ${numClass}`}>Age, days</th>
                       <th className={thClass}>Status</th>
                       <th className={thClass}>
                         <span className="sr-only">Actions</span>
@@ -528,7 +528,7 @@ export default function Waste() {
                       <tr key={f.resourceId + f.code} data-testid={`finding-${f.resourceName}-${f.code}`}>
                         <td className={tdClass}>
                           <span className="font-medium">{f.resourceName}</span>
-                          <span className="block text-xs text-slate-600 dark:text-slate-300">
+                          <span className="block min-w-[12rem] text-xs text-slate-600 dark:text-slate-300">
                             {f.message}
                           </span>
                         </td>
