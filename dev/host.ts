@@ -13,6 +13,7 @@ import {
   weeklyTimerTrigger,
 } from '../shared/app/triggers.js';
 import type { AppConfig } from '../shared/config/index.js';
+import { isConsolePath, serveConsole } from '../shared/console/static.js';
 import { exportImportTimerTrigger } from '../shared/finops/imports/exports.js';
 import { MAX_BODY_BYTES } from '../shared/http/body.js';
 import { errorResponse, withSecurityHeaders } from '../shared/http/dispatch.js';
@@ -206,6 +207,13 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
             pathname,
           );
           await writeResponse(res, response, false, closing);
+          return;
+        }
+        // The console's catch-all, as its own function in Azure: files, not the route table.
+        if (isConsolePath(pathname)) {
+          req.resume();
+          response = await serveConsole({ method, pathname, acceptEncoding: headers['accept-encoding'] });
+          await writeResponse(res, response, method === 'HEAD', closing);
           return;
         }
         // The route's own body limit; the same match then dispatches.

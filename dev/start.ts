@@ -6,6 +6,7 @@ import { checkDataDir } from '../shared/app/data-dir.js';
 import { ConfigError, loadConfig, readSettings } from '../shared/config/index.js';
 import { createLogger } from '../shared/observability/logger.js';
 import { startAzuriteStorage } from './azurite.js';
+import { ensureConsoleBuilt } from './console-build.js';
 import { startLocalHost } from './host.js';
 import { keepNewestRuns, RUN_RETENTION_EVERY_MS } from './run-retention.js';
 
@@ -17,6 +18,7 @@ const stops: Array<() => Promise<void>> = [];
 async function main() {
   // Validate before starting anything, so a bad setting is one clear line.
   let config = loadConfig(settings);
+  await ensureConsoleBuilt(log);
   const inMemory = config.platform.DATA_DIR.startsWith('memory://');
   if (!inMemory) checkDataDir(config.platform.DATA_DIR);
 
@@ -87,7 +89,7 @@ async function main() {
       database: host.services.db.kind,
       environment: config.platform.WEBAPP_ENVIRONMENT,
     },
-    `finwatch is listening: ${host.url}/auth/api/Version and ${host.url}/finops/api/Version`,
+    `finwatch is listening: the console at ${host.url}/console, the APIs at ${host.url}/auth/api and ${host.url}/finops/api`,
   );
 }
 

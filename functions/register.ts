@@ -8,6 +8,7 @@ import {
   queueTrigger,
   weeklyTimerTrigger,
 } from '../shared/app/triggers.js';
+import { consoleFunction } from '../shared/console/function.js';
 import { exportImportTimerTrigger } from '../shared/finops/imports/exports.js';
 import type { RouteDefinition, Service } from '../shared/http/route.js';
 import { Router } from '../shared/http/router.js';
@@ -50,6 +51,7 @@ export function registerFunctions(app: App, startup: Startup, routes: RouteDefin
       handler: (request: HttpRequest, context: InvocationContext) => serveRequest(server, request, context),
     });
   }
+  app.http(consoleFunction.name, consoleFunction.options);
   // Trigger bindings need the settings (queue name, schedule). With invalid settings the HTTP
   // functions still answer 503 and the log names the setting; fixing it restarts the app.
   const config = startup.config();

@@ -6,6 +6,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildConsole } from './build-console.js';
 import { bundleFunctions } from './package.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -24,4 +25,6 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const started = performance.now();
   const entry = await buildFunctions();
   console.log(`build: ${path.relative(ROOT, entry)} in ${Math.round(performance.now() - started)} ms`);
+  // The console's files beside the entry (dist/console), served at /console.
+  await buildConsole();
 }

@@ -6,6 +6,7 @@
 //     dist/index.mjs (+ chunk-*.mjs) esbuild bundle of functions/index.ts, ESM, node20
 //     dist/pglite.wasm, pglite.data, initdb.wasm   PGlite's assets, loaded beside the bundle
 //     pg_trgm.tar.gz                               PGlite's pg_trgm, loaded from the bundle's parent
+//     console/                      the console's built files (web/, served at /console)
 //     prisma/                       schema.prisma, migrations/, scripts/ (applied at startup)
 //     node_modules/                 only what cannot be bundled (see SHIPPED_EXTERNALS)
 //   out/finwatch-functions.zip      the same tree, zipped, without the source maps (dist/*.map)
@@ -27,6 +28,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import yazl from 'yazl';
+import { buildConsole, CONSOLE_OUT, consoleBuildIsStale } from './build-console.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(path.join(ROOT, 'package.json'));
@@ -224,6 +226,10 @@ export async function buildPackage(outRoot = path.join(ROOT, 'out')): Promise<Pa
       cpSync(path.join(ROOT, 'prisma', sub), path.join(dir, 'prisma', sub), { recursive: true });
     }
   }
+
+  // The console's built files, found by the bundle at ../console (shared/console/static.ts).
+  if (consoleBuildIsStale()) await buildConsole({ quiet: true });
+  cpSync(CONSOLE_OUT, path.join(dir, 'console'), { recursive: true });
 
   // Source maps stay in out/package/dist for symbolicating a production stack trace; the zip
   // leaves them out (24 MB unpacked, more than the code; Node reads them only with

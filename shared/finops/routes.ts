@@ -1,5 +1,6 @@
 import type { RouteDefinition } from '../http/route.js';
 import { analysisRoutes } from './routes/analysis.js';
+import { importHistoryRoutes } from './routes/import-history.js';
 import { importRoutes } from './routes/imports.js';
 import { intelRoutes } from './routes/intel.js';
 import { kubernetesRoutes } from './routes/kubernetes.js';
@@ -17,6 +18,7 @@ export const finopsRoutes: RouteDefinition[] = [
   ...wasteRoutes,
   ...intelRoutes,
   ...importRoutes,
+  ...importHistoryRoutes,
   ...notificationRoutes,
   ...kubernetesRoutes,
 ];

@@ -37,6 +37,7 @@ describe('npm run build', () => {
         'analysis-job-sweeper',
         'analysis-queue',
         'auth-api',
+        'console',
         'finops-api',
         'notification-outbox',
         'weekly-analysis',

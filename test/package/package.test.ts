@@ -75,10 +75,15 @@ describe('deployment package (npm run package)', () => {
     expect(loaded.programmingModel?.name).toBe('@azure/functions');
   });
 
-  it('registers one anonymous catch-all HTTP function per service, for every method, and nothing else over HTTP', () => {
+  it('registers one anonymous catch-all HTTP function per service, for every method, and the console, and nothing else over HTTP', () => {
     const http = loaded.functions.filter((f) => trigger(f)?.type === 'httpTrigger');
-    expect(http.map((f) => f.name)).toEqual(['auth-api', 'finops-api', 'metrics-api']);
-    for (const fn of http) {
+    expect(http.map((f) => f.name)).toEqual(['auth-api', 'finops-api', 'metrics-api', 'console']);
+    expect(trigger(http[3]!)).toMatchObject({
+      route: 'console/{*path}',
+      authLevel: 'anonymous',
+      methods: ['GET', 'HEAD'],
+    });
+    for (const fn of http.slice(0, 3)) {
       const service = fn.name.replace(/-api$/, '');
       expect(trigger(fn)).toMatchObject({
         route: `${service}/api/{*path}`,

@@ -1,0 +1,494 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AzureSimulator, startAzureSimulator } from '../../dev/azure-sim/index.js';
+import { buildConsole, consoleBuildIsStale } from '../../scripts/build-console.js';
+import { simSettings, waitFor } from '../finops-engine/support.js';
+import { exportLines, focusCsv } from '../finops-intel/export-fixture.js';
+import { startTestHost, type TestHost } from '../support/host.js';
+import { apiClient } from '../support/http.js';
+
+/** Debian's chromium, or CHROMIUM_PATH. */
+const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
+const browserPath = CANDIDATES.find((p): p is string => Boolean(p) && existsSync(p!));
+if (!browserPath) {
+  console.warn(
+    'console-browser: skipped, no Chromium found (apt-get install -y chromium, or set CHROMIUM_PATH)',
+  );
+}
+/** Set to a folder to save a screenshot of every page there (docs/images is made this way). */
+const SHOTS = process.env.FINWATCH_CONSOLE_SCREENSHOTS;
+
+// biome-ignore lint/suspicious/noExplicitAny: API answers are read field by field.
+type Answer = any;
+
+const AXE = readFileSync(fileURLToPath(import.meta.resolve('axe-core/axe.min.js')), 'utf8');
+const BOOTSTRAP = 'console-bootstrap-secret-0123456789';
+const PASSWORD = 'correct-horse-9';
+const FABRIKAM = '11111111-1111-4111-8111-111111111111';
+const NORTHWIND = '22222222-2222-4222-8222-222222222222';
+const IMPORTED = '33333333-3333-4333-8333-333333333333';
+const LOCALE = 'en-US';
+const TIME_ZONE = 'Europe/Berlin';
+
+const money = (v: number, currency: string) =>
+  new Intl.NumberFormat(LOCALE, { style: 'currency', currency, maximumFractionDigits: 2 }).format(v);
+const isoDay = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * The console in a real headless Chromium against a seeded local host (the Azure simulator, two
+ * analysed subscriptions, one imported): every page shows the numbers the API gives, every action
+ * shows its effect through the API, every page passes axe-core's WCAG 2.1 AA rules, and the page
+ * loads nothing its Content-Security-Policy refuses.
+ */
+describe.skipIf(!browserPath)('the console in headless Chromium', () => {
+  let sim: AzureSimulator;
+  let host: TestHost;
+  let api: ReturnType<typeof apiClient>;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let admin: string;
+  let memberToken: string;
+  let memberId: string;
+  let hook: http.Server;
+  let hookUrl: string;
+  const hookBodies: string[] = [];
+  const problems: string[] = [];
+
+  // Waiting assertions on what the page shows (Playwright's own matchers belong to its test runner).
+  const text = (l: Locator) => expect.poll(async () => (await l.textContent())?.trim(), { timeout: 15_000 });
+  const count = (l: Locator) => expect.poll(() => l.count(), { timeout: 15_000 });
+  const visible = (l: Locator, timeout = 15_000) => l.waitFor({ state: 'visible', timeout });
+  const focused = (l: Locator) =>
+    expect.poll(() => l.evaluate((e) => e === e.ownerDocument.activeElement), { timeout: 5_000 });
+
+  const get = async <T = Answer>(p: string, token = admin): Promise<T> => {
+    const res = await api.get(p, { token });
+    expect(res.status, p).toBe(200);
+    return res.body as T;
+  };
+
+  async function signIn(p: Page, email: string) {
+    await p.getByLabel('Email or user name').fill(email);
+    await p.getByLabel('Password').fill(PASSWORD);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await p.getByRole('navigation', { name: 'Pages' }).waitFor();
+  }
+
+  async function open(to: string, heading: string) {
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: to }).click();
+    await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+  }
+
+  /** axe-core's WCAG 2.0/2.1 A and AA rules on the page as it is now, in the current theme. */
+  async function axe(p: Page, name: string) {
+    if ((await p.evaluate('typeof window.axe')) !== 'object') await p.evaluate(AXE);
+    const result = (await p.evaluate(
+      `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((r) => r.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')))`,
+    )) as string[];
+    expect(result, `axe violations on ${name}`).toEqual([]);
+    if (SHOTS) await p.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  }
+
+  beforeAll(async () => {
+    if (consoleBuildIsStale()) await buildConsole({ quiet: true });
+    hook = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => {
+        body += c;
+      });
+      req.on('end', () => {
+        hookBodies.push(body);
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+    hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
+    sim = await startAzureSimulator({ resourcesPerSubscription: 30, wasteCatalogue: true });
+    host = await startTestHost({
+      settings: {
+        ...simSettings(sim),
+        Cloud__SubscriptionIds: `${FABRIKAM},${NORTHWIND}`,
+        ADMIN_EMAILS: 'ops@example.com',
+        ADMIN_BOOTSTRAP_SECRET: BOOTSTRAP,
+      },
+      queueWorker: { pollMs: 50 },
+    });
+    api = apiClient(host.url);
+    const created = await api.post('/auth/api/User/create', {
+      headers: { 'X-Admin-Bootstrap': BOOTSTRAP },
+      json: { username: 'ops', userEmail: 'ops@example.com', password: PASSWORD, repeatPassword: PASSWORD },
+    });
+    expect(created.body.isAdmin).toBe(true);
+    const member = await api.post('/auth/api/User/create', {
+      json: { username: 'dana', userEmail: 'dana@example.com', password: PASSWORD, repeatPassword: PASSWORD },
+    });
+    memberId = member.body.id;
+    admin = (
+      await api.post('/auth/api/Auth/login', { json: { username: 'ops@example.com', password: PASSWORD } })
+    ).body.token;
+    memberToken = (
+      await api.post('/auth/api/Auth/login', { json: { username: 'dana@example.com', password: PASSWORD } })
+    ).body.token;
+    expect(
+      (
+        await api.post('/finops/api/Subscriptions', {
+          token: admin,
+          json: { subscriptionId: IMPORTED, budget: 20000 },
+        })
+      ).status,
+    ).toBe(200);
+    for (const sub of [FABRIKAM, NORTHWIND]) {
+      const started = await api.post('/finops/api/Analysis/start-async', {
+        token: admin,
+        raw: JSON.stringify(sub),
+      });
+      await waitFor(
+        'the seed analysis',
+        async () =>
+          (await api.get(`/finops/api/Analysis/jobs/${started.body.jobId}`, { token: admin })).body.status,
+        (s) => s === 'completed',
+        60_000,
+      );
+    }
+    browser = await chromium.launch({ executablePath: browserPath, args: ['--no-sandbox'] });
+    context = await browser.newContext({
+      locale: LOCALE,
+      timezoneId: TIME_ZONE,
+      colorScheme: 'light',
+      viewport: { width: 1280, height: 900 },
+      acceptDownloads: true,
+    });
+    page = await context.newPage();
+    // CSP violations and script errors land here; the page must have none.
+    // (Answers with an error status are logged by the browser too; the tests cause those on purpose.)
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await host?.close();
+    await sim?.close();
+    await new Promise((r) => hook?.close(r));
+  });
+
+  it('serves the sign-in form at a deep link, and after signing in shows that page', async () => {
+    const res = await page.goto(`${host.url}/console/forecast`);
+    expect(res!.status()).toBe(200);
+    expect(res!.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+    await page.getByRole('heading', { name: 'Sign in to finwatch' }).waitFor();
+    await axe(page, 'sign-in');
+    await page.getByLabel('Email or user name').fill('ops@example.com');
+    await page.getByLabel('Password').fill('wrong password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await text(page.getByRole('alert')).toContain('Invalid credentials.');
+    await signIn(page, 'ops@example.com');
+    await page.getByRole('heading', { level: 1, name: 'Forecast' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/console/forecast');
+  });
+
+  it('Overview: month to date, forecast range and waste per subscription as the API gives them, in the viewer time zone', async () => {
+    await open('Overview', 'Overview');
+    for (const sub of [FABRIKAM, NORTHWIND]) {
+      const f = await get(`/finops/api/Forecast/${sub}`);
+      const card = page.getByTestId(`subscription-${sub}`);
+      await text(card.getByTestId('actual')).toBe(money(f.actualToDate, f.currency));
+      await text(card.getByTestId('forecast')).toBe(money(f.forecastMonthEnd, f.currency));
+      await text(card.getByTestId('range')).toBe(
+        `${money(f.low, f.currency)} – ${money(f.high, f.currency)}`,
+      );
+      const [run] = (await get<Answer[]>('/finops/api/AnalysisRuns/latest-per-subscription')).filter(
+        (r) => r.subscriptionId === sub,
+      );
+      const w = await get(`/finops/api/Waste/analysis/${run.id}/summary`);
+      await text(card.getByTestId('saving')).toBe(money(w.totals.estimatedMonthlySaving, w.currency));
+      const shown = new Intl.DateTimeFormat(LOCALE, {
+        dateStyle: 'medium',
+        timeStyle: 'short',
+        timeZone: TIME_ZONE,
+      }).format(new Date(`${run.runDate}Z`));
+      await text(card.getByTestId('last-run')).toBe(shown);
+    }
+    await text(page.getByRole('contentinfo')).toContain(TIME_ZONE);
+    await page.getByRole('table').waitFor();
+    await axe(page, 'overview');
+  });
+
+  it('Overview: runs an analysis and follows the job to its end; the API has the new run', async () => {
+    const before = (await get<Answer[]>('/finops/api/AnalysisRuns/latest-per-subscription')).find(
+      (r) => r.subscriptionId === FABRIKAM,
+    );
+    const card = page.getByTestId(`subscription-${FABRIKAM}`);
+    await card.getByRole('button', { name: /Run analysis of/ }).click();
+    await visible(card.getByText(/Analysis finished \(run \d+\)/), 60_000);
+    const after = (await get<Answer[]>('/finops/api/AnalysisRuns/latest-per-subscription')).find(
+      (r) => r.subscriptionId === FABRIKAM,
+    );
+    expect(after.id).toBeGreaterThan(before.id);
+    await visible(card.getByText(`Analysis finished (run ${after.id}).`));
+  }, 90_000);
+
+  it('Imports: a bad file shows the line at fault; a FOCUS export uploads, and the API lists the import', async () => {
+    await open('Imports', 'Imports');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'console-import-'));
+    await page.getByLabel('Subscription', { exact: true }).selectOption(IMPORTED);
+    const bad = path.join(dir, 'bad.csv');
+    writeFileSync(bad, 'not,a,cost,export\n1,2,3,4\n');
+    await page.getByLabel('Export file').setInputFiles(bad);
+    await page.getByRole('button', { name: 'Upload and import' }).click();
+    await text(page.getByTestId('import-error')).toContain('line');
+    const spikeDay = isoDay(-10);
+    const csv = focusCsv(
+      exportLines(IMPORTED, isoDay(-120), 119, [
+        {
+          resourceGroup: 'rg-web',
+          service: 'Virtual Machines',
+          resource: 'vm-1',
+          level: 300,
+          factors: { [spikeDay]: 4 },
+        },
+        { resourceGroup: 'rg-data', service: 'SQL Database', resource: 'sql-1', level: 120 },
+      ]),
+    );
+    const good = path.join(dir, 'focus.csv');
+    writeFileSync(good, csv);
+    await page.getByLabel('Export file').setInputFiles(good);
+    await page.getByRole('button', { name: 'Upload and import' }).click();
+    await text(page.getByTestId('import-result')).toContain('Imported 238 rows');
+    const history = await get(`/finops/api/CostImports/history?subscriptionId=${IMPORTED}`);
+    expect(history.imports).toHaveLength(1);
+    expect(history.imports[0]).toMatchObject({ rows: 238, format: 'focus', createdBy: 'ops@example.com' });
+    await text(page.getByTestId(`import-${history.imports[0].importId}`)).toContain('238');
+    await axe(page, 'imports');
+  });
+
+  it('Anomalies: lists what the API has, charts one, and acknowledges it with a note', async () => {
+    const open_ = await get<Answer[]>('/finops/api/Anomalies?status=open');
+    expect(open_.length).toBeGreaterThan(0);
+    await open('Anomalies', 'Anomalies');
+    await count(page.locator('tbody tr')).toBe(open_.length);
+    const target = open_.find((a) => a.scope.kind === 'subscription') ?? open_[0];
+    const row = page.getByTestId(`anomaly-${target.id}`);
+    await text(row.getByTestId('impact')).toBe(money(target.impact, target.currency));
+    await row.getByRole('button', { name: /Show anomaly/ }).click();
+    await page.locator('figure .recharts-surface').waitFor();
+    await axe(page, 'anomalies');
+    await page.getByRole('button', { name: 'Acknowledge', exact: true }).click();
+    await page.getByLabel('Note (optional)').fill('Load test on the web tier');
+    await page.getByRole('dialog').getByRole('button', { name: 'Acknowledge' }).click();
+    await text(page.getByTestId('detail-note')).toBe('Load test on the web tier');
+    const acked = await get<Answer[]>(`/finops/api/Anomalies?status=acknowledged`);
+    expect(acked.find((a) => a.id === target.id)).toMatchObject({
+      note: 'Load test on the web tier',
+      acknowledgedBy: 'ops@example.com',
+    });
+    await count(page.locator('tbody tr')).toBe(open_.length - 1);
+  });
+
+  it('Forecast: the estimate and status of each subscription as the API gives them', async () => {
+    await open('Forecast', 'Forecast');
+    for (const sub of [FABRIKAM, NORTHWIND, IMPORTED]) {
+      const f = await get(`/finops/api/Forecast/${sub}`);
+      const row = page.getByTestId(`forecast-${sub}`);
+      await text(row.getByTestId('estimate')).toBe(money(f.forecastMonthEnd, f.currency));
+      const status = {
+        onTrack: 'On track',
+        atRisk: 'At risk',
+        overBudget: 'Over budget',
+        noBudget: 'No budget',
+      }[f.budgetStatus as string];
+      await text(row.getByTestId('status')).toBe(status!);
+    }
+    await axe(page, 'forecast');
+  });
+
+  it('Waste: totals as the API gives them; dismiss, snooze, exclude and the CSV', async () => {
+    await page.goto(`${host.url}/console/waste?subscriptionId=${NORTHWIND}`);
+    await page.getByRole('heading', { level: 1, name: 'Waste' }).waitFor();
+    const [run] = (await get<Answer[]>('/finops/api/AnalysisRuns/latest-per-subscription')).filter(
+      (r) => r.subscriptionId === NORTHWIND,
+    );
+    const summary = await get(`/finops/api/Waste/analysis/${run.id}/summary`);
+    await text(page.getByTestId('waste-saving')).toBe(
+      money(summary.totals.estimatedMonthlySaving, summary.currency),
+    );
+    await text(page.getByTestId('waste-findings')).toBe(String(summary.totals.findings));
+    const findings = (
+      await get<Answer[]>(`/finops/api/Waste/analysis/${run.id}/findings?status=active`)
+    ).sort((a, b) => b.estimatedMonthlySaving - a.estimatedMonthlySaving);
+    await count(page.locator('tbody tr[data-testid^="finding-"]')).toBe(findings.length);
+    await axe(page, 'waste');
+
+    const [first, second] = findings;
+    await page.getByRole('button', { name: `Dismiss ${first.resourceName} (${first.code})` }).click();
+    await page.getByRole('dialog').getByLabel('Reason').fill('Kept for the disaster-recovery drill');
+    await page.getByRole('dialog').getByRole('button', { name: 'Dismiss' }).click();
+    await visible(page.getByText(`${first.resourceName}: dismissed.`));
+    await page.getByRole('button', { name: `Snooze ${second.resourceName} (${second.code})` }).click();
+    await page.getByRole('dialog').getByLabel('Reason').fill('Owner is on leave');
+    await page.getByRole('dialog').getByRole('button', { name: 'Snooze' }).click();
+    await visible(page.getByText(`${second.resourceName}: snoozed.`));
+    const suppressions = await get<Answer[]>(`/finops/api/Waste/subscriptions/${NORTHWIND}/suppressions`);
+    expect(suppressions.map((s) => [s.code, s.kind, s.reason])).toEqual([
+      [first.code, 'dismissed', 'Kept for the disaster-recovery drill'],
+      [second.code, 'snoozed', 'Owner is on leave'],
+    ]);
+    await count(page.locator('tbody tr[data-testid^="finding-"]')).toBe(findings.length - 2);
+
+    const group = findings[2].resourceGroup;
+    await page.getByRole('button', { name: 'Exclude…' }).click();
+    await page.getByRole('dialog').getByRole('combobox', { name: 'Resource group' }).selectOption(group);
+    await page.getByRole('dialog').getByLabel('Reason').fill('Sandbox, cleaned up weekly');
+    await page.getByRole('dialog').getByRole('button', { name: 'Exclude' }).click();
+    await visible(page.getByText('Exclusion added.'));
+    const exclusions = await get<Answer[]>(`/finops/api/Waste/subscriptions/${NORTHWIND}/exclusions`);
+    expect(exclusions).toMatchObject([
+      { kind: 'resourceGroup', resourceGroup: group, reason: 'Sandbox, cleaned up weekly' },
+    ]);
+    const active = await get<Answer[]>(`/finops/api/Waste/analysis/${run.id}/findings?status=active`);
+    await count(page.locator('tbody tr[data-testid^="finding-"]')).toBe(active.length);
+
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download CSV' }).click();
+    const file = await (await download).path();
+    const lines = readFileSync(file, 'utf8').trim().split('\r\n');
+    expect(lines[0]).toContain('resourceName,resourceGroup');
+    expect(lines).toHaveLength(active.length + 1);
+  }, 60_000);
+
+  it('Admin: adds a channel and sends it a test, filters the audit trail, shows the ingest keys or says they are absent', async () => {
+    await open('Admin', 'Admin');
+    await page.getByRole('button', { name: 'Add a channel' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Name').fill('ops-hook');
+    await dialog.getByLabel('Kind').selectOption('webhook');
+    await dialog.getByLabel('URL').fill(hookUrl);
+    await dialog.getByLabel('Signing secret').fill('a-signing-secret-of-length');
+    await dialog.getByRole('button', { name: 'Add' }).click();
+    await visible(page.getByTestId('channel-ops-hook'));
+    const channels = await get<Answer[]>('/finops/api/NotificationChannels');
+    expect(channels).toMatchObject([{ name: 'ops-hook', kind: 'webhook', hasSecret: true }]);
+    await page.getByRole('button', { name: 'Send a test message to ops-hook' }).click();
+    await text(page.getByTestId('channel-status')).toBe('Test message delivered to ops-hook.');
+    expect(hookBodies).toHaveLength(1);
+
+    const keys = await api.get('/metrics/api/IngestKeys', { token: admin });
+    if (keys.status === 404) {
+      await visible(page.getByText('The metrics ingest API is not deployed here'));
+    } else {
+      await page.getByLabel('Cluster name').fill('aks-console-test');
+      await page.getByRole('button', { name: 'Make a key' }).click();
+      await visible(page.getByText(/Key for aks-console-test/));
+    }
+
+    await page.getByLabel('Action (commas for several)').fill('waste.suppressed');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    const audit = await api.get('/auth/api/Audit?action=waste.suppressed', { token: admin });
+    await count(page.getByTestId('audit-row')).toBe(audit.body.length);
+    await visible(page.getByText(`(${audit.headers.get('x-total-count')} records)`));
+    await axe(page, 'admin');
+  }, 60_000);
+
+  it('Kubernetes cost: explains what to do when the API is absent or has no clusters', async () => {
+    await open('Kubernetes cost', 'Kubernetes cost');
+    const clusters = await api.get('/finops/api/KubernetesCost/clusters', { token: admin });
+    if (clusters.status === 404) {
+      await visible(page.getByText('Kubernetes cost is not available on this finwatch yet'));
+    } else if (clusters.body.length === 0) {
+      await visible(page.getByText('No clusters yet'));
+    }
+    await visible(page.getByText(/Run the agent in the cluster/));
+    await axe(page, 'kubernetes');
+  });
+
+  it('shows an API failure in words, never a blank page', async () => {
+    await page.route('**/finops/api/Forecast/**', (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: 'application/problem+json',
+        body: JSON.stringify({
+          status: 503,
+          title: 'Service Unavailable',
+          detail: 'The database is restarting.',
+        }),
+      }),
+    );
+    await open('Forecast', 'Forecast');
+    await text(page.getByRole('alert').first()).toMatch(/Error 503: The database is restarting\./);
+    await page.unroute('**/finops/api/Forecast/**');
+  });
+
+  it('is dark when the system is, and when chosen; passes axe in dark too', async () => {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await open('Overview', 'Overview');
+    expect(await page.evaluate('document.documentElement.classList.contains("dark")')).toBe(true);
+    await page.getByRole('table').waitFor();
+    await axe(page, 'overview-dark');
+    await page.getByLabel('Theme').selectOption('light');
+    expect(await page.evaluate('document.documentElement.classList.contains("dark")')).toBe(false);
+    await page.getByLabel('Theme').selectOption('system');
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('works from the keyboard alone: skip link, navigation, a dialog opened and closed', async () => {
+    await page.goto(`${host.url}/console/anomalies?status=acknowledged`);
+    await page
+      .getByRole('button', { name: /Show anomaly/ })
+      .first()
+      .waitFor();
+    await page.keyboard.press('Tab');
+    await focused(page.getByRole('link', { name: 'Skip to content' })).toBe(true);
+    await page.keyboard.press('Enter');
+    // Tab through the filters to the first "Show" button and open it.
+    const show = page.getByRole('button', { name: /Show anomaly/ }).first();
+    for (let i = 0; i < 12 && !(await show.evaluate((e) => e === e.ownerDocument.activeElement)); i++) {
+      await page.keyboard.press('Tab');
+    }
+    await focused(show).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.locator('figure .recharts-surface').waitFor();
+  });
+
+  it('a non-administrator sees no admin page; ending their sessions brings back sign-in, then the same page', async () => {
+    const other = await browser.newContext({ locale: LOCALE, timezoneId: TIME_ZONE });
+    const p = await other.newPage();
+    await p.goto(`${host.url}/console/waste`);
+    await signIn(p, 'dana@example.com');
+    await count(p.getByRole('link', { name: 'Admin' })).toBe(0);
+    await p.goto(`${host.url}/console/admin`);
+    await p.getByRole('heading', { name: 'Page not found' }).waitFor();
+    expect((await api.get('/auth/api/Audit', { token: memberToken })).status).toBe(403);
+
+    // The administrator ends Dana's sessions from the Admin page; her next request is refused (401).
+    await open('Admin', 'Admin');
+    await page.getByRole('button', { name: 'End sessions of dana@example.com' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'End sessions' }).click();
+    await text(page.getByTestId('session-status')).toContain('Every session of dana@example.com has ended');
+    expect((await api.get('/finops/api/Subscription', { token: memberToken })).status).toBe(401);
+
+    await p.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Forecast' }).click();
+    await p.getByRole('heading', { name: 'Sign in to finwatch' }).waitFor();
+    await signIn(p, 'dana@example.com');
+    await p.getByRole('heading', { level: 1, name: 'Forecast' }).waitFor();
+    expect(new URL(p.url()).pathname).toBe('/console/forecast');
+    await other.close();
+    expect(memberId).toBeTruthy();
+  });
+
+  it('signs out, and nothing the page loaded was refused by its Content-Security-Policy', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to finwatch' }).waitFor();
+    expect(await page.evaluate('localStorage.getItem("finwatch.console.token")')).toBeNull();
+    expect(problems).toEqual([]);
+  });
+});
