@@ -34,6 +34,7 @@ export const POSTGRES_PASS = [
   'test/finops-engine/analysis-sync.test.ts',
   'test/finops-engine/waste-catalogue.test.ts',
   'test/finops-engine/waste-lifecycle.test.ts',
+  'test/finops-intel/import-history.test.ts',
   // Concurrency on a pool of connections (PGlite has one): parallel logins, job sweeps, admin writes.
   'test/hostile/login-throttle.test.ts',
   // jsonb (the audit details) refuses an unpaired surrogate on PostgreSQL: refused at the edge.

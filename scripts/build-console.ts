@@ -42,13 +42,21 @@ export function consoleBuildIsStale(): boolean {
   return newest(CONSOLE_SRC) > built;
 }
 
-export async function buildConsole(options: { quiet?: boolean } = {}): Promise<ConsoleBuild> {
+/**
+ * Builds the console into `outDir` (default dist/console). The deployment package builds its own
+ * copy, so a package build and a test serving dist/console never write the same folder at once.
+ */
+export async function buildConsole(
+  options: { quiet?: boolean; outDir?: string } = {},
+): Promise<ConsoleBuild> {
   const { build } = await import('vite');
+  const outDir = options.outDir ?? CONSOLE_OUT;
   await build({
     configFile: path.join(CONSOLE_SRC, 'vite.config.ts'),
     logLevel: options.quiet ? 'silent' : 'warn',
+    build: { outDir, emptyOutDir: true },
   });
-  const assets = path.join(CONSOLE_OUT, 'assets');
+  const assets = path.join(outDir, 'assets');
   const files: ConsoleBuild['files'] = [];
   for (const name of readdirSync(assets).sort()) {
     if (!/\.(?:js|css)$/.test(name)) continue;
@@ -58,7 +66,7 @@ export async function buildConsole(options: { quiet?: boolean } = {}): Promise<C
     files.push({ file: `assets/${name}`, bytes: body.length, gzipBytes: gz.length });
   }
   // The first page: the entry, the Overview page's chunk, and every chunk they import statically.
-  const manifestFile = path.join(CONSOLE_OUT, '.vite', 'manifest.json');
+  const manifestFile = path.join(outDir, '.vite', 'manifest.json');
   const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Record<
     string,
     { file: string; isEntry?: boolean; imports?: string[] }

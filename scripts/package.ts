@@ -28,7 +28,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import yazl from 'yazl';
-import { buildConsole, CONSOLE_OUT, consoleBuildIsStale } from './build-console.js';
+import { buildConsole } from './build-console.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(path.join(ROOT, 'package.json'));
@@ -228,8 +228,7 @@ export async function buildPackage(outRoot = path.join(ROOT, 'out')): Promise<Pa
   }
 
   // The console's built files, found by the bundle at ../console (shared/console/static.ts).
-  if (consoleBuildIsStale()) await buildConsole({ quiet: true });
-  cpSync(CONSOLE_OUT, path.join(dir, 'console'), { recursive: true });
+  await buildConsole({ quiet: true, outDir: path.join(dir, 'console') });
 
   // Source maps stay in out/package/dist for symbolicating a production stack trace; the zip
   // leaves them out (24 MB unpacked, more than the code; Node reads them only with
