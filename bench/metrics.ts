@@ -272,7 +272,8 @@ async function seedFleet(url: string | undefined, prisma: import('../shared/db/c
   const days = Array.from({ length: 8 }, (_, d) => new Date(now - d * 24 * H));
   await store.housekeeping(new Date(now));
   for (const d of days) {
-    await store.write({ clusterName: 'fleet', records: [podRecord(0, d, 'fleet')] });
+    const nodeAt = { ...first[CONTAINERS]!, collectedAt: d } as MetricRecord;
+    await store.write({ clusterName: 'fleet', records: [podRecord(0, d, 'fleet'), nodeAt] });
   }
   const exec = (sql: string) => prisma.$executeRawUnsafe(sql);
   const t = performance.now();

@@ -94,7 +94,7 @@ describe('deployment package (npm run package)', () => {
     }
   });
 
-  it('registers the analysis-jobs queue trigger, the weekly timer, the job sweeper and the notification outbox', () => {
+  it('registers the analysis-jobs queue trigger, the weekly timer, the job sweeper, the notification outbox and the metrics housekeeping', () => {
     const queue = loaded.functions.filter((f) => trigger(f)?.type === 'queueTrigger');
     expect(queue).toHaveLength(1);
     expect(trigger(queue[0]!)).toMatchObject({
@@ -106,9 +106,15 @@ describe('deployment package (npm run package)', () => {
     );
     expect([...timers.keys()].sort()).toEqual([
       'analysis-job-sweeper',
+      'metrics-housekeeping',
       'notification-outbox',
       'weekly-analysis',
     ]);
+    // Metrics partitions made ahead and dropped past retention, hourly.
+    expect(timers.get('metrics-housekeeping')).toMatchObject({
+      schedule: '0 7 * * * *',
+      runOnStartup: false,
+    });
     expect(timers.get('weekly-analysis')).toMatchObject({ schedule: '0 0 2 * * 0', runOnStartup: false });
     expect(timers.get('analysis-job-sweeper')).toMatchObject({ schedule: '0 */1 * * * *' });
     // Notifications__PollSeconds (15 by default) divides a minute: every 15 seconds.
