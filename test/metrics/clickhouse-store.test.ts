@@ -11,7 +11,7 @@ import {
   pvcRecordSchema,
 } from '../../shared/metrics/records.js';
 import { ClickHouseMetricsStore } from '../../shared/metrics/store/clickhouse/store.js';
-import { type ChdbHttpBridge, startChdbHttpBridge } from '../support/chdb-http-bridge.js';
+import { CHDB_AVAILABLE, type ChdbHttpBridge, startChdbHttpBridge } from '../support/chdb-http-bridge.js';
 
 // What only the ClickHouse engine has to show (its schema, deduplication, rollups by materialized
 // view, replacing tables, partitions), through the real client and chDB.
@@ -57,7 +57,7 @@ const event = (minutes: number, data: Partial<EventRecord>): MetricRecord => ({
   }),
 });
 
-describe('ClickHouse metrics store (chDB through the HTTP bridge)', () => {
+describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTTP bridge)', () => {
   let bridge: ChdbHttpBridge;
   let store: ClickHouseMetricsStore;
   const database = `metrics_${randomUUID().replaceAll('-', '').slice(0, 8)}`;

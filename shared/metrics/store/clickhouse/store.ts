@@ -588,6 +588,12 @@ WHERE database = {db:String} AND table = {table:String} AND active`,
   }
 
   private async deleteBefore(table: string, cutoff: Date): Promise<void> {
+    // A DELETE marks rows in every part it touches: only run one when something is older.
+    const [older] = await this.select<{ n: number }>(
+      `SELECT count() AS n FROM ${this.db}.${table} WHERE ts < {cutoff:DateTime64(3, 'UTC')}`,
+      { cutoff },
+    );
+    if (!older?.n) return;
     await this.client.command({
       query: `DELETE FROM ${this.db}.${table} WHERE ts < {cutoff:DateTime64(3, 'UTC')}`,
       query_params: { cutoff },
