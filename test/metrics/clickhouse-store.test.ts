@@ -212,6 +212,21 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
     ).toBe('2');
   });
 
+  it('stores a batch whose text holds a lone UTF-16 surrogate instead of refusing all of it', async () => {
+    const odd = 'bad-\ud800-name';
+    const result = await store.write({
+      clusterName: 'prod',
+      batchId: randomUUID(),
+      records: [
+        pod(40, { pod: 'surrogate', podState: odd, labels: { [odd]: odd } }),
+        pod(40, { pod: 'plain' }),
+      ],
+    });
+    expect(result).toEqual({ duplicate: false, records: 2 });
+    const rows = await store.pods({ from: at(39), to: at(41), limit: 10, clusterName: 'prod' });
+    expect(rows.rows.map((r) => r.pod).sort()).toEqual(['plain', 'surrogate']);
+  });
+
   it('answers long windows from the 5-minute and hourly rollups the materialized views keep', async () => {
     const records: MetricRecord[] = [];
     // Two hours of 30-second samples for one container: cpu 0.1 in the first hour, 0.3 in the second.

@@ -123,6 +123,9 @@ export class ClickHouseMetricsStore implements MetricsStore {
           clickhouse_settings: {
             // Already one block per table and request: the server's insert buffering would only delay the answer.
             async_insert: 0,
+            // JSON allows a lone UTF-16 surrogate ("\ud800") that ClickHouse would refuse, failing
+            // the whole batch for one odd character: it is kept as written instead.
+            input_format_json_throw_on_bad_escape_sequence: 0,
             ...(batch.batchId !== undefined
               ? { insert_deduplication_token: `${cluster}/${batch.batchId}/${t.table}` }
               : {}),
