@@ -1,4 +1,5 @@
 import type { CoreServices } from '../app/services.js';
+import { databaseTimeouts } from '../db/timeouts.js';
 import { IngestKeys } from './ingest-keys.js';
 import type { HousekeepingResult, MetricsStore, WriteBatch, WriteResult } from './store/contract.js';
 import { PostgresMetricsStore } from './store/postgres/store.js';
@@ -20,7 +21,13 @@ export interface MetricsModule {
 
 export function createMetricsModule(core: CoreServices, store?: MetricsStore): MetricsModule {
   const settings = core.config.metrics;
-  const metricsStore = store ?? new PostgresMetricsStore(core.prisma, settings);
+  const url = core.config.platform.ConnectionStrings__SqlConnectionString;
+  const metricsStore =
+    store ??
+    new PostgresMetricsStore(core.prisma, settings, {
+      postgresUrl: core.db.kind === 'postgres' ? url : undefined,
+      timeouts: databaseTimeouts(core.config.platform),
+    });
   const listeners: IngestListener[] = [];
   if (settings.Metrics__AllowAnonymousIngest && !core.config.isDevelopment) {
     core.log.warn(

@@ -8,6 +8,14 @@ const settings = loadConfig({ WEBAPP_ENVIRONMENT: 'Development', DATA_DIR: 'memo
 for (const [label, kind] of TEST_DATABASES) {
   storeContractSuite(`PostgreSQL store on ${label}`, async () => {
     const db = await openMigratedDatabase(kind);
-    return { store: new PostgresMetricsStore(db.prisma, settings), close: db.close };
+    // On a PostgreSQL server the store uses its own pg pool, as the app does.
+    const store = new PostgresMetricsStore(db.prisma, settings, { postgresUrl: db.url });
+    return {
+      store,
+      async close() {
+        await store.close();
+        await db.close();
+      },
+    };
   });
 }

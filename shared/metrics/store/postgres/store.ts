@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { MetricsSettings } from '../../../config/metrics.js';
 import type { PrismaClient } from '../../../db/client.js';
+import type { DatabaseTimeouts } from '../../../db/timeouts.js';
 import type {
   EventRecord,
   MetricRecord,
@@ -50,6 +51,7 @@ import {
   partitionFor,
   rangeOfName,
 } from './partitions.js';
+import { type Exec, pgSql, prismaSql, type Query, type Sql } from './sql.js';
 import {
   BUCKET,
   LEVELS,
@@ -65,9 +67,6 @@ import {
   type SampleKind,
   tableName,
 } from './tables.js';
-
-type Exec = (sql: string, ...params: unknown[]) => Promise<number>;
-type Query = <T>(sql: string, ...params: unknown[]) => Promise<T[]>;
 
 const DAY_MS = 86_400_000;
 /** How long a cached series is trusted before its row is touched again (lastSeenAt, attributes). */
@@ -229,6 +228,9 @@ type Rec<K extends MetricRecord['kind']> = Extract<MetricRecord, { kind: K }>;
 
 export interface PostgresStoreOptions {
   now?: () => Date;
+  /** A PostgreSQL server's URL: the store then uses its own pg pool (see sql.ts); unset: Prisma. */
+  postgresUrl?: string | undefined;
+  timeouts?: DatabaseTimeouts | undefined;
 }
 
 export class PostgresMetricsStore implements MetricsStore {
@@ -243,7 +245,7 @@ export class PostgresMetricsStore implements MetricsStore {
   private readonly now: () => Date;
 
   constructor(
-    private readonly prisma: PrismaClient,
+    prisma: PrismaClient,
     private readonly settings: Pick<
       MetricsSettings,
       | 'Metrics__RetentionRawDays'
@@ -254,10 +256,14 @@ export class PostgresMetricsStore implements MetricsStore {
     options: PostgresStoreOptions = {},
   ) {
     this.now = options.now ?? (() => new Date());
+    this.sql = options.postgresUrl ? pgSql(options.postgresUrl, options.timeouts) : prismaSql(prisma);
+    this.exec = this.sql.exec;
+    this.query = this.sql.query;
   }
 
-  private exec: Exec = (sql, ...params) => this.prisma.$executeRawUnsafe(sql, ...params);
-  private query: Query = (sql, ...params) => this.prisma.$queryRawUnsafe(sql, ...params);
+  private readonly sql: Sql;
+  private readonly exec: Exec;
+  private readonly query: Query;
 
   // ------------------------------------------------------------------------------------ writes
 
@@ -308,14 +314,7 @@ export class PostgresMetricsStore implements MetricsStore {
     const result =
       !batch.batchId && batch.records.length === 1
         ? await run(this.exec, this.query)
-        : await this.prisma.$transaction(
-            (tx) =>
-              run(
-                (sql, ...params) => tx.$executeRawUnsafe(sql, ...params),
-                (sql, ...params) => tx.$queryRawUnsafe(sql, ...params),
-              ),
-            { timeout: 120_000, maxWait: 30_000 },
-          );
+        : await this.sql.transaction(run);
     // Only committed series are cached: a rolled-back insert's id must never be reused.
     for (const [spec, row, id] of learned) this.remember(spec, row, id);
     return result;
@@ -809,6 +808,7 @@ export class PostgresMetricsStore implements MetricsStore {
     this.series.forEach((m) => {
       m.clear();
     });
+    await this.sql.close();
   }
 }
 
