@@ -215,7 +215,9 @@ const rate = (samples: number, seconds: number) =>
     .split('\n')
     .map((l) => l.split('\t'))
     .map(([c, b]) => `${c} ${(Number(b) / samples).toFixed(2)}`);
-  console.log(`  bytes per sample by column: ${perColumn.join(', ')}`);
+  // Compact parts (a small table) do not report per-column sizes.
+  if (!perColumn.every((c) => c.endsWith(' 0.00')))
+    console.log(`  bytes per sample by column: ${perColumn.join(', ')}`);
   await store.close();
 }
 

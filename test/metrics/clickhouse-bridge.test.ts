@@ -5,7 +5,7 @@ import {
   createClient as createClickHouseClient,
 } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChdbHttpBridge, startChdbHttpBridge } from '../support/chdb-http-bridge.js';
+import { CHDB_AVAILABLE, type ChdbHttpBridge, startChdbHttpBridge } from '../support/chdb-http-bridge.js';
 
 // The errors these tests provoke reach them as ClickHouseError; the client's console log would repeat them.
 const createClient = (config: Parameters<typeof createClickHouseClient>[0]) =>
@@ -15,7 +15,7 @@ const createClient = (config: Parameters<typeof createClickHouseClient>[0]) =>
 // to work against it as it does against a server (DDL, batched inserts, parameterized reads,
 // settings, compression, errors with their codes, authentication). ClickHouse 25.8 and later write
 // 64-bit integers in JSON as numbers (output_format_json_quote_64bit_integers now defaults to 0).
-describe('chDB HTTP bridge under @clickhouse/client', () => {
+describe.skipIf(!CHDB_AVAILABLE)('chDB HTTP bridge under @clickhouse/client', () => {
   let bridge: ChdbHttpBridge;
   let client: ClickHouseClient;
 

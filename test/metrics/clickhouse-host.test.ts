@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChdbHttpBridge, startChdbHttpBridge } from '../support/chdb-http-bridge.js';
+import { CHDB_AVAILABLE, type ChdbHttpBridge, startChdbHttpBridge } from '../support/chdb-http-bridge.js';
 import { startTestHost } from '../support/host.js';
 import {
   batch,
@@ -13,7 +13,7 @@ import {
 
 // With Metrics__ClickHouseUrl set the app stores and reads metrics in ClickHouse: the same routes,
 // the same answers, the rows in ClickHouse (chDB behind the HTTP bridge here).
-describe('metrics service on the ClickHouse store', () => {
+describe.skipIf(!CHDB_AVAILABLE)('metrics service on the ClickHouse store', () => {
   let bridge: ChdbHttpBridge;
   let m: MetricsHost;
   let key: string;

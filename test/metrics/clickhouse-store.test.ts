@@ -11,7 +11,7 @@ import {
   pvcRecordSchema,
 } from '../../shared/metrics/records.js';
 import { ClickHouseMetricsStore } from '../../shared/metrics/store/clickhouse/store.js';
-import { type ChdbHttpBridge, startChdbHttpBridge } from '../support/chdb-http-bridge.js';
+import { CHDB_AVAILABLE, type ChdbHttpBridge, startChdbHttpBridge } from '../support/chdb-http-bridge.js';
 
 // What only the ClickHouse engine has to show (its schema, deduplication, rollups by materialized
 // view, replacing tables, partitions), through the real client and chDB.
@@ -57,7 +57,7 @@ const event = (minutes: number, data: Partial<EventRecord>): MetricRecord => ({
   }),
 });
 
-describe('ClickHouse metrics store (chDB through the HTTP bridge)', () => {
+describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTTP bridge)', () => {
   let bridge: ChdbHttpBridge;
   let store: ClickHouseMetricsStore;
   const database = `metrics_${randomUUID().replaceAll('-', '').slice(0, 8)}`;
@@ -210,6 +210,21 @@ describe('ClickHouse metrics store (chDB through the HTTP bridge)', () => {
         .query(`SELECT count() FROM ${database}.pod_raw WHERE pod = 'single'`, 'TabSeparated')
         .trim(),
     ).toBe('2');
+  });
+
+  it('stores a batch whose text holds a lone UTF-16 surrogate instead of refusing all of it', async () => {
+    const odd = 'bad-\ud800-name';
+    const result = await store.write({
+      clusterName: 'prod',
+      batchId: randomUUID(),
+      records: [
+        pod(40, { pod: 'surrogate', podState: odd, labels: { [odd]: odd } }),
+        pod(40, { pod: 'plain' }),
+      ],
+    });
+    expect(result).toEqual({ duplicate: false, records: 2 });
+    const rows = await store.pods({ from: at(39), to: at(41), limit: 10, clusterName: 'prod' });
+    expect(rows.rows.map((r) => r.pod).sort()).toEqual(['plain', 'surrogate']);
   });
 
   it('answers long windows from the 5-minute and hourly rollups the materialized views keep', async () => {

@@ -123,6 +123,9 @@ export class ClickHouseMetricsStore implements MetricsStore {
           clickhouse_settings: {
             // Already one block per table and request: the server's insert buffering would only delay the answer.
             async_insert: 0,
+            // JSON allows a lone UTF-16 surrogate ("\ud800") that ClickHouse would refuse, failing
+            // the whole batch for one odd character: it is kept as written instead.
+            input_format_json_throw_on_bad_escape_sequence: 0,
             ...(batch.batchId !== undefined
               ? { insert_deduplication_token: `${cluster}/${batch.batchId}/${t.table}` }
               : {}),
@@ -588,6 +591,12 @@ WHERE database = {db:String} AND table = {table:String} AND active`,
   }
 
   private async deleteBefore(table: string, cutoff: Date): Promise<void> {
+    // A DELETE marks rows in every part it touches: only run one when something is older.
+    const [older] = await this.select<{ n: number }>(
+      `SELECT count() AS n FROM ${this.db}.${table} WHERE ts < {cutoff:DateTime64(3, 'UTC')}`,
+      { cutoff },
+    );
+    if (!older?.n) return;
     await this.client.command({
       query: `DELETE FROM ${this.db}.${table} WHERE ts < {cutoff:DateTime64(3, 'UTC')}`,
       query_params: { cutoff },
