@@ -4,20 +4,33 @@ import type { AppServices } from '../../app/services.js';
 import { type AuditActor, recordAudit } from '../../audit/record.js';
 import { escapeHtml } from '../../http/html.js';
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS, MAX_PASSWORD_CHARS } from '../../http/limits.js';
+import { pagingQuery } from '../../http/paging.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/problem.js';
 import { emptyOk, json, noContent, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { changePassword, confirmReset, countResetRequest, sendResetCode } from '../password-reset.js';
 import { MIN_PASSWORD_LENGTH } from '../passwords.js';
+import {
+  addDeviceToken,
+  countUsers,
+  deleteUserRow,
+  deviceTokensOfGroup,
+  deviceTokensOfUser,
+  listUsers,
+  updateUserRow,
+} from '../queries/users.js';
 import { NOTIFICATION_KEY_HEADER, requireNotificationService } from '../service-key.js';
 import { revokeSessions, USER_CACHE_SECONDS } from '../sessions.js';
 import { constantTimeEquals } from '../swagger-gate.js';
 import { admitPasswordAttempt, clearAttempts, throttleLimits } from '../throttle.js';
 import { isUniqueViolation, normalizeEmail, toUserDto, type UserRow } from '../users.js';
 import {
+  AUTH_UNPAGED_ROWS,
+  authPage,
   existingUser,
   groupIdParams,
   guid,
+  listAnswer,
   params,
   requireLoginEnabled,
   requireSelfOrAdmin,
@@ -94,7 +107,7 @@ async function deleteUser(
 ): Promise<void> {
   // Device tokens, clusters, subscriptions, groups, actions and reset codes cascade.
   const r = await services.auth.users.keepingAnAdmin(user.id, async (tx) => {
-    await tx.user.delete({ where: { id: user.id } });
+    await deleteUserRow(tx, user.id);
     await recordAudit(tx, {
       ...audit,
       action: 'user.deleted',
@@ -114,14 +127,7 @@ function changes(before: UserRow, after: Partial<UserRow>): Record<string, { fro
   return out;
 }
 
-async function deviceTokensOf(services: AppServices, userId: string): Promise<string[]> {
-  const rows = await services.prisma.userDeviceToken.findMany({
-    where: { userId },
-    orderBy: { id: 'asc' },
-    select: { deviceToken: true },
-  });
-  return rows.map((r) => r.deviceToken);
-}
+const PAGED = `Paged (page, pageSize; X-Total-Count); without paging, the first ${AUTH_UNPAGED_ROWS}.`;
 
 const T = ['User'];
 
@@ -254,7 +260,7 @@ export const userRoutes: RouteDefinition[] = [
       try {
         if (user.isAdmin && !b.isAdmin) {
           const r = await services.auth.users.keepingAnAdmin(user.id, async (tx) => {
-            const u = await tx.user.update({ where: { id: user.id }, data });
+            const u = await updateUserRow(tx, user.id, data);
             await audited(tx);
             return u;
           });
@@ -379,11 +385,14 @@ export const userRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'All users',
       tags: T,
+      description: PAGED,
       responses: responses({ 200: { description: 'Users', schema: z.array(userDtoSchema) } }, 401, 403),
     },
-    async handler({ services }) {
-      const users = await services.prisma.user.findMany({ orderBy: { username: 'asc' } });
-      return ok(users.map(toUserDto));
+    input: { query: pagingQuery },
+    async handler({ services, input: { query } }) {
+      const { paging, window } = authPage(query);
+      const { rows, total } = await listUsers(services.prisma, window);
+      return listAnswer(rows.map(toUserDto), total, paging);
     },
   }),
   defineRoute({
@@ -394,17 +403,17 @@ export const userRoutes: RouteDefinition[] = [
     auth: 'user',
     openapi: {
       summary: 'Users of a monitor group',
+      description: PAGED,
       tags: T,
       params: groupIdParams,
       responses: responses({ 200: { description: 'Users', schema: z.array(userDtoSchema) } }, 400, 401, 403),
     },
-    async handler({ services, params: p }) {
+    input: { query: pagingQuery },
+    async handler({ services, params: p, input: { query } }) {
       const { groupId } = params(groupIdParams, p);
-      const users = await services.prisma.user.findMany({
-        where: { monitorGroups: { some: { groupMonitorId: groupId } } },
-        orderBy: { username: 'asc' },
-      });
-      return ok(users.map(toUserDto));
+      const { paging, window } = authPage(query);
+      const { rows, total } = await listUsers(services.prisma, window, groupId);
+      return listAnswer(rows.map(toUserDto), total, paging);
     },
   }),
   defineRoute({
@@ -481,7 +490,7 @@ export const userRoutes: RouteDefinition[] = [
       responses: responses({ 200: { description: 'A number', schema: z.number().int() } }, 401, 403),
     },
     async handler({ services }) {
-      return ok(await services.prisma.user.count());
+      return ok(await countUsers(services.prisma));
     },
   }),
   defineRoute({
@@ -519,11 +528,7 @@ export const userRoutes: RouteDefinition[] = [
     async handler({ services, caller, body, request }) {
       const { deviceToken } = await body(deviceTokenBody);
       await services.prisma.$transaction(async (tx) => {
-        const added = await tx.userDeviceToken.createMany({
-          data: [{ userId: caller.userId, deviceToken }],
-          skipDuplicates: true,
-        });
-        if (added.count === 0) return;
+        if (!(await addDeviceToken(tx, caller.userId, deviceToken))) return;
         await recordAudit(tx, {
           actor: caller,
           action: 'deviceToken.added',
@@ -544,11 +549,15 @@ export const userRoutes: RouteDefinition[] = [
     auth: 'user',
     openapi: {
       summary: "The caller's device tokens",
+      description: PAGED,
       tags: T,
       responses: responses({ 200: { description: 'Device tokens', schema: tokenList } }, 401, 403),
     },
-    async handler({ services, caller }) {
-      return ok(await deviceTokensOf(services, caller.userId));
+    input: { query: pagingQuery },
+    async handler({ services, caller, input: { query } }) {
+      const { paging, window } = authPage(query);
+      const { rows, total } = await deviceTokensOfUser(services.prisma, caller.userId, window);
+      return listAnswer(rows, total, paging);
     },
   }),
   defineRoute({
@@ -559,14 +568,18 @@ export const userRoutes: RouteDefinition[] = [
     auth: 'user',
     openapi: {
       summary: "A user's device tokens (that user or an administrator)",
+      description: PAGED,
       tags: T,
       params: userIdParams,
       responses: responses({ 200: { description: 'Device tokens', schema: tokenList } }, 400, 401, 403),
     },
-    async handler({ services, caller, params: p }) {
+    input: { query: pagingQuery },
+    async handler({ services, caller, params: p, input: { query } }) {
       const { userId } = params(userIdParams, p);
       requireSelfOrAdmin(caller, userId);
-      return ok(await deviceTokensOf(services, userId));
+      const { paging, window } = authPage(query);
+      const { rows, total } = await deviceTokensOfUser(services.prisma, userId, window);
+      return listAnswer(rows, total, paging);
     },
   }),
   defineRoute({
@@ -577,21 +590,19 @@ export const userRoutes: RouteDefinition[] = [
     auth: 'none',
     openapi: {
       summary: 'Device tokens of the users of a monitor group (the Notification service, with its key)',
-      description: `The Notification service sends Notification__ServiceKey in ${NOTIFICATION_KEY_HEADER} (or as a bearer token); Notification__AllowAnonymousDeviceTokens=true serves anyone, as the original did.`,
+      description: `${PAGED} The Notification service sends Notification__ServiceKey in ${NOTIFICATION_KEY_HEADER} (or as a bearer token); Notification__AllowAnonymousDeviceTokens=true serves anyone, as the original did.`,
       tags: T,
       params: groupIdParams,
       responses: responses({ 200: { description: 'Device tokens only', schema: tokenList } }, 400, 401),
     },
-    async handler({ services, params: p, request }) {
+    input: { query: pagingQuery },
+    async handler({ services, params: p, request, input: { query } }) {
       // The key first: an anonymous caller learns nothing of the route's rules.
       requireNotificationService(services.config.auth, request);
       const { groupId } = params(groupIdParams, p);
-      const rows = await services.prisma.userDeviceToken.findMany({
-        where: { user: { monitorGroups: { some: { groupMonitorId: groupId } } } },
-        orderBy: { id: 'asc' },
-        select: { deviceToken: true },
-      });
-      return ok([...new Set(rows.map((r) => r.deviceToken))]);
+      const { paging, window } = authPage(query);
+      const { rows, total } = await deviceTokensOfGroup(services.prisma, groupId, window);
+      return listAnswer(rows, total, paging);
     },
   }),
   defineRoute({
