@@ -51,7 +51,9 @@ describe('auth lists: bounded plain arrays, paged on request, every cut visible'
     expect(unpaged.body).toHaveLength(AUTH_UNPAGED_ROWS);
     expect(unpaged.body[0].action).toBe(`action ${AUTH_UNPAGED_ROWS + 4}`);
     expect(unpaged.headers.get('x-total-count')).toBe(String(AUTH_UNPAGED_ROWS + 5));
-    const last = await api().get(`/auth/api/UserAction?page=${AUTH_UNPAGED_ROWS / 5000 + 1}&pageSize=5000`, { token });
+    const last = await api().get(`/auth/api/UserAction?page=${AUTH_UNPAGED_ROWS / 5000 + 1}&pageSize=5000`, {
+      token,
+    });
     expect(last.body.map((a: { action: string }) => a.action)).toEqual(
       [4, 3, 2, 1, 0].map((i) => `action ${i}`),
     );
