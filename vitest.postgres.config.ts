@@ -19,6 +19,8 @@ export const POSTGRES_PASS = [
   'test/auth/admin-command.test.ts',
   'test/auth/behaviour.test.ts',
   'test/auth/email-reset.test.ts',
+  // The auth list queries (raw SQL for a group's distinct push tokens) and their counts.
+  'test/auth/list-paging.test.ts',
   'test/auth/reset-requests.test.ts',
   'test/auth/sessions.test.ts',
   'test/e2e/platform-flow.test.ts',

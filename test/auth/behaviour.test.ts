@@ -612,7 +612,13 @@ describe('auth service behaviour', () => {
         ],
       });
       expect(replaced.status).toBe(200);
-      const groups = await api.get(`/auth/api/UsersMonitorGroup/GetAllByUserId/${user.id}`, { token });
+      // GetAllByUserId is for administrators, even with the caller's own id (its own list is GetAll).
+      expect((await api.get(`/auth/api/UsersMonitorGroup/GetAllByUserId/${user.id}`, { token })).status).toBe(
+        403,
+      );
+      const groups = await api.get(`/auth/api/UsersMonitorGroup/GetAllByUserId/${user.id}`, {
+        token: adminToken,
+      });
       expect(groups.body.map((g: { groupMonitorId: number }) => g.groupMonitorId)).toEqual([21, 22]);
       expect((await api.delete('/auth/api/UsersMonitorGroup/21', { token: adminToken })).status).toBe(200);
       expect(
