@@ -104,28 +104,11 @@ export class MetricsStoreUsageSource implements KubernetesUsageSource {
     return { nodeHours, cycles };
   }
 
-  async summedDays(
-    clusterName: string,
-    from: string,
-    to: string,
-    row: RowKey,
-  ): Promise<Map<string, SummedDay>> {
-    const start = new Date(`${from}T00:00:00Z`);
-    const end = new Date(Date.parse(`${to}T00:00:00Z`) + DAY_MS);
+  async summedDay(clusterName: string, day: string, row: RowKey): Promise<SummedDay> {
+    const start = new Date(`${day}T00:00:00Z`);
+    const end = new Date(start.getTime() + DAY_MS);
     const cluster = clusterName.toLowerCase();
-    // The whole period in one read of each rollup (they are partitioned by month: a query per day
-    // would read the month's partition once a day).
-    const all = await this.nodeHours(cluster, start, end);
-    const days = new Map<number, SummedDay>();
-    const dayOf = (d: number) => {
-      let e = days.get(d);
-      if (!e) {
-        e = { nodeHours: [], charges: [] };
-        days.set(d, e);
-      }
-      return e;
-    };
-    for (const n of all.nodeHours) dayOf(Math.floor(n.hour / 24)).nodeHours.push({ ...n, hour: n.hour % 24 });
+    const { nodeHours } = await this.nodeHours(cluster, start, end);
     const params: unknown[] = [cluster, start.toISOString(), end.toISOString()];
     let rowSql: string;
     switch (row.kind) {
@@ -157,7 +140,6 @@ export class MetricsStoreUsageSource implements KubernetesUsageSource {
         capMem: number;
         namespace: string;
         row: string;
-        d: number;
         cpu: number;
         mem: number;
       }>
@@ -183,30 +165,28 @@ export class MetricsStoreUsageSource implements KubernetesUsageSource {
            AND s."nodeName" IS NOT NULL),
        tot AS (SELECT bucket, node, sum(cpu) AS cpu, sum(mem) AS mem FROM pods GROUP BY 1, 2)
        SELECT nd.pid, nd.cap_cpu::float8 AS "capCpu", nd.cap_mem::float8 AS "capMem", p.namespace, p.row,
-              floor(extract(epoch FROM p.bucket - $2::timestamptz) / 86400)::int AS d,
               sum(p.cpu * CASE WHEN t.cpu > least(coalesce(nd.alloc_cpu, nd.cap_cpu), nd.cap_cpu) * nd.part
                                THEN least(coalesce(nd.alloc_cpu, nd.cap_cpu), nd.cap_cpu) * nd.part / t.cpu ELSE 1 END)::float8 AS cpu,
               sum(p.mem * CASE WHEN t.mem > least(coalesce(nd.alloc_mem, nd.cap_mem), nd.cap_mem) * nd.part
                                THEN least(coalesce(nd.alloc_mem, nd.cap_mem), nd.cap_mem) * nd.part / t.mem ELSE 1 END)::float8 AS mem
        FROM pods p JOIN seen nd ON nd.bucket = p.bucket AND nd.node = p.node
             JOIN tot t ON t.bucket = p.bucket AND t.node = p.node
-       GROUP BY 1, 2, 3, 4, 5, 6`,
+       GROUP BY 1, 2, 3, 4, 5`,
       ...params,
     );
-    // Each sum goes on one node-hour of its pool and capacity, that day.
-    const capKey = (d: number, scaleSet: string | null, cpu: number, mem: number) =>
-      `${d}|${scaleSet ?? ''}|${Math.round(cpu * 1000)}|${Math.round(mem / 1048576)}`;
+    // Each sum goes on one node-hour of its pool and capacity.
+    const capKey = (scaleSet: string | null, cpu: number, mem: number) =>
+      `${scaleSet ?? ''}|${Math.round(cpu * 1000)}|${Math.round(mem / 1048576)}`;
     const representative = new Map<string, UsageNodeHour>();
-    for (const [d, e] of days) {
-      for (const n of e.nodeHours) {
-        const k = capKey(d, n.scaleSetId, n.cpuCapacityCores, n.memoryCapacityBytes);
-        if (!representative.has(k)) representative.set(k, n);
-      }
+    for (const n of nodeHours) {
+      const k = capKey(n.scaleSetId, n.cpuCapacityCores, n.memoryCapacityBytes);
+      if (!representative.has(k)) representative.set(k, n);
     }
+    const charges: SummedDay['charges'] = [];
     for (const r of sums) {
-      const at = representative.get(capKey(r.d, scaleSetOfProviderId(r.pid), r.capCpu, r.capMem));
+      const at = representative.get(capKey(scaleSetOfProviderId(r.pid), r.capCpu, r.capMem));
       if (!at) continue;
-      dayOf(r.d).charges.push({
+      charges.push({
         hour: at.hour,
         node: at.node,
         namespace: r.namespace,
@@ -215,9 +195,7 @@ export class MetricsStoreUsageSource implements KubernetesUsageSource {
         memoryByteHours: r.mem,
       });
     }
-    const out = new Map<string, SummedDay>();
-    for (const [d, e] of days) out.set(new Date(start.getTime() + d * DAY_MS).toISOString().slice(0, 10), e);
-    return out;
+    return { nodeHours, charges };
   }
 
   async day(clusterName: string, day: string): Promise<UsageDay> {

@@ -189,12 +189,9 @@ export async function allocateCluster(
       : req.aggregate.kind === 'label'
         ? { kind: 'label', key: req.aggregate.key }
         : { kind: req.aggregate.kind };
-  // A source that sums in the database answers the period in a few rows a day; otherwise a day of
-  // container-hours at a time.
-  const summedAll =
-    agentName && usage.summedDays ? await usage.summedDays(agentName, req.from, req.to, rowKey) : undefined;
   for (const day of daysOf(req.from, req.to)) {
-    const summed = summedAll ? (summedAll.get(day) ?? { nodeHours: [], charges: [] }) : undefined;
+    // A source that sums in the database answers a day in a few rows; otherwise container-hours.
+    const summed = agentName && usage.summedDay ? await usage.summedDay(agentName, day, rowKey) : undefined;
     const u = summed
       ? { nodeHours: summed.nodeHours, containerHours: [] }
       : agentName

@@ -122,11 +122,11 @@ export interface SummedDay {
 export interface KubernetesUsageSource {
   clusters(): Promise<AgentCluster[]>;
   /**
-   * Optional: the days from..to (yyyy-MM-dd, inclusive) with the charges summed by the source
-   * (max(request, usage) times the part of the hour seen, capped at each node-hour's allocatable),
-   * so a large period never crosses as container-hours. Sources without it answer `day`.
+   * Optional: the day with the charges summed by the source (max(request, usage) times the part of
+   * the hour seen, capped at each node-hour's allocatable), so a large day never crosses as
+   * container-hours. Sources without it answer `day`.
    */
-  summedDays?(clusterName: string, from: string, to: string, row: RowKey): Promise<Map<string, SummedDay>>;
+  summedDay?(clusterName: string, day: string, row: RowKey): Promise<SummedDay>;
   /** The cluster's node-hours and container-hours of one UTC day (yyyy-MM-dd). */
   day(clusterName: string, day: string): Promise<UsageDay>;
   /** Usage samples per workload container over from..to, for rightsizing. */
