@@ -100,5 +100,24 @@ describe('Kubernetes cost from the metrics store', () => {
       const want = expected.get(row.name)!;
       expect(Math.abs(row.totalCost - want) / want).toBeLessThan(0.01);
     }
+    // The other aggregates, summed in SQL the same way: same total, rows named as the API says.
+    const by = async (aggregate: string) =>
+      (
+        await api.get(
+          `/finops/api/KubernetesCost/allocation?${new URLSearchParams({ clusterName: AGENT_CLUSTER, from, to, costType: 'AmortizedCost', aggregate })}`,
+          { token: ADMIN },
+        )
+      ).body as { rows: Array<{ name: string; totalCost: number }> };
+    const total = (b: { rows: Array<{ totalCost: number }> }) =>
+      Math.round(b.rows.reduce((s, r) => s + r.totalCost, 0) * 100);
+    const namespaces = total(res.body);
+    const labels = await by('label:team');
+    expect(labels.rows.map((r) => r.name).sort()).toEqual(['(none)', 'obs', 'shop']);
+    const pools = await by('nodepool');
+    expect(pools.rows.map((r) => r.name).sort()).toEqual(['(disks)', 'system', 'user']);
+    const workloads = await by('workload');
+    expect(workloads.rows.map((r) => r.name)).toContain('shop/Deployment/api');
+    for (const b of [labels, pools, workloads])
+      expect(Math.abs(total(b) - namespaces)).toBeLessThanOrEqual(6);
   });
 });

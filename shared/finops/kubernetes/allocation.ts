@@ -84,6 +84,12 @@ export interface AllocationDay {
   disks: DiskBill[];
   nodeHours: NodeHour[];
   charges: ChargeHour[];
+  /**
+   * The charges are already capped at each node-hour's allocatable and summed over the node-hours
+   * of the same pool and capacity, each sum on one of those node-hours (a store that sums in SQL).
+   * The rates are the same on all of them, so the rows and each pool's idle come out the same.
+   */
+  precapped?: boolean;
 }
 
 export interface AllocationOptions {
@@ -250,8 +256,8 @@ export function allocateDayLines(day: AllocationDay, options: AllocationOptions)
     const memSystem = capByteHours > 0 ? (capByteHours - allocByteHours) * memPerByteHour : 0;
     lines.system += cpuSystem + memSystem;
     const charged = chargeTotals.get(n.hour + SEP + n.node) ?? { cpu: 0, mem: 0 };
-    const cpuScale = charged.cpu > allocCoreHours ? allocCoreHours / charged.cpu : 1;
-    const memScale = charged.mem > allocByteHours ? allocByteHours / charged.mem : 1;
+    const cpuScale = !day.precapped && charged.cpu > allocCoreHours ? allocCoreHours / charged.cpu : 1;
+    const memScale = !day.precapped && charged.mem > allocByteHours ? allocByteHours / charged.mem : 1;
     const cpuUsed = charged.cpu * cpuScale * cpuPerCoreHour;
     const memUsed = charged.mem * memScale * memPerByteHour;
     add(lines.idleCpu, n.poolId, cpuCost - cpuSystem - cpuUsed);

@@ -19,7 +19,7 @@ import {
 import { type BillRow, billRows, listBilledClusters, type StoredCluster } from './bill-store.js';
 import { retailHourlyRate, TIER_HOURLY_RATE } from './prices.js';
 import { type PoolRate, type Recommendation, recommend } from './rightsizing.js';
-import type { AgentCluster, KubernetesUsageSource, UsageContainerHour } from './usage-source.js';
+import type { AgentCluster, KubernetesUsageSource, RowKey, UsageContainerHour } from './usage-source.js';
 
 export type Aggregate =
   | { kind: 'namespace' }
@@ -183,8 +183,20 @@ export async function allocateCluster(
     req.keepDayRows ?? false,
   );
   const agentName = req.cluster.agent?.clusterName;
+  const rowKey: RowKey =
+    req.aggregate.kind === 'nodepool'
+      ? { kind: 'node' }
+      : req.aggregate.kind === 'label'
+        ? { kind: 'label', key: req.aggregate.key }
+        : { kind: req.aggregate.kind };
   for (const day of daysOf(req.from, req.to)) {
-    const u = agentName ? await usage.day(agentName, day) : { nodeHours: [], containerHours: [] };
+    // A source that sums in the database answers a day in a few rows; otherwise container-hours.
+    const summed = agentName && usage.summedDay ? await usage.summedDay(agentName, day, rowKey) : undefined;
+    const u = summed
+      ? { nodeHours: summed.nodeHours, containerHours: [] }
+      : agentName
+        ? await usage.day(agentName, day)
+        : { nodeHours: [], containerHours: [] };
     const rows = billByDay.get(day);
     const closed =
       m !== null &&
@@ -270,7 +282,18 @@ export async function allocateCluster(
         seen: n.seen,
         vmSize: n.vmSize,
       })),
-      charges: chargesOf(containers),
+      charges: summed
+        ? summed.charges.map((c) => ({
+            ...c,
+            row:
+              rowKey.kind === 'node'
+                ? (poolOfNode.get(c.row) ?? '(unknown pool)')
+                : rowKey.kind === 'day'
+                  ? day
+                  : c.row,
+          }))
+        : chargesOf(containers),
+      precapped: summed !== undefined,
     };
     allocator.addDay(input);
   }

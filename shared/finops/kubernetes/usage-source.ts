@@ -97,8 +97,36 @@ export interface ContainerSamples {
   restarts: number;
 }
 
+/** What a day's charges are summed by: the answer's rows (see service.ts rowOf). */
+export type RowKey =
+  | { kind: 'namespace' }
+  | { kind: 'workload' }
+  | { kind: 'node' }
+  | { kind: 'day' }
+  | { kind: 'label'; key: string };
+
+/** A day summed by the source: node-hours, and charges per (pool and capacity, namespace, row). */
+export interface SummedDay {
+  nodeHours: UsageNodeHour[];
+  /** Each on a node-hour of its pool and capacity (the `node` and `hour` it names); already capped. */
+  charges: Array<{
+    hour: number;
+    node: string;
+    namespace: string;
+    row: string;
+    cpuCoreHours: number;
+    memoryByteHours: number;
+  }>;
+}
+
 export interface KubernetesUsageSource {
   clusters(): Promise<AgentCluster[]>;
+  /**
+   * Optional: the day with the charges summed by the source (max(request, usage) times the part of
+   * the hour seen, capped at each node-hour's allocatable), so a large day never crosses as
+   * container-hours. Sources without it answer `day`.
+   */
+  summedDay?(clusterName: string, day: string, row: RowKey): Promise<SummedDay>;
   /** The cluster's node-hours and container-hours of one UTC day (yyyy-MM-dd). */
   day(clusterName: string, day: string): Promise<UsageDay>;
   /** Usage samples per workload container over from..to, for rightsizing. */
