@@ -46,6 +46,7 @@ export function loadConfig(settings: Settings = readSettings()): AppConfig {
     ...Object.keys(authSettingsSchema.shape),
     ...Object.keys(finopsSettingsSchema.shape),
     'AzureWebJobsStorage__queueServiceUri',
+    'AzureWebJobsStorage__blobServiceUri',
     'AzureWebJobsStorage__accountName',
   ]);
   const platform = parseSection(platformSettingsSchema, settings);
