@@ -49,6 +49,7 @@ export function loadConfig(settings: Settings = readSettings()): AppConfig {
     ...Object.keys(finopsSettingsSchema.shape),
     ...Object.keys(metricsSettingsSchema.shape),
     'AzureWebJobsStorage__queueServiceUri',
+    'AzureWebJobsStorage__blobServiceUri',
     'AzureWebJobsStorage__accountName',
   ]);
   const platform = parseSection(platformSettingsSchema, settings);

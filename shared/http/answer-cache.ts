@@ -1,5 +1,6 @@
 import { pipeline, type Readable, Transform } from 'node:stream';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { byteBoundedCache } from './byte-bounded-cache.js';
 
 /**
  * Whole answers (compressed bytes) by key, least recently used first out, bounded by their total
@@ -14,15 +15,7 @@ export class AnswerCache {
     /** An answer larger than this is never kept: one must not push out all the others. */
     readonly maxEntryBytes = Math.floor(maxBytes / 4),
   ) {
-    this.entries =
-      maxBytes > 0
-        ? new LRUCache<string, Buffer>({
-            maxSize: maxBytes,
-            maxEntrySize: maxEntryBytes,
-            // lru-cache wants a positive size; an empty answer still holds an entry.
-            sizeCalculation: (value) => value.length || 1,
-          })
-        : undefined;
+    this.entries = byteBoundedCache<Buffer>(maxBytes, (value) => value.length, maxEntryBytes);
   }
 
   get(key: string): Buffer | undefined {

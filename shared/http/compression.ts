@@ -3,7 +3,8 @@ import { pipeline, type Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { HttpResponseInit } from '@azure/functions';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { byteBoundedCache } from './byte-bounded-cache.js';
 import { dropHeader, headerRecord, headerValue } from './headers.js';
 import { isStreamBody, toReadable } from './stream-body.js';
 
@@ -77,14 +78,7 @@ export class CompressedCopies {
   private readonly copies: LRUCache<string, Buffer> | undefined;
 
   constructor(maxBytes: number) {
-    this.copies =
-      maxBytes > 0
-        ? new LRUCache<string, Buffer>({
-            maxSize: maxBytes,
-            maxEntrySize: Math.max(1, Math.floor(maxBytes / 4)),
-            sizeCalculation: (b) => b.length + 128,
-          })
-        : undefined;
+    this.copies = byteBoundedCache<Buffer>(maxBytes, (b) => b.length + 128);
   }
 
   /** compressBytes, from a kept copy when the same bytes were compressed the same way before. */

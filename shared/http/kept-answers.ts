@@ -1,5 +1,6 @@
 import type { HttpResponseInit } from '@azure/functions';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { byteBoundedCache } from './byte-bounded-cache.js';
 import { type ContentCoding, compressBytes, compressible, negotiateEncoding } from './compression.js';
 import { headerRecord, headerValue } from './headers.js';
 
@@ -37,14 +38,7 @@ export class KeptAnswers {
   ) {
     // One answer must not push out all the others.
     this.maxEntryBytes = Math.floor(maxBytes / 4);
-    this.cache =
-      maxBytes > 0
-        ? new LRUCache<string, Kept>({
-            maxSize: maxBytes,
-            maxEntrySize: this.maxEntryBytes,
-            sizeCalculation: sizeOf,
-          })
-        : undefined;
+    this.cache = byteBoundedCache<Kept>(maxBytes, sizeOf, this.maxEntryBytes);
   }
 
   get size(): number {

@@ -10,7 +10,7 @@ export interface ErrorReporter {
 let initialised = false;
 
 /**
- * Error tracking through @sentry/node when a DSN is set (ErrorTracker__*). Sentry is process-wide,
+ * Error tracking through @sentry/node when it is enabled and a DSN is set (ErrorTracker__*). Sentry is process-wide,
  * so it is initialised once however many hosts a process starts (tests start several).
  */
 export function createErrorReporter(
@@ -24,7 +24,8 @@ export function createErrorReporter(
   >,
 ): ErrorReporter {
   const dsn = settings.ErrorTracker__Dsn;
-  const enabled = !!dsn && (settings.ErrorTracker__Enabled || !!dsn);
+  // Both: a DSN left in place while tracking is switched off sends nothing.
+  const enabled = !!dsn && settings.ErrorTracker__Enabled;
   if (enabled && !initialised) {
     Sentry.init({
       dsn,

@@ -7,7 +7,14 @@ import type { TestHost } from '../support/host.js';
 import { apiClient } from '../support/http.js';
 import { type Api, SUB_A, SUB_B, startAnalysisHost, USER } from './support.js';
 
-type Reply = { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number };
+type Reply = {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  delayMs?: number;
+  /** The reply is sent only once this settles (an answer that never comes in time). */
+  hold?: Promise<void>;
+};
 
 /** A loopback AI agent: answers with the queued replies, then with `fallback`. */
 class FakeAgent {
@@ -32,7 +39,8 @@ class FakeAgent {
           res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
           res.end(reply.body === undefined ? '' : JSON.stringify(reply.body));
         };
-        if (reply.delayMs) setTimeout(send, reply.delayMs);
+        if (reply.hold) void reply.hold.then(send);
+        else if (reply.delayMs) setTimeout(send, reply.delayMs);
         else send();
       });
     });
@@ -108,12 +116,16 @@ describe('AI step', () => {
   });
 
   it('times out each attempt and retries it', async () => {
-    agent.fallback = { status: 200, body: okBody('late'), delayMs: 2_000 };
-    const started = Date.now();
+    // The answers are held until the call has given up: it can only return by timing out, each time.
+    let release!: () => void;
+    const hold = new Promise<void>((r) => {
+      release = r;
+    });
+    agent.fallback = { status: 200, body: okBody('late'), hold };
     const err = await requestRecommendation(settings(150), 'p').catch((e) => e);
+    release();
     expect(err.message).toMatch(/failed after 3 attempts: timed out/);
     expect(agent.requests).toHaveLength(3);
-    expect(Date.now() - started).toBeLessThan(1_900);
   });
 
   it('does not retry a 4xx answer or an answer without output.content', async () => {

@@ -3,6 +3,7 @@ import { pruneInBackground } from '../../audit/housekeeping.js';
 import { listAudit } from '../../audit/trail.js';
 import { GUID } from '../../config/fields.js';
 import { listHeaders, paging } from '../../finops/routes/read/common.js';
+import { parseDateValue } from '../../http/fields.js';
 import { badRequest } from '../../http/problem.js';
 import { ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
@@ -35,13 +36,15 @@ const recordSchema = z.object({
 function dateParam(query: URLSearchParams, name: string): Date | undefined {
   const raw = query.get(name)?.trim();
   if (!raw) return undefined;
-  const t = Date.parse(raw);
-  if (Number.isNaN(t)) {
+  // The one date rule of every query value (fields.ts), not Date.parse, which reads "March 7"
+  // and takes a value without a zone as this machine's local time.
+  const d = parseDateValue(raw);
+  if (!d) {
     throw badRequest(`${name} must be an ISO 8601 date and time`, {
       [name]: ['must be an ISO 8601 date and time'],
     });
   }
-  return new Date(t);
+  return d;
 }
 
 export const auditRoutes: RouteDefinition[] = [

@@ -29,11 +29,7 @@ export const infraOf = (map: Map<string, Decimal | number>, subscriptionId: stri
 
 /** The overlay value for one run's subscription (400 for an unknown run or subscription). */
 export async function runInfraSupport(prisma: PrismaClient, runId: number) {
-  const rows = await prisma.$queryRaw<Array<{ subscriptionId: string; infra: Decimal }>>`
-    SELECT r."subscriptionId", COALESCE(s."infraSupportCost", ${DEFAULT_INFRA_SUPPORT_COST}) AS infra
-    FROM "AnalysisRuns" r LEFT JOIN "Subscriptions" s ON s."subscriptionId" = r."subscriptionId"
-    WHERE r.id = ${runId}`;
-  return rows[0]?.infra ?? DEFAULT_INFRA_SUPPORT_COST;
+  return (await runHistoryInputs(prisma, runId))?.infra ?? DEFAULT_INFRA_SUPPORT_COST;
 }
 
 /** A stored history row as the read queries select it (HISTORY_COLUMNS). */
