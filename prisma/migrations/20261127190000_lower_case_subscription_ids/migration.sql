@@ -1,6 +1,6 @@
 -- Subscription ids are stored in lower case and trimmed, as the API now writes them, so every
 -- query compares them plainly (and can use its index). Rows written before kept the id as the
--- client typed it; they are lowered here.
+-- client typed it. They are lowered here.
 UPDATE "AnalysisRuns" SET "subscriptionId" = lower(trim("subscriptionId")) WHERE "subscriptionId" <> lower(trim("subscriptionId"));
 UPDATE "AnalysisJobs" SET "subscriptionId" = lower(trim("subscriptionId")) WHERE "subscriptionId" <> lower(trim("subscriptionId"));
 UPDATE "HistoricalCosts" SET "subscriptionId" = lower(trim("subscriptionId")) WHERE "subscriptionId" <> lower(trim("subscriptionId"));
