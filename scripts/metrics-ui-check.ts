@@ -12,7 +12,7 @@
 // (Debian's chromium, or CHROMIUM_PATH), and writes a screenshot per page. It exits 1 when a call
 // to /metrics/api failed or a page logged an error. Look at the screenshots.
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -82,7 +82,8 @@ const config = loadConfig({
   WEBAPP_ENVIRONMENT: 'Development',
   DATA_DIR: 'memory://',
   AzureWebJobsStorage: azurite.connectionString,
-  Jwt__Key: 'ui-check-signing-key-0123456789-0123456789-abcdef',
+  // Made per run: no key written in the repository is accepted in Production.
+  Jwt__Key: randomBytes(32).toString('base64url'),
   Metrics__AllowAnonymousIngest: 'true',
   Metrics__AzurePricesBaseUrl: sim.url,
   Cloud__CaFile: fileURLToPath(new URL('../dev/azure-sim/tls/sim-cert.pem', import.meta.url)),

@@ -94,7 +94,7 @@ describe('deployment package (npm run package)', () => {
     }
   });
 
-  it('registers the analysis-jobs queue trigger, the weekly timer, the job sweeper, the notification outbox and the metrics housekeeping', () => {
+  it('registers the analysis-jobs queue trigger, the weekly timer, the job sweeper, the notification outbox, the metrics housekeeping and the silence check', () => {
     const queue = loaded.functions.filter((f) => trigger(f)?.type === 'queueTrigger');
     expect(queue).toHaveLength(1);
     expect(trigger(queue[0]!)).toMatchObject({
@@ -107,9 +107,12 @@ describe('deployment package (npm run package)', () => {
     expect([...timers.keys()].sort()).toEqual([
       'analysis-job-sweeper',
       'metrics-housekeeping',
+      'metrics-silence',
       'notification-outbox',
       'weekly-analysis',
     ]);
+    // Nodes and clusters that stopped reporting, checked at second 30 of every minute.
+    expect(timers.get('metrics-silence')).toMatchObject({ schedule: '30 * * * * *' });
     // Metrics partitions made ahead and dropped past retention, hourly.
     expect(timers.get('metrics-housekeeping')).toMatchObject({
       schedule: '0 7 * * * *',
