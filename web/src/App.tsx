@@ -75,13 +75,13 @@ function Shell({ viewer }: { viewer: Viewer }) {
   const main = useRef<HTMLElement>(null);
   const visible = PAGES.filter((p) => !p.admin || viewer.isAdmin);
   const page = visible.find((p) => p.path === path);
-  const first = useRef(true);
+  // The path shown last: focus moves only when it changes, so neither the first render nor an effect
+  // run twice for the same path (React's StrictMode does that) takes focus from the skip link.
+  const shown = useRef(path);
   useEffect(() => {
     // After a client-side navigation (to `path`), focus moves to the new page as a page load would.
-    if (first.current || !path) {
-      first.current = false;
-      return;
-    }
+    if (shown.current === path) return;
+    shown.current = path;
     main.current?.focus();
   }, [path]);
   return (
