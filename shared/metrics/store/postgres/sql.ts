@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { sleep } from '../../../app/sleep.js';
 import type { PrismaClient } from '../../../db/client.js';
 import { type DatabaseTimeouts, pgTimeoutOptions } from '../../../db/timeouts.js';
 
@@ -86,4 +87,26 @@ export function pgSql(url: string, timeouts?: DatabaseTimeouts): Sql {
     },
     close: () => pool.end(),
   };
+}
+
+/** PostgreSQL's codes for a transaction it chose to abort: a deadlock victim, a serialization failure. */
+const TRANSIENT = new Set(['40P01', '40001']);
+
+/**
+ * Runs `fn` again when PostgreSQL aborted it as a deadlock victim or a serialization failure. Two
+ * instances upserting the same rollup buckets at once can deadlock (each holds a row the other
+ * needs); PostgreSQL aborts one of them, and running it again is the documented remedy
+ * (PostgreSQL manual, "Explicit Locking", 13.3.4 Deadlocks). `fn` must be safe to run again.
+ */
+export async function retryTransient<T>(fn: () => Promise<T>, attempts = 4): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (attempt >= attempts || typeof code !== 'string' || !TRANSIENT.has(code)) throw err;
+      // A short random wait, so the two writers do not meet again in the same order.
+      await sleep(5 + Math.random() * 20 * attempt);
+    }
+  }
 }

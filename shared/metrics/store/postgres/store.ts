@@ -51,7 +51,7 @@ import {
   partitionFor,
   rangeOfName,
 } from './partitions.js';
-import { type Exec, pgSql, prismaSql, type Query, type Sql } from './sql.js';
+import { type Exec, pgSql, prismaSql, type Query, retryTransient, type Sql } from './sql.js';
 import {
   BUCKET,
   LEVELS,
@@ -311,10 +311,12 @@ export class PostgresMetricsStore implements MetricsStore {
     // A one-object post (no batch id, one record) needs no transaction: its sample statement is
     // atomic by itself, and a label set upserted before it is harmless if the sample then fails.
     // Skipping BEGIN/COMMIT and Prisma's interactive transaction is most of such a post's cost.
-    const result =
-      !batch.batchId && batch.records.length === 1
-        ? await run(this.exec, this.query)
-        : await this.sql.transaction(run);
+    const result = await retryTransient(() => {
+      learned.length = 0; // what a rolled-back attempt learned is gone with it
+      return !batch.batchId && batch.records.length === 1
+        ? run(this.exec, this.query)
+        : this.sql.transaction(run);
+    });
     // Only committed series are cached: a rolled-back insert's id must never be reused.
     for (const [spec, row, id] of learned) this.remember(spec, row, id);
     return result;
