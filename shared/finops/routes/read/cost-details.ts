@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { intText, text } from '../../../http/fields.js';
-import { ok } from '../../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../../http/route.js';
 import { CostDetail, CostGroupSummary, CostServiceSummary } from '../../contract/schemas.js';
 import { costSummary, findCostDetails } from '../../queries/cost-details.js';
@@ -13,7 +12,7 @@ import {
   runIdParams,
   UNPAGED_NOTE,
 } from './common.js';
-import { keptRunAnswer } from './kept.js';
+import { keptRunAnswer, runSummaryRoute } from './kept.js';
 
 const tags = ['CostDetails'];
 // A run's cost lines never change once written with it: its lists are kept (keptRunAnswer).
@@ -97,42 +96,22 @@ export const costDetailsRoutes: RouteDefinition[] = [
       );
     },
   }),
-  defineRoute({
+  runSummaryRoute({
     name: 'finops-costdetails-summary-groups',
-    service: 'finops',
-    method: 'GET',
     path: `${base}/summary/resourcegroups`,
-    auth: 'user',
-    openapi: {
-      summary: 'Sum of the ResourceGroup lines by group, totalCost descending',
-      tags,
-      responses: { 200: { description: 'summary', schema: z.array(CostGroupSummary) } },
-    },
-    input: { params: runIdParams },
-    async handler(ctx) {
-      const runId = ctx.input.params.analysisRunId;
-      return keptRunAnswer(ctx, runId, ['costs-summary', 'ResourceGroup'], async () =>
-        ok(await costSummary(ctx.services.prisma, runId, 'ResourceGroup')),
-      );
-    },
+    summary: 'Sum of the ResourceGroup lines by group, totalCost descending',
+    tags,
+    schema: z.array(CostGroupSummary),
+    key: ['costs-summary', 'ResourceGroup'],
+    read: (services, runId) => costSummary(services.prisma, runId, 'ResourceGroup'),
   }),
-  defineRoute({
+  runSummaryRoute({
     name: 'finops-costdetails-summary-services',
-    service: 'finops',
-    method: 'GET',
     path: `${base}/summary/services`,
-    auth: 'user',
-    openapi: {
-      summary: 'Sum of the Service lines by service, totalCost descending',
-      tags,
-      responses: { 200: { description: 'summary', schema: z.array(CostServiceSummary) } },
-    },
-    input: { params: runIdParams },
-    async handler(ctx) {
-      const runId = ctx.input.params.analysisRunId;
-      return keptRunAnswer(ctx, runId, ['costs-summary', 'Service'], async () =>
-        ok(await costSummary(ctx.services.prisma, runId, 'Service')),
-      );
-    },
+    summary: 'Sum of the Service lines by service, totalCost descending',
+    tags,
+    schema: z.array(CostServiceSummary),
+    key: ['costs-summary', 'Service'],
+    read: (services, runId) => costSummary(services.prisma, runId, 'Service'),
   }),
 ];

@@ -1,10 +1,13 @@
 import type { HttpResponseInit } from '@azure/functions';
+import type { z } from 'zod';
 import { perDatabase } from '../../../app/per-host.js';
 import type { AppServices } from '../../../app/services.js';
 import { KeptAnswers } from '../../../http/kept-answers.js';
 import { type KeptStore, keptBytes } from '../../../http/kept-budget.js';
-import type { RequestContext } from '../../../http/route.js';
+import { ok } from '../../../http/respond.js';
+import { defineRoute, type RequestContext, type RouteDefinition } from '../../../http/route.js';
 import { hasRunTotals } from '../../queries/run-totals.js';
+import { runIdParams } from './common.js';
 
 /**
  * The per-host stores of answers made of runs (see KeptAnswers), each bounded apart so one kind
@@ -48,4 +51,37 @@ export async function keptRunAnswer(
 ): Promise<HttpResponseInit> {
   const kept = await hasRunTotals(ctx.services.prisma, runId);
   return keptAnswer(ctx, 'lists', kept ? [runId, ...key] : undefined, () => build(kept));
+}
+
+/**
+ * A GET of one run's summary (a list computed from the run's rows alone, kept as keptRunAnswer
+ * keeps it): the cost-line sums by group or service, the resource counts by type or group.
+ */
+export function runSummaryRoute(route: {
+  name: string;
+  path: string;
+  summary: string;
+  tags: string[];
+  schema: z.ZodType;
+  /** What tells this summary from the run's others in the kept store. */
+  key: unknown[];
+  read(services: AppServices, runId: number): Promise<unknown>;
+}): RouteDefinition {
+  return defineRoute({
+    name: route.name,
+    service: 'finops',
+    method: 'GET',
+    path: route.path,
+    auth: 'user',
+    openapi: {
+      summary: route.summary,
+      tags: route.tags,
+      responses: { 200: { description: 'summary', schema: route.schema } },
+    },
+    input: { params: runIdParams },
+    async handler(ctx) {
+      const runId = ctx.input.params.analysisRunId;
+      return keptRunAnswer(ctx, runId, route.key, async () => ok(await route.read(ctx.services, runId)));
+    },
+  });
 }

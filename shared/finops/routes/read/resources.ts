@@ -24,7 +24,7 @@ import {
   STREAMED_NOTE,
   UNPAGED_NOTE,
 } from './common.js';
-import { keptRunAnswer } from './kept.js';
+import { keptRunAnswer, runSummaryRoute } from './kept.js';
 
 const tags = ['Resources'];
 const base = 'Resources/analysis/{analysisRunId}';
@@ -161,42 +161,22 @@ export const resourcesRoutes: RouteDefinition[] = [
     { params: runIdParams, query: pagingQuery.extend({ searchTerm }) },
     ({ query }) => ({ kind: 'search', term: query.searchTerm }),
   ),
-  defineRoute({
+  runSummaryRoute({
     name: 'finops-resources-summary-types',
-    service: 'finops',
-    method: 'GET',
     path: `${base}/summary/types`,
-    auth: 'user',
-    openapi: {
-      summary: 'Resource counts by type, count descending',
-      tags,
-      responses: { 200: { description: 'summary', schema: z.array(ResourceTypeSummary) } },
-    },
-    input: { params: runIdParams },
-    async handler(ctx) {
-      const runId = ctx.input.params.analysisRunId;
-      return keptRunAnswer(ctx, runId, ['resources-summary', 'types'], async () =>
-        ok(await resourceTypeSummary(ctx.services.prisma, runId)),
-      );
-    },
+    summary: 'Resource counts by type, count descending',
+    tags,
+    schema: z.array(ResourceTypeSummary),
+    key: ['resources-summary', 'types'],
+    read: (services, runId) => resourceTypeSummary(services.prisma, runId),
   }),
-  defineRoute({
+  runSummaryRoute({
     name: 'finops-resources-summary-groups',
-    service: 'finops',
-    method: 'GET',
     path: `${base}/summary/resourcegroups`,
-    auth: 'user',
-    openapi: {
-      summary: 'Resource counts by resource group (upper-case), count descending',
-      tags,
-      responses: { 200: { description: 'summary', schema: z.array(ResourceGroupSummary) } },
-    },
-    input: { params: runIdParams },
-    async handler(ctx) {
-      const runId = ctx.input.params.analysisRunId;
-      return keptRunAnswer(ctx, runId, ['resources-summary', 'groups'], async () =>
-        ok(await resourceGroupSummary(ctx.services.prisma, runId)),
-      );
-    },
+    summary: 'Resource counts by resource group (upper-case), count descending',
+    tags,
+    schema: z.array(ResourceGroupSummary),
+    key: ['resources-summary', 'groups'],
+    read: (services, runId) => resourceGroupSummary(services.prisma, runId),
   }),
 ];
