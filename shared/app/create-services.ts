@@ -20,6 +20,11 @@ export interface CreateServicesOptions {
   skipMigrations?: boolean;
   /** PGlite only: the data directory tarball the database starts as (see DatabaseOptions). */
   initialDataDir?: Blob;
+  /**
+   * The clock (milliseconds) the user lookup cache expires by: a test moves it to step over the
+   * cache window instead of waiting it out. Default: the process's monotonic clock.
+   */
+  cacheClock?: () => number;
 }
 
 /** Opens the database (migrating it), the queue and the service modules. */
@@ -54,7 +59,7 @@ export async function createServices(
     config.platform.AnalysisQueue__Name,
   );
   const core: CoreServices = { config, db, prisma: db.prisma, log, errors, queue };
-  const auth = await createAuthModule(core);
+  const auth = await createAuthModule(core, { cacheClock: options.cacheClock });
   const finops = await createFinopsModule(core);
   const metrics = createMetricsModule(core, await openClickHouseStoreIfConfigured(config.metrics, log));
   const metricsAlerts = createMetricsAlerting({

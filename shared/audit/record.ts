@@ -92,18 +92,22 @@ export async function recordAudit(db: AuditWriter, entry: AuditEntry): Promise<v
 }
 
 /**
- * Runs a write and writes its audit record in the same transaction; `entry` describes the write
- * from its result (undefined: nothing happened, nothing to record).
+ * Runs a write and writes its audit records in the same transaction; `entry` describes the write
+ * from its result (undefined: nothing happened, nothing to record; a list: one record for each
+ * thing it changed).
  */
 export async function withAudit<T>(
   prisma: PrismaClient,
   write: (tx: Prisma.TransactionClient) => Promise<T>,
-  entry: (result: T) => AuditEntry | undefined,
+  entry: (result: T) => AuditEntry | AuditEntry[] | undefined,
 ): Promise<T> {
   return prisma.$transaction(async (tx) => {
     const result = await write(tx);
     const e = entry(result);
-    if (e) await recordAudit(tx, e);
+    for (const one of e === undefined ? [] : Array.isArray(e) ? e : [e]) await recordAudit(tx, one);
     return result;
   });
 }
+
+/** Who made a change and the request it came with: the part of its audit record a route knows. */
+export type ChangeBy = Pick<AuditEntry, 'actor' | 'request'>;

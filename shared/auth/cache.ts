@@ -25,10 +25,15 @@ function approximateBytes(key: string, value: unknown): number {
 export class TtlCache<V> {
   // lru-cache refuses null and undefined values; a box lets a cached miss (null) be stored.
   readonly #entries: LRUCache<string, { value: V }>;
+  /**
+   * `now` (milliseconds) is the clock entries expire by: lru-cache keeps its own reference to
+   * `performance` otherwise, which fake timers cannot reach, so tests pass one they move.
+   */
   constructor(
     ttlMs: number,
     bounds: CacheBounds = DEFAULT_CACHE_BOUNDS,
     private readonly enabled = true,
+    now?: () => number,
   ) {
     this.#entries = new LRUCache<string, { value: V }>({
       max: bounds.maxEntries,
@@ -36,6 +41,7 @@ export class TtlCache<V> {
       sizeCalculation: (box, key) => approximateBytes(key, box.value),
       ttl: ttlMs,
       ttlAutopurge: true,
+      ...(now ? { perf: { now } } : {}),
     });
   }
 

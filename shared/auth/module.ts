@@ -64,12 +64,15 @@ const toCaller = (
   token,
 });
 
-export async function createAuthModule(core: CoreServices): Promise<AuthModule> {
+export async function createAuthModule(
+  core: CoreServices,
+  options: { cacheClock?: () => number } = {},
+): Promise<AuthModule> {
   const { config, prisma, log } = core;
   const settings = config.auth;
   const cacheEnabled = settings.CacheSettings__CacheProvider === 'Memory';
   const ca = directoryCa(settings);
-  const users = new UserStore(prisma, cacheEnabled);
+  const users = new UserStore(prisma, cacheEnabled, undefined, options.cacheClock);
   const directory = new DirectoryTokens(settings, log, ca, cacheEnabled);
   const graph = new GraphLookup(settings, log, directory.dispatcher, ca);
   const mailer = createMailer(config, log);

@@ -48,9 +48,15 @@ export class UserStore {
   readonly #prisma: PrismaClient;
   readonly #cache: TtlCache<UserRow | null>;
 
-  constructor(prisma: PrismaClient, cacheEnabled: boolean, ttlMs = USER_CACHE_SECONDS * 1000) {
+  /** `now`: the clock cached lookups expire by (TtlCache's; tests move it). */
+  constructor(
+    prisma: PrismaClient,
+    cacheEnabled: boolean,
+    ttlMs = USER_CACHE_SECONDS * 1000,
+    now?: () => number,
+  ) {
     this.#prisma = prisma;
-    this.#cache = new TtlCache<UserRow | null>(ttlMs, DEFAULT_CACHE_BOUNDS, cacheEnabled);
+    this.#cache = new TtlCache<UserRow | null>(ttlMs, DEFAULT_CACHE_BOUNDS, cacheEnabled, now);
   }
 
   invalidate(): void {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AzureResource } from '../../shared/finops/azure/index.js';
+import { runRateFactor } from '../../shared/finops/engine/flag-step.js';
 import { computeFlags, estimateSaving } from '../../shared/finops/engine/flags.js';
 import { buildInventory } from '../../shared/finops/engine/inventory.js';
-import { runRateFactor } from '../../shared/finops/engine/orchestrator.js';
 
 const now = new Date('2026-11-22T00:00:00Z');
 const res = (

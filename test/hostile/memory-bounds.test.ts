@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TtlCache } from '../../shared/auth/cache.js';
-import { sleep } from '../auth/helpers.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient, isProblem } from '../support/http.js';
 
@@ -23,11 +22,20 @@ describe('bounded caches (issue 11.2)', () => {
   });
 
   it('frees expired entries without anyone reading them', async () => {
-    const cache = new TtlCache<number>(30, { maxEntries: 100, maxBytes: 1024 * 1024 });
-    for (let i = 0; i < 50; i++) cache.set(`k${i}`, i);
-    expect(cache.size).toBe(50);
-    await sleep(120);
-    expect(cache.size).toBe(0);
+    // Fake timers move Date and the purge timers; the cache expires by the clock it is given.
+    vi.useFakeTimers();
+    try {
+      const cache = new TtlCache<number>(30, { maxEntries: 100, maxBytes: 1024 * 1024 }, true, () =>
+        Date.now(),
+      );
+      for (let i = 0; i < 50; i++) cache.set(`k${i}`, i);
+      await vi.advanceTimersByTimeAsync(20);
+      expect(cache.size).toBe(50);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(cache.size).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

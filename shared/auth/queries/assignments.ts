@@ -1,3 +1,4 @@
+import { type AuditAction, type ChangeBy, withAudit } from '../../audit/record.js';
 import type { Prisma, PrismaClient } from '../../db/generated/client.js';
 import type { Page } from './users.js';
 
@@ -81,6 +82,59 @@ export async function replaceGroups(
   return before;
 }
 
+/** assignGroup with its audit record (none when the user was a member already). */
+export function joinGroup(prisma: PrismaClient, userId: string, groupMonitorId: number, by: ChangeBy) {
+  return withAudit(
+    prisma,
+    (tx) => assignGroup(tx, userId, groupMonitorId),
+    (added) =>
+      added
+        ? {
+            ...by,
+            action: 'monitorGroups.changed',
+            target: { type: 'user', id: userId },
+            details: { added: groupMonitorId },
+          }
+        : undefined,
+  );
+}
+
+/** replaceGroups with one audit record per user: its groups before and after. */
+export function setGroups(
+  prisma: PrismaClient,
+  userIds: string[],
+  rows: Array<{ userId: string; groupMonitorId: number }>,
+  by: ChangeBy,
+) {
+  const groupsOf = (userId: string, of: Array<{ userId: string; groupMonitorId: number }>) =>
+    [...new Set(of.filter((r) => r.userId === userId).map((r) => r.groupMonitorId))].sort((a, b) => a - b);
+  return withAudit(
+    prisma,
+    (tx) => replaceGroups(tx, userIds, rows),
+    (before) =>
+      userIds.map((userId) => ({
+        ...by,
+        action: 'monitorGroups.changed',
+        target: { type: 'user', id: userId },
+        details: { from: groupsOf(userId, before), to: groupsOf(userId, rows) },
+      })),
+  );
+}
+
+/** removeGroup with its audit record. */
+export function emptyGroup(prisma: PrismaClient, groupMonitorId: number, by: ChangeBy) {
+  return withAudit(
+    prisma,
+    (tx) => removeGroup(tx, groupMonitorId),
+    (count) => ({
+      ...by,
+      action: 'monitorGroups.changed',
+      target: { type: 'monitorGroup', id: groupMonitorId },
+      details: { removedAllUsers: true, count },
+    }),
+  );
+}
+
 /** Removes every user from a group; answers how many memberships there were. */
 export async function removeGroup(tx: Db, groupMonitorId: number): Promise<number> {
   return (await tx.userMonitorGroup.deleteMany({ where: { groupMonitorId } })).count;
@@ -135,3 +189,44 @@ export const userSubscriptions: AccessListStore = {
     return { rows: rows.map((r) => r.subscriptionId), total };
   },
 };
+
+/** An access list's value added for a user, with its audit record. */
+export function addToAccessList(
+  prisma: PrismaClient,
+  store: AccessListStore,
+  action: AuditAction,
+  userId: string,
+  value: string,
+  by: ChangeBy,
+) {
+  return withAudit(
+    prisma,
+    (tx) => store.add(tx, userId, value),
+    () => ({ ...by, action, target: { type: 'user', id: userId }, details: { added: value } }),
+  );
+}
+
+/** A user's access list replaced, with its audit record (the values before and after). */
+export function replaceAccessList(
+  prisma: PrismaClient,
+  store: AccessListStore,
+  action: AuditAction,
+  userId: string,
+  values: string[],
+  by: ChangeBy,
+) {
+  return withAudit(
+    prisma,
+    async (tx) => {
+      const before = await store.all(tx, userId);
+      await store.replace(tx, userId, values);
+      return before;
+    },
+    (before) => ({
+      ...by,
+      action,
+      target: { type: 'user', id: userId },
+      details: { from: before, to: values },
+    }),
+  );
+}

@@ -1,3 +1,4 @@
+import { type ChangeBy, withAudit } from '../../audit/record.js';
 import type { Prisma, PrismaClient } from '../../db/generated/client.js';
 import type { UserRow } from '../users.js';
 
@@ -38,6 +39,48 @@ export function updateUserRow(
   data: Pick<UserRow, 'username' | 'email' | 'isAdmin'>,
 ): Promise<UserRow> {
   return tx.user.update({ where: { id }, data });
+}
+
+/** addDeviceToken with its audit record (none when the user had the token already). */
+export function addDeviceTokenOf(prisma: PrismaClient, userId: string, deviceToken: string, by: ChangeBy) {
+  return withAudit(
+    prisma,
+    (tx) => addDeviceToken(tx, userId, deviceToken),
+    (added) =>
+      added
+        ? {
+            ...by,
+            action: 'deviceToken.added',
+            target: { type: 'user', id: userId },
+            // A token's tail identifies it to a person without storing a push credential.
+            details: { deviceTokenEnd: deviceToken.slice(-6) },
+          }
+        : undefined,
+  );
+}
+
+/**
+ * A successful sign-in: the user's lastLogon and its audit record together; answers the row as
+ * it is now.
+ */
+export function recordSignIn(
+  prisma: PrismaClient,
+  user: Pick<UserRow, 'id' | 'email'>,
+  at: Date,
+  details: Record<string, unknown>,
+  request: ChangeBy['request'],
+): Promise<UserRow> {
+  return withAudit(
+    prisma,
+    (tx) => tx.user.update({ where: { id: user.id }, data: { lastLogon: at } }),
+    () => ({
+      actor: { userId: user.id, email: user.email },
+      action: 'signIn.succeeded',
+      target: { type: 'user', id: user.id },
+      details,
+      request,
+    }),
+  );
 }
 
 /** Adds a device token to a user; false when the user already had it. */

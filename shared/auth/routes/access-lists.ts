@@ -1,9 +1,14 @@
 import { z } from 'zod';
-import { recordAudit } from '../../audit/record.js';
 import { pagingQuery } from '../../http/paging.js';
 import { emptyOk } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
-import { type AccessListStore, userClusters, userSubscriptions } from '../queries/assignments.js';
+import {
+  type AccessListStore,
+  addToAccessList,
+  replaceAccessList,
+  userClusters,
+  userSubscriptions,
+} from '../queries/assignments.js';
 import {
   AUTH_UNPAGED_ROWS,
   authPage,
@@ -63,15 +68,9 @@ function accessListRoutes<F extends string, L extends string>(kind: AccessList<F
       async handler({ services, body, caller, request }) {
         const b = await body(addBody);
         await existingUser(services, b.userId);
-        await services.prisma.$transaction(async (tx) => {
-          await kind.store.add(tx, b.userId, b[kind.field]);
-          await recordAudit(tx, {
-            actor: caller,
-            action: kind.auditAction,
-            target: { type: 'user', id: b.userId },
-            details: { added: b[kind.field] },
-            request,
-          });
+        await addToAccessList(services.prisma, kind.store, kind.auditAction, b.userId, b[kind.field], {
+          actor: caller,
+          request,
         });
         return emptyOk();
       },
@@ -92,16 +91,9 @@ function accessListRoutes<F extends string, L extends string>(kind: AccessList<F
         const b = await body(replaceBody);
         await existingUser(services, b.userId);
         const values = kind.keep(b[kind.listKey]);
-        await services.prisma.$transaction(async (tx) => {
-          const before = await kind.store.all(tx, b.userId);
-          await kind.store.replace(tx, b.userId, values);
-          await recordAudit(tx, {
-            actor: caller,
-            action: kind.auditAction,
-            target: { type: 'user', id: b.userId },
-            details: { from: before, to: values },
-            request,
-          });
+        await replaceAccessList(services.prisma, kind.store, kind.auditAction, b.userId, values, {
+          actor: caller,
+          request,
         });
         return emptyOk();
       },

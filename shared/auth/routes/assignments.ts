@@ -1,16 +1,15 @@
 import { z } from 'zod';
-import { recordAudit } from '../../audit/record.js';
 import { pagingQuery } from '../../http/paging.js';
 import { badRequest } from '../../http/problem.js';
 import { emptyOk } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import {
-  assignGroup,
   createAction,
+  emptyGroup,
   groupsOfUser,
+  joinGroup,
   listActions,
-  removeGroup,
-  replaceGroups,
+  setGroups,
 } from '../queries/assignments.js';
 import {
   AUTH_UNPAGED_ROWS,
@@ -122,16 +121,7 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
     async handler({ services, caller, body, request }) {
       const b = await body(assignBody);
       if (b.groupMonitorId > 0) {
-        await services.prisma.$transaction(async (tx) => {
-          if (!(await assignGroup(tx, caller.userId, b.groupMonitorId))) return;
-          await recordAudit(tx, {
-            actor: caller,
-            action: 'monitorGroups.changed',
-            target: { type: 'user', id: caller.userId },
-            details: { added: b.groupMonitorId },
-            request,
-          });
-        });
+        await joinGroup(services.prisma, caller.userId, b.groupMonitorId, { actor: caller, request });
       }
       return emptyOk();
     },
@@ -155,22 +145,7 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
       const data = items
         .filter((i) => i.groupMonitorId > 0)
         .map((i) => ({ userId: i.userId, groupMonitorId: i.groupMonitorId }));
-      await services.prisma.$transaction(async (tx) => {
-        const before = await replaceGroups(tx, userIds, data);
-        for (const userId of userIds) {
-          const groupsOf = (rows: { userId: string; groupMonitorId: number }[]) =>
-            [...new Set(rows.filter((r) => r.userId === userId).map((r) => r.groupMonitorId))].sort(
-              (a, b) => a - b,
-            );
-          await recordAudit(tx, {
-            actor: caller,
-            action: 'monitorGroups.changed',
-            target: { type: 'user', id: userId },
-            details: { from: groupsOf(before), to: groupsOf(data) },
-            request,
-          });
-        }
-      });
+      await setGroups(services.prisma, userIds, data, { actor: caller, request });
       return emptyOk();
     },
   }),
@@ -234,16 +209,7 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
     },
     async handler({ services, params: p, caller, request }) {
       const { groupMonitorId } = params(groupParams, p);
-      await services.prisma.$transaction(async (tx) => {
-        const count = await removeGroup(tx, groupMonitorId);
-        await recordAudit(tx, {
-          actor: caller,
-          action: 'monitorGroups.changed',
-          target: { type: 'monitorGroup', id: groupMonitorId },
-          details: { removedAllUsers: true, count },
-          request,
-        });
-      });
+      await emptyGroup(services.prisma, groupMonitorId, { actor: caller, request });
       return emptyOk();
     },
   }),

@@ -8,6 +8,8 @@ import { MAX_EMAIL_CHARS, MAX_NAME_CHARS, MAX_PASSWORD_CHARS, MAX_SECRET_CHARS }
 import { badRequest, forbidden, HttpError, unauthorized } from '../../http/problem.js';
 import { json } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
+import { assignGroup } from '../queries/assignments.js';
+import { recordSignIn } from '../queries/users.js';
 import { constantTimeEquals } from '../swagger-gate.js';
 import { admitPasswordAttempt, rememberSignIn, throttleLimits } from '../throttle.js';
 import { normalizeEmail, type UserRow } from '../users.js';
@@ -39,17 +41,7 @@ async function signedIn(
   method: 'password' | 'mobile',
   extra: Record<string, unknown> = {},
 ): Promise<UserRow> {
-  const current = await services.prisma.$transaction(async (tx) => {
-    const u = await tx.user.update({ where: { id: user.id }, data: { lastLogon: new Date() } });
-    await recordAudit(tx, {
-      actor: { userId: user.id, email: user.email },
-      action: 'signIn.succeeded',
-      target: { type: 'user', id: user.id },
-      details: { method, ...extra },
-      request,
-    });
-    return u;
-  });
+  const current = await recordSignIn(services.prisma, user, new Date(), { method, ...extra }, request);
   services.auth.users.forget(user.id, current.email);
   pruneInBackground(services);
   return current;
@@ -204,10 +196,7 @@ export const authApiRoutes: RouteDefinition[] = [
       const user =
         existing ?? (await auth.userForDirectoryIdentity(b.email, undefined, { signedIn: proven }));
       if (!existing && config.auth.DEMO_MODE) {
-        await services.prisma.userMonitorGroup.createMany({
-          data: [{ userId: user.id, groupMonitorId: config.auth.DEMO_MONITOR_GROUP_ID }],
-          skipDuplicates: true,
-        });
+        await assignGroup(services.prisma, user.id, config.auth.DEMO_MONITOR_GROUP_ID);
       }
       const current = await signedIn(services, user, request, 'mobile');
       audit(existing ? 'token issued' : 'token issued: user created', { userId: user.id });

@@ -2,7 +2,7 @@
 import type { HttpRequest } from '@azure/functions';
 import { z } from 'zod';
 import type { AppServices } from '../../app/services.js';
-import { type AuditActor, recordAudit } from '../../audit/record.js';
+import { type AuditActor, type AuditEntry, recordAudit, withAudit } from '../../audit/record.js';
 import { escapeHtml } from '../../http/html.js';
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS, MAX_PASSWORD_CHARS } from '../../http/limits.js';
 import { badRequest, conflict, forbidden } from '../../http/problem.js';
@@ -114,20 +114,17 @@ export const userAccountRoutes: RouteDefinition[] = [
           b.userEmail,
           request.headers.get('x-admin-bootstrap'),
         );
-        user = await services.prisma.$transaction(async (tx) => {
-          const u = await auth.users.create(
-            { email: b.userEmail, username: b.username, passwordHash, isAdmin },
-            tx,
-          );
-          await recordAudit(tx, {
+        user = await withAudit(
+          services.prisma,
+          (tx) => auth.users.create({ email: b.userEmail, username: b.username, passwordHash, isAdmin }, tx),
+          (u) => ({
             actor: { userId: u.id, email: u.email },
             action: 'user.created',
             target: { type: 'user', id: u.id },
             details: { username: u.username, isAdmin: u.isAdmin },
             request,
-          });
-          return u;
-        });
+          }),
+        );
         auth.users.forget(user.id, user.email);
       } catch (e) {
         if (isUniqueViolation(e)) throw conflict('An account with this email or user name already exists.');
@@ -203,30 +200,29 @@ export const userAccountRoutes: RouteDefinition[] = [
       const user = await existingUser(services, b.id);
       if (services.auth.isBlocked(b.email)) throw forbidden('The domain of this email is blocked.');
       const data = { username: b.username, email: normalizeEmail(b.email), isAdmin: b.isAdmin };
-      const audited = async (tx: Parameters<typeof recordAudit>[0]) =>
-        recordAudit(tx, {
-          actor: caller,
-          action: 'user.updated',
-          target: { type: 'user', id: user.id },
-          details: changes(user, data),
-          request,
-        });
+      const entry: AuditEntry = {
+        actor: caller,
+        action: 'user.updated',
+        target: { type: 'user', id: user.id },
+        details: changes(user, data),
+        request,
+      };
       try {
         if (user.isAdmin && !b.isAdmin) {
           const r = await services.auth.users.keepingAnAdmin(user.id, async (tx) => {
             const u = await updateUserRow(tx, user.id, data);
-            await audited(tx);
+            await recordAudit(tx, entry);
             return u;
           });
           if (r === 'last-admin') throw lastAdmin();
           services.auth.users.forget(r.id, r.email);
           return dto(r);
         }
-        const updated = await services.prisma.$transaction(async (tx) => {
-          const u = await services.auth.users.update(user.id, data, tx);
-          await audited(tx);
-          return u;
-        });
+        const updated = await withAudit(
+          services.prisma,
+          (tx) => services.auth.users.update(user.id, data, tx),
+          () => entry,
+        );
         services.auth.users.forget(updated.id, user.email);
         return dto(updated);
       } catch (e) {

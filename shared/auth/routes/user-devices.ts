@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { recordAudit } from '../../audit/record.js';
 import { pagingQuery } from '../../http/paging.js';
 import { emptyOk } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
-import { addDeviceToken, deviceTokensOfGroup, deviceTokensOfUser } from '../queries/users.js';
+import { addDeviceTokenOf, deviceTokensOfGroup, deviceTokensOfUser } from '../queries/users.js';
 import { NOTIFICATION_KEY_HEADER, requireNotificationService } from '../service-key.js';
 import {
   authPage,
@@ -34,17 +33,7 @@ export const userDevicesRoutes: RouteDefinition[] = [
     },
     async handler({ services, caller, body, request }) {
       const { deviceToken } = await body(deviceTokenBody);
-      await services.prisma.$transaction(async (tx) => {
-        if (!(await addDeviceToken(tx, caller.userId, deviceToken))) return;
-        await recordAudit(tx, {
-          actor: caller,
-          action: 'deviceToken.added',
-          target: { type: 'user', id: caller.userId },
-          // A token's tail identifies it to a person without storing a push credential.
-          details: { deviceTokenEnd: deviceToken.slice(-6) },
-          request,
-        });
-      });
+      await addDeviceTokenOf(services.prisma, caller.userId, deviceToken, { actor: caller, request });
       return emptyOk();
     },
   }),

@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { CsvError, parse } from 'csv-parse';
 import type { DailyCost } from '../azure/index.js';
-import { HistoryAggregate } from '../engine/orchestrator.js';
+import { HistoryAggregate } from '../engine/cost-aggregate.js';
 import {
   type ColumnMap,
   type CostMetric,

@@ -7,7 +7,7 @@ import type { CoreServices } from '../../app/services.js';
 import type { PrismaClient } from '../../db/client.js';
 import type { Logger } from '../../observability/logger.js';
 import { historyRange } from '../azure/index.js';
-import { costDetailLines, costDetailRows } from '../engine/orchestrator.js';
+import { costDetailLines, costDetailRows } from '../engine/cost-aggregate.js';
 import { HISTORY_MONTHS } from '../engine/period.js';
 import { type CarriedHistory, persistRun } from '../engine/persist.js';
 import { afterRunStored } from '../intel/after-run.js';

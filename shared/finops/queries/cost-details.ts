@@ -1,6 +1,8 @@
 import type { PrismaClient } from '../../db/client.js';
 import type { CostDetail, Prisma } from '../../db/generated/client.js';
 import { Prisma as P } from '../../db/generated/client.js';
+import { CostDetail as CostDetailOut } from '../contract/schemas.js';
+import { compileSerializer } from '../contract/serialize.js';
 import { groupName, offsetFree, pageTotal, toCount } from './format.js';
 import { mergedGroupTags, tagKey } from './tags.js';
 
@@ -12,39 +14,35 @@ type CostRow = Pick<
   'id' | 'analysisRunId' | 'costType' | 'name' | 'resourceGroup' | 'currency' | 'recordedAt'
 > & { cost: number };
 
-const text = (v: string) => JSON.stringify(v);
-const textOrNull = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
+/** Cost lines as the wire shape's JSON text, compiled from the contract schema. */
+const costDetailText = compileSerializer(CostDetailOut);
 
-/**
- * Cost lines with the merged tags of their resource group, as the JSON text of costDetailOut's
- * shape, member for member (stringify's replacer called back for every member of every row).
- */
+/** Cost lines with the merged tags of their resource group, as the JSON text of a page. */
 async function withTagsJson(prisma: PrismaClient, runId: number, rows: CostRow[]): Promise<string> {
   const tags = await mergedGroupTags(
     prisma,
     [runId],
     rows.map((r) => r.resourceGroup),
   );
-  const tagTexts = new Map<string, string>();
-  const tagText = (group: string | null) => {
-    if (!group) return 'null';
-    const key = tagKey(runId, group);
-    let t = tagTexts.get(key);
-    if (t === undefined) {
-      const merged = tags.get(key);
-      t = merged && Object.keys(merged).length > 0 ? JSON.stringify(merged) : 'null';
-      tagTexts.set(key, t);
-    }
-    return t;
+  const tagsOf = (group: string | null) => {
+    if (!group) return null;
+    const merged = tags.get(tagKey(runId, group));
+    return merged && Object.keys(merged).length > 0 ? merged : null;
   };
-  const out = rows.map(
-    (c) =>
-      `{"id":${c.id},"analysisRunId":${c.analysisRunId},"costType":${text(c.costType)},` +
+  const out = rows.map((c) =>
+    costDetailText({
+      id: c.id,
+      analysisRunId: c.analysisRunId,
+      costType: c.costType,
       // ResourceGroup rows name the group: upper-cased like resourceGroup.
-      `"name":${text(c.costType === 'ResourceGroup' ? c.name.toUpperCase() : c.name)},` +
-      `"resourceGroup":${textOrNull(groupName(c.resourceGroup))},"cost":${JSON.stringify(c.cost)},` +
-      `"currency":${text(c.currency)},"recordedAt":"${offsetFree(c.recordedAt)}",` +
-      `"tags":${tagText(c.resourceGroup)},"analysisRun":null}`,
+      name: c.costType === 'ResourceGroup' ? c.name.toUpperCase() : c.name,
+      resourceGroup: groupName(c.resourceGroup),
+      cost: c.cost,
+      currency: c.currency,
+      recordedAt: offsetFree(c.recordedAt),
+      tags: tagsOf(c.resourceGroup),
+      analysisRun: null,
+    }),
   );
   return `[${out.join(',')}]`;
 }
