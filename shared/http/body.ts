@@ -20,9 +20,42 @@ function unwrap(schema: unknown): unknown {
   return s;
 }
 
+/** What normalizeKeys needs of an object schema, worked out once per schema. */
+interface ObjectPlan {
+  shape: Record<string, unknown>;
+  byLower: Map<string, string>;
+  /** Fields whose values have keys of their own to rename (objects with fields, arrays, unions). */
+  nested: Set<string>;
+}
+
+const plans = new WeakMap<object, ObjectPlan>();
+
+function hasKeysToRename(schema: unknown): boolean {
+  const s = unwrap(schema);
+  if (s instanceof z.ZodObject) return Object.keys(s.shape).length > 0;
+  return s instanceof z.ZodArray || s instanceof z.ZodUnion;
+}
+
+function planOf(s: z.ZodObject): ObjectPlan {
+  let plan = plans.get(s);
+  if (!plan) {
+    const shape = s.shape as Record<string, unknown>;
+    const keys = Object.keys(shape);
+    plan = {
+      shape,
+      byLower: new Map(keys.map((k) => [k.toLowerCase(), k])),
+      nested: new Set(keys.filter((k) => hasKeysToRename(shape[k]))),
+    };
+    plans.set(s, plan);
+  }
+  return plan;
+}
+
 /**
  * Renames the value's property names to the schema's spelling when they differ only in case, as
  * ASP.NET Core's web JSON defaults do (the mobile app sends `apikey`, other services PascalCase).
+ * An object already spelled as the schema, with nothing nested to rename, is returned as it is:
+ * a batch of thousands of records pays for a key check per field, not for a copy.
  */
 export function normalizeKeys(value: unknown, schema: unknown): unknown {
   const s = unwrap(schema);
@@ -35,14 +68,23 @@ export function normalizeKeys(value: unknown, schema: unknown): unknown {
     return value.map((v) => normalizeKeys(v, s.element));
   }
   if (s instanceof z.ZodObject && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const shape = s.shape as Record<string, unknown>;
-    const byLower = new Map(Object.keys(shape).map((k) => [k.toLowerCase(), k]));
+    const { shape, byLower, nested } = planOf(s);
+    if (byLower.size === 0) return value;
+    const record = value as Record<string, unknown>;
+    let asIs = true;
+    for (const key in record) {
+      if (!Object.hasOwn(shape, key) || nested.has(key)) {
+        asIs = false;
+        break;
+      }
+    }
+    if (asIs) return value;
     const out: Record<string, unknown> = {};
-    for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-      const canonical = key in shape ? key : (byLower.get(key.toLowerCase()) ?? key);
+    for (const [key, v] of Object.entries(record)) {
+      const canonical = Object.hasOwn(shape, key) ? key : (byLower.get(key.toLowerCase()) ?? key);
       // An exact-case key wins over a differently cased duplicate.
       if (canonical in out && key !== canonical) continue;
-      out[canonical] = shape[canonical] ? normalizeKeys(v, shape[canonical]) : v;
+      out[canonical] = nested.has(canonical) ? normalizeKeys(v, shape[canonical]) : v;
     }
     return out;
   }
