@@ -308,14 +308,14 @@ export class PostgresMetricsStore implements MetricsStore {
       if (events.length) await writeEvents(exec, events);
       return { duplicate: false, records: batch.records.length };
     };
-    // A one-object post (no batch id, one record) needs no transaction: its sample statement is
-    // atomic by itself, and a label set upserted before it is harmless if the sample then fails.
-    // Skipping BEGIN/COMMIT and Prisma's interactive transaction is most of such a post's cost.
+    // One-object posts (no batch id, records of one kind: one post, or posts written together)
+    // need no transaction: their one sample statement is atomic by itself, and a label set
+    // upserted before it is harmless if the sample then fails. Skipping BEGIN/COMMIT and Prisma's
+    // interactive transaction is most of such a post's cost.
+    const oneKind = batch.records.every((r) => r.kind === batch.records[0]?.kind);
     const result = await retryTransient(() => {
       learned.length = 0; // what a rolled-back attempt learned is gone with it
-      return !batch.batchId && batch.records.length === 1
-        ? run(this.exec, this.query)
-        : this.sql.transaction(run);
+      return !batch.batchId && oneKind ? run(this.exec, this.query) : this.sql.transaction(run);
     });
     // Only committed series are cached: a rolled-back insert's id must never be reused.
     for (const [spec, row, id] of learned) this.remember(spec, row, id);
