@@ -1,5 +1,4 @@
 import type { CoreServices } from '../app/services.js';
-import { databaseTimeouts } from '../db/timeouts.js';
 import { coalescingWriter } from './coalesce.js';
 import { IngestKeys } from './ingest-keys.js';
 import type { HousekeepingResult, MetricsStore, WriteBatch, WriteResult } from './store/contract.js';
@@ -22,13 +21,7 @@ export interface MetricsModule {
 
 export function createMetricsModule(core: CoreServices, store?: MetricsStore): MetricsModule {
   const settings = core.config.metrics;
-  const url = core.config.platform.ConnectionStrings__SqlConnectionString;
-  const metricsStore =
-    store ??
-    new PostgresMetricsStore(core.prisma, settings, {
-      postgresUrl: core.db.kind === 'postgres' ? url : undefined,
-      timeouts: databaseTimeouts(core.config.platform),
-    });
+  const metricsStore = store ?? new PostgresMetricsStore(core.prisma, settings, { pool: core.db.pool });
   const listeners: IngestListener[] = [];
   const writeOne = coalescingWriter((batch) => metricsStore.write(batch));
   if (settings.Metrics__AllowAnonymousIngest && !core.config.isDevelopment) {

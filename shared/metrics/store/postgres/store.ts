@@ -12,9 +12,9 @@
  * removed by cleanup or housekeeping (only ever when unseen for longer than that) comes back.
  */
 import { createHash } from 'node:crypto';
+import type pg from 'pg';
 import type { MetricsSettings } from '../../../config/metrics.js';
 import type { PrismaClient } from '../../../db/client.js';
-import type { DatabaseTimeouts } from '../../../db/timeouts.js';
 import type {
   EventRecord,
   MetricRecord,
@@ -228,9 +228,8 @@ type Rec<K extends MetricRecord['kind']> = Extract<MetricRecord, { kind: K }>;
 
 export interface PostgresStoreOptions {
   now?: () => Date;
-  /** A PostgreSQL server's URL: the store then uses its own pg pool (see sql.ts); unset: Prisma. */
-  postgresUrl?: string | undefined;
-  timeouts?: DatabaseTimeouts | undefined;
+  /** A PostgreSQL server's pg pool (the database's, see sql.ts); unset: Prisma's raw queries. */
+  pool?: pg.Pool | undefined;
 }
 
 export class PostgresMetricsStore implements MetricsStore {
@@ -256,7 +255,7 @@ export class PostgresMetricsStore implements MetricsStore {
     options: PostgresStoreOptions = {},
   ) {
     this.now = options.now ?? (() => new Date());
-    this.sql = options.postgresUrl ? pgSql(options.postgresUrl, options.timeouts) : prismaSql(prisma);
+    this.sql = options.pool ? pgSql(options.pool) : prismaSql(prisma);
     this.exec = this.sql.exec;
     this.query = this.sql.query;
   }
