@@ -20,6 +20,27 @@ function unwrap(schema: unknown): unknown {
   return s;
 }
 
+type Shape = 'union' | 'array' | 'object' | 'other';
+const shapes = new WeakMap<object, { s: unknown; shape: Shape }>();
+
+/** A schema unwrapped and what it takes, remembered per schema (zod's instanceof costs a lookup each). */
+function unwrapped(schema: unknown): { s: unknown; shape: Shape } {
+  const known = schema !== null && typeof schema === 'object' ? shapes.get(schema) : undefined;
+  if (known) return known;
+  const s = unwrap(schema);
+  const shape: Shape =
+    s instanceof z.ZodUnion
+      ? 'union'
+      : s instanceof z.ZodArray
+        ? 'array'
+        : s instanceof z.ZodObject
+          ? 'object'
+          : 'other';
+  const found = { s, shape };
+  if (schema !== null && typeof schema === 'object') shapes.set(schema, found);
+  return found;
+}
+
 /** What normalizeKeys needs of an object schema, worked out once per schema. */
 interface ObjectPlan {
   shape: Record<string, unknown>;
@@ -31,9 +52,9 @@ interface ObjectPlan {
 const plans = new WeakMap<object, ObjectPlan>();
 
 function hasKeysToRename(schema: unknown): boolean {
-  const s = unwrap(schema);
-  if (s instanceof z.ZodObject) return Object.keys(s.shape).length > 0;
-  return s instanceof z.ZodArray || s instanceof z.ZodUnion;
+  const { s, shape } = unwrapped(schema);
+  if (shape === 'object') return Object.keys((s as z.ZodObject).shape).length > 0;
+  return shape === 'array' || shape === 'union';
 }
 
 function planOf(s: z.ZodObject): ObjectPlan {
@@ -58,17 +79,18 @@ function planOf(s: z.ZodObject): ObjectPlan {
  * a batch of thousands of records pays for a key check per field, not for a copy.
  */
 export function normalizeKeys(value: unknown, schema: unknown): unknown {
-  const s = unwrap(schema);
+  const { s, shape: takes } = unwrapped(schema);
+  const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
   // A union that takes an object (or something else): the object option's spelling.
-  if (s instanceof z.ZodUnion && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const option = (s.options as unknown[]).find((o) => unwrap(o) instanceof z.ZodObject);
+  if (takes === 'union' && isObject) {
+    const option = ((s as z.ZodUnion).options as unknown[]).find((o) => unwrapped(o).shape === 'object');
     return option ? normalizeKeys(value, option) : value;
   }
-  if (s instanceof z.ZodArray && Array.isArray(value)) {
-    return value.map((v) => normalizeKeys(v, s.element));
+  if (takes === 'array' && Array.isArray(value)) {
+    return value.map((v) => normalizeKeys(v, (s as z.ZodArray).element));
   }
-  if (s instanceof z.ZodObject && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const { shape, byLower, nested } = planOf(s);
+  if (takes === 'object' && isObject) {
+    const { shape, byLower, nested } = planOf(s as z.ZodObject);
     if (byLower.size === 0) return value;
     const record = value as Record<string, unknown>;
     let asIs = true;
