@@ -17,6 +17,10 @@ export interface LoadRequest {
   timeoutSeconds: number;
   /** Connection i sends `authorization: Bearer tokens[i % tokens.length]` (one user per token). */
   tokens?: string[];
+  /** POST these bodies, one per request, in turn (default: GET without a body). */
+  bodies?: Array<string | Uint8Array>;
+  /** Send each body once, then stop (`seconds` is then ignored). */
+  once?: boolean;
 }
 
 export interface LoadResult {
@@ -28,6 +32,8 @@ export interface LoadResult {
   failures: number;
   /** Answers 429 (a heavy route's per-user limit): neither timed nor failures. */
   refused: number;
+  /** From the first request sent to the last answer read. */
+  elapsedMs: number;
 }
 
 /**
@@ -47,15 +53,26 @@ async function undiciLoad(req: LoadRequest): Promise<LoadResult> {
   let failures = 0;
   let timeouts = 0;
   let refused = 0;
-  const end = performance.now() + req.seconds * 1000;
+  const started = performance.now();
+  const end = started + req.seconds * 1000;
+  let sent = 0;
+  const nextBody = () => req.bodies?.[sent++ % req.bodies.length];
+  const more = () => (req.once ? sent < (req.bodies?.length ?? 0) : performance.now() < end);
   const loop = async (i: number) => {
     const token = req.tokens?.[i % req.tokens.length];
     const headers = token ? { ...req.headers, authorization: `Bearer ${token}` } : req.headers;
     // Every connection completes at least one answer, however short the window.
+    if (req.once && sent >= (req.bodies?.length ?? 0)) return;
     do {
       const t = performance.now();
       try {
-        const res = await pool.request({ method: 'GET', path: url.pathname + url.search, headers });
+        const body = nextBody();
+        const res = await pool.request({
+          method: body === undefined ? 'GET' : 'POST',
+          path: url.pathname + url.search,
+          headers,
+          body,
+        });
         let answerBytes = 0;
         for await (const chunk of res.body) answerBytes += (chunk as Buffer).length;
         if (res.statusCode === 429) {
@@ -69,20 +86,30 @@ async function undiciLoad(req: LoadRequest): Promise<LoadResult> {
         if ((err as { code?: string }).code?.includes('TIMEOUT')) timeouts++;
         else failures++;
       }
-    } while (performance.now() < end);
+    } while (more());
   };
   await Promise.all(Array.from({ length: req.connections }, (_, i) => loop(i)));
+  const elapsedMs = performance.now() - started;
   await pool.close();
   latencies.sort((a, b) => a - b);
   const at = (p: number) =>
     latencies.length
       ? Math.round(latencies[Math.min(latencies.length - 1, Math.ceil(latencies.length * p) - 1)]!)
       : 0;
-  return { requests: latencies.length, bytes, p50: at(0.5), p99: at(0.99), timeouts, failures, refused };
+  return {
+    requests: latencies.length,
+    bytes,
+    p50: at(0.5),
+    p99: at(0.99),
+    timeouts,
+    failures,
+    refused,
+    elapsedMs,
+  };
 }
 
 async function runLoad(req: LoadRequest): Promise<LoadResult> {
-  if (process.env.BENCH_LOADGEN !== 'autocannon' || req.tokens) return undiciLoad(req);
+  if (process.env.BENCH_LOADGEN !== 'autocannon' || req.tokens || req.bodies) return undiciLoad(req);
   const r = await autocannon({
     url: req.url,
     connections: req.connections,
@@ -98,6 +125,7 @@ async function runLoad(req: LoadRequest): Promise<LoadResult> {
     timeouts: r.timeouts,
     failures: r.non2xx + r.errors,
     refused: 0,
+    elapsedMs: req.seconds * 1000,
   };
 }
 
@@ -109,6 +137,8 @@ export function startLoadGenerator(): {
   const child = fork(fileURLToPath(import.meta.url), ['--child'], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // Structured clone: request bodies may be bytes (gzip batches).
+    serialization: 'advanced',
   });
   let pending: { resolve: (r: LoadResult) => void; reject: (e: Error) => void } | undefined;
   child.on('message', (m: { result?: LoadResult; error?: string }) => {

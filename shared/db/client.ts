@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import pg from 'pg';
 import { PrismaClient } from './generated/client.js';
 import { type MigrateResult, migrateDatabase, readMigrationDirectories } from './migrate.js';
 import { MIGRATION_SOURCES } from './paths.js';
@@ -27,6 +28,11 @@ export interface DatabaseOptions {
 export interface Database {
   prisma: PrismaClient;
   kind: 'pglite' | 'postgres';
+  /**
+   * PostgreSQL only: the pg pool Prisma's driver adapter runs on, for code that sends its own SQL
+   * (the metrics store): one pool, one set of connections and timeouts per process.
+   */
+  pool?: pg.Pool | undefined;
   migrate(): Promise<MigrateResult>;
   /**
    * PGlite: refreshes the planner's statistics (ANALYZE), which PGlite never does on its own (no
@@ -69,15 +75,20 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let kind: Database['kind'];
   let analyze = async () => {};
   let analyzeTimer: NodeJS.Timeout | undefined;
+  let pool: pg.Pool | undefined;
   if (isPostgresUrl(options.connectionString)) {
     const { PrismaPg } = await import('@prisma/adapter-pg');
     const timeouts = options.timeouts;
-    factory = new PrismaPg({
+    // 20 connections: what Prisma's 10 and the metrics store's own 10 were before they shared one pool.
+    pool = new pg.Pool({
       connectionString: options.connectionString,
-      max: 10,
+      max: 20,
       idleTimeoutMillis: 10_000,
       ...(timeouts ? pgTimeoutOptions(timeouts) : {}),
     });
+    // An idle connection the server ended must not crash the process; the next query reconnects.
+    pool.on('error', () => {});
+    factory = new PrismaPg(pool);
     // A migration may rewrite a large table: it gets the long statement budget, on its own pool.
     migrationFactory = async () =>
       timeouts
@@ -88,7 +99,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
             ...pgTimeoutOptions(timeouts, 'long'),
           })
         : factory;
-    closeDriver = async () => {};
+    const shared = pool;
+    // The adapter leaves a pool it was given open: it is ended after Prisma disconnects.
+    closeDriver = () => shared.end();
     kind = 'postgres';
   } else {
     const { PrismaPGlite } = await import('pglite-prisma-adapter');
@@ -116,6 +129,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return {
     prisma,
     kind,
+    pool,
     async migrate() {
       // Fast path for every start after the first: when _prisma_migrations already records each
       // migration, the WebAssembly schema engine (seconds to compile) is not loaded at all.

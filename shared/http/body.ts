@@ -20,29 +20,93 @@ function unwrap(schema: unknown): unknown {
   return s;
 }
 
+type Shape = 'union' | 'array' | 'object' | 'other';
+const shapes = new WeakMap<object, { s: unknown; shape: Shape }>();
+
+/** A schema unwrapped and what it takes, remembered per schema (zod's instanceof costs a lookup each). */
+function unwrapped(schema: unknown): { s: unknown; shape: Shape } {
+  const known = schema !== null && typeof schema === 'object' ? shapes.get(schema) : undefined;
+  if (known) return known;
+  const s = unwrap(schema);
+  const shape: Shape =
+    s instanceof z.ZodUnion
+      ? 'union'
+      : s instanceof z.ZodArray
+        ? 'array'
+        : s instanceof z.ZodObject
+          ? 'object'
+          : 'other';
+  const found = { s, shape };
+  if (schema !== null && typeof schema === 'object') shapes.set(schema, found);
+  return found;
+}
+
+/** What normalizeKeys needs of an object schema, worked out once per schema. */
+interface ObjectPlan {
+  shape: Record<string, unknown>;
+  byLower: Map<string, string>;
+  /** Fields whose values have keys of their own to rename (objects with fields, arrays, unions). */
+  nested: Set<string>;
+}
+
+const plans = new WeakMap<object, ObjectPlan>();
+
+function hasKeysToRename(schema: unknown): boolean {
+  const { s, shape } = unwrapped(schema);
+  if (shape === 'object') return Object.keys((s as z.ZodObject).shape).length > 0;
+  return shape === 'array' || shape === 'union';
+}
+
+function planOf(s: z.ZodObject): ObjectPlan {
+  let plan = plans.get(s);
+  if (!plan) {
+    const shape = s.shape as Record<string, unknown>;
+    const keys = Object.keys(shape);
+    plan = {
+      shape,
+      byLower: new Map(keys.map((k) => [k.toLowerCase(), k])),
+      nested: new Set(keys.filter((k) => hasKeysToRename(shape[k]))),
+    };
+    plans.set(s, plan);
+  }
+  return plan;
+}
+
 /**
  * Renames the value's property names to the schema's spelling when they differ only in case, as
  * ASP.NET Core's web JSON defaults do (the mobile app sends `apikey`, other services PascalCase).
+ * An object already spelled as the schema, with nothing nested to rename, is returned as it is:
+ * a batch of thousands of records pays for a key check per field, not for a copy.
  */
 export function normalizeKeys(value: unknown, schema: unknown): unknown {
-  const s = unwrap(schema);
+  const { s, shape: takes } = unwrapped(schema);
+  const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
   // A union that takes an object (or something else): the object option's spelling.
-  if (s instanceof z.ZodUnion && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const option = (s.options as unknown[]).find((o) => unwrap(o) instanceof z.ZodObject);
+  if (takes === 'union' && isObject) {
+    const option = ((s as z.ZodUnion).options as unknown[]).find((o) => unwrapped(o).shape === 'object');
     return option ? normalizeKeys(value, option) : value;
   }
-  if (s instanceof z.ZodArray && Array.isArray(value)) {
-    return value.map((v) => normalizeKeys(v, s.element));
+  if (takes === 'array' && Array.isArray(value)) {
+    return value.map((v) => normalizeKeys(v, (s as z.ZodArray).element));
   }
-  if (s instanceof z.ZodObject && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const shape = s.shape as Record<string, unknown>;
-    const byLower = new Map(Object.keys(shape).map((k) => [k.toLowerCase(), k]));
+  if (takes === 'object' && isObject) {
+    const { shape, byLower, nested } = planOf(s as z.ZodObject);
+    if (byLower.size === 0) return value;
+    const record = value as Record<string, unknown>;
+    let asIs = true;
+    for (const key in record) {
+      if (!Object.hasOwn(shape, key) || nested.has(key)) {
+        asIs = false;
+        break;
+      }
+    }
+    if (asIs) return value;
     const out: Record<string, unknown> = {};
-    for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-      const canonical = key in shape ? key : (byLower.get(key.toLowerCase()) ?? key);
+    for (const [key, v] of Object.entries(record)) {
+      const canonical = Object.hasOwn(shape, key) ? key : (byLower.get(key.toLowerCase()) ?? key);
       // An exact-case key wins over a differently cased duplicate.
       if (canonical in out && key !== canonical) continue;
-      out[canonical] = shape[canonical] ? normalizeKeys(v, shape[canonical]) : v;
+      out[canonical] = nested.has(canonical) ? normalizeKeys(v, shape[canonical]) : v;
     }
     return out;
   }

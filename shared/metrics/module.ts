@@ -1,5 +1,5 @@
 import type { CoreServices } from '../app/services.js';
-import { databaseTimeouts } from '../db/timeouts.js';
+import { coalescingWriter } from './coalesce.js';
 import { IngestKeys } from './ingest-keys.js';
 import type { HousekeepingResult, MetricsStore, WriteBatch, WriteResult } from './store/contract.js';
 import { PostgresMetricsStore } from './store/postgres/store.js';
@@ -21,14 +21,9 @@ export interface MetricsModule {
 
 export function createMetricsModule(core: CoreServices, store?: MetricsStore): MetricsModule {
   const settings = core.config.metrics;
-  const url = core.config.platform.ConnectionStrings__SqlConnectionString;
-  const metricsStore =
-    store ??
-    new PostgresMetricsStore(core.prisma, settings, {
-      postgresUrl: core.db.kind === 'postgres' ? url : undefined,
-      timeouts: databaseTimeouts(core.config.platform),
-    });
+  const metricsStore = store ?? new PostgresMetricsStore(core.prisma, settings, { pool: core.db.pool });
   const listeners: IngestListener[] = [];
+  const writeOne = coalescingWriter((batch) => metricsStore.write(batch));
   if (settings.Metrics__AllowAnonymousIngest && !core.config.isDevelopment) {
     core.log.warn(
       'Metrics__AllowAnonymousIngest is true: anyone who can reach /metrics/api can write metrics for any cluster. Create ingest keys (POST /metrics/api/IngestKeys) and turn it off.',
@@ -38,7 +33,11 @@ export function createMetricsModule(core: CoreServices, store?: MetricsStore): M
     store: metricsStore,
     keys: new IngestKeys(core.prisma),
     async ingest(batch) {
-      const result = await metricsStore.write(batch);
+      // One-object posts are written together with the others arriving at the same time.
+      const result =
+        batch.batchId === undefined && batch.records.length === 1
+          ? await writeOne(batch)
+          : await metricsStore.write(batch);
       if (!result.duplicate) {
         for (const listener of listeners) {
           await listener(batch).catch((err) =>

@@ -8,8 +8,8 @@ const settings = loadConfig({ WEBAPP_ENVIRONMENT: 'Development', DATA_DIR: 'memo
 for (const [label, kind] of TEST_DATABASES) {
   storeContractSuite(`PostgreSQL store on ${label}`, async () => {
     const db = await openMigratedDatabase(kind);
-    // On a PostgreSQL server the store uses its own pg pool, as the app does.
-    const store = new PostgresMetricsStore(db.prisma, settings, { postgresUrl: db.url });
+    // On a PostgreSQL server the store uses the database's pg pool, as the app does.
+    const store = new PostgresMetricsStore(db.prisma, settings, { pool: db.pool });
     return {
       store,
       async close() {

@@ -5,14 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  eventRecordSchema,
-  type MetricRecord,
-  nodeRecordSchema,
-  podLogRecordSchema,
-  podRecordSchema,
-  pvcRecordSchema,
-} from '../../shared/metrics/records.js';
+import { type MetricRecord, RECORD_SCHEMAS, type RecordKind } from '../../shared/metrics/records.js';
 import type { MetricsStore } from '../../shared/metrics/store/contract.js';
 
 export interface OpenedStore {
@@ -23,98 +16,72 @@ export interface OpenedStore {
 const H = 3_600_000;
 const DAY = 24 * H;
 
-function pod(cluster: string, at: Date, over: Record<string, unknown> = {}): MetricRecord {
-  return {
-    kind: 'pod',
-    collectedAt: at,
-    data: podRecordSchema.parse({
-      clusterName: cluster,
-      namespace: 'web',
-      pod: 'api-0',
-      container: 'api',
-      cpuUsageCores: 0.25,
-      cpuLimitCores: 0.5,
-      memoryUsageBytes: 100,
-      memoryLimitBytes: null,
-      nodeName: 'node-a',
-      podState: 'Running',
-      restartCount: 2,
-      podAge: 3600,
-      ...over,
-    }),
-  };
-}
+// Each kind's sample as the tests write it (the cluster and any field can be changed per call); a
+// sample read back holds the same values.
+const POD = {
+  namespace: 'web',
+  pod: 'api-0',
+  container: 'api',
+  cpuUsageCores: 0.25,
+  cpuLimitCores: 0.5,
+  memoryUsageBytes: 100,
+  memoryLimitBytes: null,
+  nodeName: 'node-a',
+  podState: 'Running',
+  restartCount: 2,
+  podAge: 3600,
+};
+const NODE = {
+  nodeName: 'node-a',
+  cpuUsageCores: 1,
+  cpuCapacityCores: 4,
+  memoryUsageBytes: 1000,
+  memoryCapacityBytes: 8000,
+  isReady: true,
+  hasMemoryPressure: false,
+  hasDiskPressure: false,
+  hasPidPressure: false,
+  cloudProvider: 'AKS',
+  region: 'eastus',
+};
+const PVC = {
+  namespace: 'web',
+  pod: 'db-0',
+  pvcNamespace: 'web',
+  pvcName: 'data',
+  volumeName: null,
+  usedBytes: 5_000_000_000,
+  availableBytes: 1000,
+  capacityBytes: 5_000_001_000,
+};
+const EVENT = {
+  namespace: 'web',
+  eventName: 'e1',
+  eventUid: 'u1',
+  involvedObjectKind: 'Pod',
+  involvedObjectName: 'api-0',
+  eventType: 'Warning',
+  reason: 'BackOff',
+  message: 'first',
+  count: 1,
+};
 
-function node(cluster: string, at: Date, over: Record<string, unknown> = {}): MetricRecord {
-  return {
-    kind: 'node',
-    collectedAt: at,
-    data: nodeRecordSchema.parse({
-      clusterName: cluster,
-      nodeName: 'node-a',
-      cpuUsageCores: 1,
-      cpuCapacityCores: 4,
-      memoryUsageBytes: 1000,
-      memoryCapacityBytes: 8000,
-      isReady: true,
-      hasMemoryPressure: false,
-      hasDiskPressure: false,
-      hasPidPressure: false,
-      cloudProvider: 'AKS',
-      region: 'eastus',
-      ...over,
-    }),
-  };
-}
+/** A builder of one kind's records from its base values, validated as the ingest routes do. */
+const builder =
+  (kind: RecordKind, base: Record<string, unknown>) =>
+  (cluster: string, at: Date, over: Record<string, unknown> = {}): MetricRecord =>
+    ({
+      kind,
+      collectedAt: at,
+      data: RECORD_SCHEMAS[kind].parse({ clusterName: cluster, ...base, ...over }),
+    }) as MetricRecord;
 
-function pvc(cluster: string, at: Date, over: Record<string, unknown> = {}): MetricRecord {
-  return {
-    kind: 'pvc',
-    collectedAt: at,
-    data: pvcRecordSchema.parse({
-      clusterName: cluster,
-      namespace: 'web',
-      pod: 'db-0',
-      pvcNamespace: 'web',
-      pvcName: 'data',
-      volumeName: null,
-      usedBytes: 5_000_000_000,
-      availableBytes: 1000,
-      capacityBytes: 5_000_001_000,
-      ...over,
-    }),
-  };
-}
-
-const log = (cluster: string, at: Date, text: string, pod = 'api-0'): MetricRecord => ({
-  kind: 'podLog',
-  collectedAt: at,
-  data: podLogRecordSchema.parse({
-    clusterName: cluster,
-    namespace: 'web',
-    pod,
-    container: 'api',
-    logContent: text,
-  }),
-});
-
-const event = (cluster: string, at: Date, over: Record<string, unknown> = {}): MetricRecord => ({
-  kind: 'event',
-  collectedAt: at,
-  data: eventRecordSchema.parse({
-    clusterName: cluster,
-    namespace: 'web',
-    eventName: 'e1',
-    eventUid: 'u1',
-    involvedObjectKind: 'Pod',
-    involvedObjectName: 'api-0',
-    eventType: 'Warning',
-    reason: 'BackOff',
-    message: 'first',
-    count: 1,
-    ...over,
-  }),
-});
+const pod = builder('pod', POD);
+const node = builder('node', NODE);
+const pvc = builder('pvc', PVC);
+const event = builder('event', EVENT);
+const log = (cluster: string, at: Date, text: string, pod = 'api-0'): MetricRecord =>
+  builder('podLog', { namespace: 'web', container: 'api' })(cluster, at, { pod, logContent: text });
 
 export function storeContractSuite(engine: string, open: () => Promise<OpenedStore>): void {
   describe(`metrics store contract (${engine})`, () => {
@@ -142,61 +109,23 @@ export function storeContractSuite(engine: string, open: () => Promise<OpenedSto
       const pods = await store.pods({ ...window(H), clusterName: 'c1' });
       expect(pods.resolution).toBe('raw');
       expect(pods.truncated).toBe(false);
-      expect(pods.rows).toEqual([
-        {
-          timestamp: at,
-          clusterName: 'c1',
-          namespace: 'web',
-          pod: 'api-0',
-          container: 'api',
-          cpuUsageCores: 0.25,
-          cpuLimitCores: 0.5,
-          memoryUsageBytes: 100,
-          memoryLimitBytes: null,
-          nodeName: 'node-a',
-          podState: 'Running',
-          restartCount: 2,
-          podAge: 3600,
-        },
-      ]);
+      expect(pods.rows).toEqual([{ timestamp: at, clusterName: 'c1', ...POD }]);
       const nodes = await store.nodes({ ...window(H), clusterName: 'c1' });
+      // A node without an environment is production; fields it did not send read as null.
       expect(nodes.rows).toEqual([
         {
           timestamp: at,
           clusterName: 'c1',
           clusterEnvironment: 'PROD',
-          nodeName: 'node-a',
-          cpuUsageCores: 1,
-          cpuCapacityCores: 4,
-          memoryUsageBytes: 1000,
-          memoryCapacityBytes: 8000,
           kubernetesVersion: null,
-          cloudProvider: 'AKS',
-          isReady: true,
-          hasMemoryPressure: false,
-          hasDiskPressure: false,
-          hasPidPressure: false,
           architecture: null,
           operatingSystem: null,
-          region: 'eastus',
           instanceType: null,
+          ...NODE,
         },
       ]);
       const pvcs = await store.pvcs({ ...window(H), clusterName: 'c1' });
-      expect(pvcs.rows).toEqual([
-        {
-          timestamp: at,
-          clusterName: 'c1',
-          namespace: 'web',
-          pod: 'db-0',
-          pvcNamespace: 'web',
-          pvcName: 'data',
-          volumeName: null,
-          usedBytes: 5_000_000_000,
-          availableBytes: 1000,
-          capacityBytes: 5_000_001_000,
-        },
-      ]);
+      expect(pvcs.rows).toEqual([{ timestamp: at, clusterName: 'c1', ...PVC }]);
       const logs = await store.logs({ from: ago(H), clusterName: 'c1', limit: 10 });
       expect(logs.rows).toEqual([
         {

@@ -41,6 +41,8 @@ export async function openMigratedDatabase(kind: 'pglite' | 'postgres'): Promise
   prisma: PrismaClient;
   /** The PostgreSQL URL (undefined for PGlite). */
   url: string | undefined;
+  /** The PostgreSQL database's pg pool (undefined for PGlite). */
+  pool: import('pg').Pool | undefined;
   close(): Promise<void>;
 }> {
   let url: string | undefined;
@@ -55,6 +57,7 @@ export async function openMigratedDatabase(kind: 'pglite' | 'postgres'): Promise
   return {
     prisma: db.prisma,
     url,
+    pool: db.pool,
     async close() {
       await db.close();
       await drop?.();

@@ -1,15 +1,15 @@
 /**
  * How the PostgreSQL metrics store reaches its database: through the app's Prisma client (PGlite,
- * in-process, one session), or, on a PostgreSQL server, through its own small `pg` pool. Prisma's
+ * in-process, one session), or, on a PostgreSQL server, straight through the pg pool Prisma's
+ * driver adapter runs on (one pool per process, see Database.pool). Prisma's
  * raw-query path costs about 10 ms of client CPU per statement on a loaded 2-core machine (a bare
  * SELECT 1 measured 10.9 ms), which is the whole budget of a one-object post; `pg` costs a fraction
  * of a millisecond. Both run the same SQL text with the same $n parameters.
  */
 import { createHash } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { sleep } from '../../../app/sleep.js';
 import type { PrismaClient } from '../../../db/client.js';
-import { type DatabaseTimeouts, pgTimeoutOptions } from '../../../db/timeouts.js';
 
 export type Exec = (sql: string, ...params: unknown[]) => Promise<number>;
 export type Query = <T>(sql: string, ...params: unknown[]) => Promise<T[]>;
@@ -38,16 +38,8 @@ export function prismaSql(prisma: PrismaClient): Sql {
   };
 }
 
-export function pgSql(url: string, timeouts?: DatabaseTimeouts): Sql {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: 10,
-    idleTimeoutMillis: 10_000,
-    application_name: 'finwatch-metrics',
-    ...(timeouts ? pgTimeoutOptions(timeouts) : {}),
-  });
-  // An idle connection the server ended must not crash the process; the next query reconnects.
-  pool.on('error', () => {});
+/** SQL on the database's pg pool (the one Prisma's driver adapter runs on), which it does not end. */
+export function pgSql(pool: pg.Pool): Sql {
   // Statements with parameters are prepared once per connection (named by their text's hash): the
   // write statement into partitioned tables costs more to plan than to run.
   const names = new Map<string, string>();
@@ -85,7 +77,7 @@ export function pgSql(url: string, timeouts?: DatabaseTimeouts): Sql {
         client.release();
       }
     },
-    close: () => pool.end(),
+    close: async () => {},
   };
 }
 

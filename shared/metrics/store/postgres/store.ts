@@ -12,9 +12,9 @@
  * removed by cleanup or housekeeping (only ever when unseen for longer than that) comes back.
  */
 import { createHash } from 'node:crypto';
+import type pg from 'pg';
 import type { MetricsSettings } from '../../../config/metrics.js';
 import type { PrismaClient } from '../../../db/client.js';
-import type { DatabaseTimeouts } from '../../../db/timeouts.js';
 import type {
   EventRecord,
   MetricRecord,
@@ -228,9 +228,8 @@ type Rec<K extends MetricRecord['kind']> = Extract<MetricRecord, { kind: K }>;
 
 export interface PostgresStoreOptions {
   now?: () => Date;
-  /** A PostgreSQL server's URL: the store then uses its own pg pool (see sql.ts); unset: Prisma. */
-  postgresUrl?: string | undefined;
-  timeouts?: DatabaseTimeouts | undefined;
+  /** A PostgreSQL server's pg pool (the database's, see sql.ts); unset: Prisma's raw queries. */
+  pool?: pg.Pool | undefined;
 }
 
 export class PostgresMetricsStore implements MetricsStore {
@@ -256,7 +255,7 @@ export class PostgresMetricsStore implements MetricsStore {
     options: PostgresStoreOptions = {},
   ) {
     this.now = options.now ?? (() => new Date());
-    this.sql = options.postgresUrl ? pgSql(options.postgresUrl, options.timeouts) : prismaSql(prisma);
+    this.sql = options.pool ? pgSql(options.pool) : prismaSql(prisma);
     this.exec = this.sql.exec;
     this.query = this.sql.query;
   }
@@ -268,16 +267,11 @@ export class PostgresMetricsStore implements MetricsStore {
   // ------------------------------------------------------------------------------------ writes
 
   async write(batch: WriteBatch): Promise<WriteResult> {
-    const pods = batch.records.filter((r): r is Rec<'pod'> => r.kind === 'pod');
-    const nodes = batch.records.filter((r): r is Rec<'node'> => r.kind === 'node');
-    const pvcs = batch.records.filter((r): r is Rec<'pvc'> => r.kind === 'pvc');
-    const logs = batch.records.filter((r): r is Rec<'podLog'> => r.kind === 'podLog');
-    const events = batch.records.filter((r): r is Rec<'event'> => r.kind === 'event');
+    const byKind = recordsByKind(batch.records);
+    const pods = byKind.pod;
     // Partitions and pod state numbers are made outside the batch's transaction: they are shared
     // and harmless if the batch then fails.
-    await this.ensurePartitionsFor(pods, POD);
-    await this.ensurePartitionsFor(nodes, NODE);
-    await this.ensurePartitionsFor(pvcs, PVC);
+    for (const w of SAMPLE_WRITERS) await this.ensurePartitionsFor(byKind[w.kind], w.table);
     const states = await this.stateIds(pods.map((p) => p.data.podState));
 
     const learned: Array<[SeriesSpec, SeriesRow, number]> = [];
@@ -292,30 +286,26 @@ export class PostgresMetricsStore implements MetricsStore {
         );
         if (stored === 0) return { duplicate: true, records: 0 };
       }
-      if (pods.length) {
-        const ids = await this.seriesIds(query, POD_SERIES, pods, podSeriesRow, learned);
-        await exec(SAMPLE_SQL.get(POD)!, ...podColumns(pods, ids, states));
+      for (const w of SAMPLE_WRITERS) {
+        const records = byKind[w.kind] as SampleRecord[];
+        if (!records.length) continue;
+        const ids = await this.seriesIds(query, w.series, records, w.seriesRow, learned);
+        await exec(SAMPLE_SQL.get(w.table)!, ...sampleColumns(w, records, ids, states));
       }
-      if (nodes.length) {
-        const ids = await this.seriesIds(query, NODE_SERIES, nodes, nodeSeriesRow, learned);
-        await exec(SAMPLE_SQL.get(NODE)!, ...nodeColumns(nodes, ids));
-      }
-      if (pvcs.length) {
-        const ids = await this.seriesIds(query, PVC_SERIES, pvcs, pvcSeriesRow, learned);
-        await exec(SAMPLE_SQL.get(PVC)!, ...pvcColumns(pvcs, ids));
-      }
+      const logs = byKind.podLog;
+      const events = byKind.event;
       if (logs.length) await writeLogs(exec, logs);
       if (events.length) await writeEvents(exec, events);
       return { duplicate: false, records: batch.records.length };
     };
-    // A one-object post (no batch id, one record) needs no transaction: its sample statement is
-    // atomic by itself, and a label set upserted before it is harmless if the sample then fails.
-    // Skipping BEGIN/COMMIT and Prisma's interactive transaction is most of such a post's cost.
+    // One-object posts (no batch id, records of one kind: one post, or posts written together)
+    // need no transaction: their one sample statement is atomic by itself, and a label set
+    // upserted before it is harmless if the sample then fails. Skipping BEGIN/COMMIT and Prisma's
+    // interactive transaction is most of such a post's cost.
+    const oneKind = batch.records.every((r) => r.kind === batch.records[0]?.kind);
     const result = await retryTransient(() => {
       learned.length = 0; // what a rolled-back attempt learned is gone with it
-      return !batch.batchId && batch.records.length === 1
-        ? run(this.exec, this.query)
-        : this.sql.transaction(run);
+      return !batch.batchId && oneKind ? run(this.exec, this.query) : this.sql.transaction(run);
     });
     // Only committed series are cached: a rolled-back insert's id must never be reused.
     for (const [spec, row, id] of learned) this.remember(spec, row, id);
@@ -858,12 +848,7 @@ function podSeriesRow(r: Rec<'pod'>): SeriesRow {
     d.cpuLimitCores,
     d.memoryLimitBytes === null ? null : Math.round(d.memoryLimitBytes),
   ];
-  return {
-    key: md5([d.clusterName, d.namespace, d.pod, d.container]),
-    info: JSON.stringify(attrs),
-    seenAt: r.collectedAt,
-    values: [d.clusterName, d.namespace, d.pod, d.container, ...attrs],
-  };
+  return seriesRow(r, [d.clusterName, d.namespace, d.pod, d.container], attrs);
 }
 
 function nodeSeriesRow(r: Rec<'node'>): SeriesRow {
@@ -881,72 +866,113 @@ function nodeSeriesRow(r: Rec<'node'>): SeriesRow {
     d.cpuAllocatableCores,
     d.memoryAllocatableBytes,
   ];
-  return {
-    key: md5([d.clusterName, d.nodeName]),
-    info: JSON.stringify(attrs),
-    seenAt: r.collectedAt,
-    values: [d.clusterName, d.nodeName, ...attrs],
-  };
+  return seriesRow(r, [d.clusterName, d.nodeName], attrs);
 }
 
 function pvcSeriesRow(r: Rec<'pvc'>): SeriesRow {
   const d: PvcRecord = r.data;
-  const attrs = [d.volumeName, d.azureDiskResourceId];
+  return seriesRow(
+    r,
+    [d.clusterName, d.namespace, d.pod, d.pvcNamespace, d.pvcName],
+    [d.volumeName, d.azureDiskResourceId],
+  );
+}
+
+/** A label set row: its identity (hashed into the key) and its attributes (compared via `info`). */
+function seriesRow(r: { collectedAt: Date }, identity: unknown[], attrs: unknown[]): SeriesRow {
   return {
-    key: md5([d.clusterName, d.namespace, d.pod, d.pvcNamespace, d.pvcName]),
+    key: md5(identity),
     info: JSON.stringify(attrs),
     seenAt: r.collectedAt,
-    values: [d.clusterName, d.namespace, d.pod, d.pvcNamespace, d.pvcName, ...attrs],
+    values: [...identity, ...attrs],
   };
 }
 
-/** Column arrays in POD.columns order, after ts and series_id. */
-function podColumns(records: Rec<'pod'>[], ids: number[], states: Map<string, number>): unknown[][] {
-  const cols: unknown[][] = Array.from({ length: 2 + POD.columns.length }, () => []);
-  records.forEach((r, i) => {
-    const d = r.data;
-    cols[0]!.push(iso(r.collectedAt));
-    cols[1]!.push(ids[i]);
-    cols[2]!.push(Math.round(d.memoryUsageBytes));
-    cols[3]!.push(d.cpuUsageCores);
-    cols[4]!.push(d.restartCount);
-    // Whole seconds in a 32-bit column: 68 years of pod age.
-    cols[5]!.push(d.podAge === null ? null : Math.max(-2_147_483_648, Math.min(2_147_483_647, d.podAge)));
-    cols[6]!.push(d.podState === null ? null : (states.get(d.podState) ?? null));
-  });
-  return cols;
+type SampleRecord = Rec<'pod'> | Rec<'node'> | Rec<'pvc'>;
+
+/** How one sample kind's records become its label sets and its sample columns. */
+interface SampleWriter<K extends SampleRecord['kind'] = SampleRecord['kind']> {
+  kind: K;
+  table: SampleKind;
+  series: SeriesSpec;
+  seriesRow(r: SampleRecord): SeriesRow;
+  /** The sample's values in `table.columns` order (after ts and series_id). */
+  values(d: Rec<K>['data'], states: Map<string, number>): unknown[];
 }
 
-function nodeColumns(records: Rec<'node'>[], ids: number[]): unknown[][] {
-  const cols: unknown[][] = Array.from({ length: 2 + NODE.columns.length }, () => []);
-  records.forEach((r, i) => {
-    const d = r.data;
-    cols[0]!.push(iso(r.collectedAt));
-    cols[1]!.push(ids[i]);
-    cols[2]!.push(Math.round(d.memoryUsageBytes));
-    cols[3]!.push(Math.round(d.memoryCapacityBytes));
-    cols[4]!.push(d.cpuUsageCores);
-    cols[5]!.push(d.cpuCapacityCores);
-    cols[6]!.push(d.isReady);
-    cols[7]!.push(d.hasMemoryPressure);
-    cols[8]!.push(d.hasDiskPressure);
-    cols[9]!.push(d.hasPidPressure);
-  });
-  return cols;
-}
+const sampleWriter = <K extends SampleRecord['kind']>(
+  w: Omit<SampleWriter<K>, 'seriesRow'> & { seriesRow(r: Rec<K>): SeriesRow },
+) => w as unknown as SampleWriter;
 
-function pvcColumns(records: Rec<'pvc'>[], ids: number[]): unknown[][] {
-  const cols: unknown[][] = Array.from({ length: 2 + PVC.columns.length }, () => []);
-  records.forEach((r, i) => {
-    const d = r.data;
-    cols[0]!.push(iso(r.collectedAt));
-    cols[1]!.push(ids[i]);
+const SAMPLE_WRITERS: SampleWriter[] = [
+  sampleWriter({
+    kind: 'pod',
+    table: POD,
+    series: POD_SERIES,
+    seriesRow: podSeriesRow,
+    values: (d, states) => [
+      Math.round(d.memoryUsageBytes),
+      d.cpuUsageCores,
+      d.restartCount,
+      // Whole seconds in a 32-bit column: 68 years of pod age.
+      d.podAge === null ? null : Math.max(-2_147_483_648, Math.min(2_147_483_647, d.podAge)),
+      d.podState === null ? null : (states.get(d.podState) ?? null),
+    ],
+  }),
+  sampleWriter({
+    kind: 'node',
+    table: NODE,
+    series: NODE_SERIES,
+    seriesRow: nodeSeriesRow,
+    values: (d) => [
+      Math.round(d.memoryUsageBytes),
+      Math.round(d.memoryCapacityBytes),
+      d.cpuUsageCores,
+      d.cpuCapacityCores,
+      d.isReady,
+      d.hasMemoryPressure,
+      d.hasDiskPressure,
+      d.hasPidPressure,
+    ],
+  }),
+  sampleWriter({
+    kind: 'pvc',
+    table: PVC,
+    series: PVC_SERIES,
+    seriesRow: pvcSeriesRow,
     // bigint arrays as text: a JSON number above 2^31 must not be bound as a 32-bit integer.
-    cols[2]!.push(String(d.usedBytes));
-    cols[3]!.push(String(d.availableBytes));
-    cols[4]!.push(String(d.capacityBytes));
+    values: (d) => [String(d.usedBytes), String(d.availableBytes), String(d.capacityBytes)],
+  }),
+];
+
+/** Column arrays for the sample statement: ts, series_id, then the writer's values. */
+function sampleColumns(
+  w: SampleWriter,
+  records: SampleRecord[],
+  ids: number[],
+  states: Map<string, number>,
+): unknown[][] {
+  const cols: unknown[][] = Array.from({ length: 2 + w.table.columns.length }, () => []);
+  records.forEach((r, i) => {
+    cols[0]!.push(iso(r.collectedAt));
+    cols[1]!.push(ids[i]);
+    const values = w.values(r.data as never, states);
+    for (let c = 0; c < values.length; c++) cols[c + 2]!.push(values[c]);
   });
   return cols;
+}
+
+/** The batch's records by kind, in the order they came. */
+function recordsByKind(records: MetricRecord[]): { [K in MetricRecord['kind']]: Rec<K>[] } {
+  const out: { [K in MetricRecord['kind']]: Rec<K>[] } = {
+    pod: [],
+    node: [],
+    pvc: [],
+    podLog: [],
+    event: [],
+  };
+  for (const r of records) (out[r.kind] as MetricRecord[]).push(r);
+  return out;
 }
 
 async function writeLogs(exec: Exec, logs: Rec<'podLog'>[]): Promise<void> {
