@@ -1,62 +1,30 @@
 /**
- * JSON text of a long list of flat rows with known keys (the metrics sample lists: tens of thousands
- * of rows of a dozen strings, numbers, booleans, nulls and Dates). JSON.stringify with a replacer
- * and a Date-to-string pass over every row cost more than the database read (profiled with
- * `node --cpu-prof`); here each key's text is written once per list, each distinct string is quoted
- * once (a series' names repeat in every one of its rows), and each distinct instant is formatted
- * once (samples of one cycle, and every bucket of a rollup, share their timestamp).
+ * JSON text of a long list of flat rows whose instants are written by `time` (the metrics sample
+ * lists: tens of thousands of rows). JSON.stringify with a replacer, after a pass copying every
+ * row to turn its Dates into strings, cost more than the database read (profiled with
+ * `node --cpu-prof`). Here each instant is formatted once per list (samples of one cycle, and
+ * every bucket of a rollup, share their timestamp) and put into the row in place, and the rows go
+ * to JSON.stringify without a replacer, whose native path for objects of one shape is several
+ * times faster than writing the text in JavaScript (measured: 30 ms against 120 to 320 ms of CPU
+ * for 34,560 pod rows).
  *
- * The text equals JSON.stringify of the rows with Dates formatted by `time`, except that a key
- * whose value is undefined is written as null instead of left out (rows here have no undefined).
+ * The rows are changed: each Date at `timeKeys` becomes its text. They must be the caller's own,
+ * built for this answer.
  */
-export function jsonRows(
-  rows: readonly object[],
-  keys: readonly string[],
-  time: (d: Date) => string,
-): string {
-  if (!rows.length) return '[]';
-  const prefixes = keys.map((k, i) => `${i ? ',' : '{'}${JSON.stringify(k)}:`);
-  const quoted = new Map<string, string>();
-  const times = new Map<number, string>();
-  const value = (v: unknown): string => {
-    switch (typeof v) {
-      case 'string': {
-        let q = quoted.get(v);
-        if (q === undefined) {
-          q = JSON.stringify(v);
-          quoted.set(v, q);
-        }
-        return q;
+export function rowsToJson(rows: object[], timeKeys: readonly string[], time: (d: Date) => string): string {
+  const texts = new Map<number, string>();
+  for (const row of rows as Array<Record<string, unknown>>) {
+    for (const key of timeKeys) {
+      const v = row[key];
+      if (!(v instanceof Date)) continue;
+      const ms = v.getTime();
+      let text = texts.get(ms);
+      if (text === undefined) {
+        text = time(v);
+        texts.set(ms, text);
       }
-      case 'number':
-        return Number.isFinite(v) ? String(v) : 'null';
-      case 'boolean':
-        return v ? 'true' : 'false';
-      case 'object': {
-        if (v === null) return 'null';
-        if (v instanceof Date) {
-          const ms = v.getTime();
-          let t = times.get(ms);
-          if (t === undefined) {
-            t = JSON.stringify(time(v));
-            times.set(ms, t);
-          }
-          return t;
-        }
-        return JSON.stringify(v);
-      }
-      case 'undefined':
-        return 'null';
-      default:
-        return JSON.stringify(v) ?? 'null';
+      row[key] = text;
     }
-  };
-  const out: string[] = new Array(rows.length);
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r] as Record<string, unknown>;
-    let text = '';
-    for (let i = 0; i < keys.length; i++) text += prefixes[i] + value(row[keys[i]!]);
-    out[r] = `${text}}`;
   }
-  return `[${out.join(',')}]`;
+  return JSON.stringify(rows);
 }

@@ -3,7 +3,7 @@ import { recordAudit } from '../../audit/record.js';
 import type { Caller } from '../../auth/caller.js';
 import type { MetricsSettings } from '../../config/metrics.js';
 import { intText } from '../../http/fields.js';
-import { jsonRows } from '../../http/json-rows.js';
+import { rowsToJson } from '../../http/json-rows.js';
 import { ok, okJsonText } from '../../http/respond.js';
 import { defineRoute, type RequestContext, type RouteDefinition, type ValidInput } from '../../http/route.js';
 import { requireVisible, visibleClusters } from '../access.js';
@@ -46,12 +46,15 @@ export function isoTime(d: Date): string {
   return d.toISOString().replace(/\.(\d*?)0*Z$/, (_, digits: string) => (digits ? `.${digits}Z` : 'Z'));
 }
 
-/** A list answer: its rows as JSON in the DTO's key order, with the bound and resolution headers. */
-function answer(result: Rows<object>, limit: number, keys: readonly string[]) {
+/**
+ * A list answer with the bound and resolution headers. The store built its rows for this answer,
+ * with the DTO's fields in order; their instants are written in place (rowsToJson).
+ */
+function answer(result: Rows<object>, limit: number, timeKeys: readonly string[]) {
   const headers: Record<string, string> = { 'X-Row-Limit': String(limit) };
   if (result.truncated) headers['X-Truncated'] = 'true';
   if (result.resolution) headers['X-Resolution'] = result.resolution;
-  return okJsonText(jsonRows(result.rows, keys, isoTime), headers);
+  return okJsonText(rowsToJson(result.rows, timeKeys, isoTime), headers);
 }
 
 async function scopeOf(ctx: RequestContext<Caller>, clusterName: string | undefined) {
@@ -275,7 +278,10 @@ const LISTS: ListKind[] = [
 /** Every list route: each kind on each of its paths. */
 function listRoutes(kind: ListKind): RouteDefinition[] {
   const query = windowQuery.extend(kind.query);
-  const keys = Object.keys(kind.dto.shape);
+  // The DTO's instants: the fields named like the original's timestamps.
+  const timeKeys = Object.keys(kind.dto.shape).filter((k) =>
+    /^(timestamp|firstTimestamp|lastTimestamp)$/.test(k),
+  );
   return kind.routes.map(([routeName, path, pathParams]) => {
     const params = pathParams.length
       ? z.object(Object.fromEntries(pathParams.map((p) => [p, name()])) as Record<string, z.ZodString>)
@@ -308,7 +314,7 @@ function listRoutes(kind: ListKind): RouteDefinition[] {
           limit,
           maxPoints: settings.Metrics__MaxPointsPerSeries,
         });
-        return answer(result, limit, keys);
+        return answer(result, limit, timeKeys);
       },
     });
   });
