@@ -60,7 +60,9 @@ export function samplesSql(
   const params: unknown[] = [ids, from.toISOString(), q.to.toISOString()];
   const where = `x.series_id = ANY($1::integer[]) AND ${ts} >= $2::timestamptz AND ${ts} < $3::timestamptz`;
   const grouped = plan.level !== 'raw' && plan.stepMs > (plan.level === '5m' ? 300_000 : 3_600_000);
-  const values = columns.map((c) => `${readColumn(kind, c, plan.level, grouped)}::${castOf(kind, c)} AS ${c}`);
+  const values = columns.map(
+    (c) => `${readColumn(kind, c, plan.level, grouped)}::${castOf(kind, c)} AS ${c}`,
+  );
   if (!grouped) {
     return {
       text: `SELECT (extract(epoch FROM ${ts}) * 1000)::float8 AS t, x.series_id AS id, ${values.join(', ')}

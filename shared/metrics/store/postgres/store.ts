@@ -429,42 +429,21 @@ export class PostgresMetricsStore implements MetricsStore {
       ['cpu', 'mem', 'restarts', 'pod_age', 'state'],
     );
     const states = await this.stateNames(read.rows.map((r) => r[6] as number | null));
-    // Per series, once: its names and limits as they are answered.
-    const bySeries = new Map(
-      read.series.map((s) => [
-        Number(s[0]),
-        {
-          clusterName: s[1] as string,
-          namespace: s[2] as string,
-          pod: s[3] as string,
-          container: s[4] as string,
-          nodeName: s[5] as string | null,
-          cpuLimitCores: s[6] === null ? null : round6(Number(s[6])),
-          memoryLimitBytes: numOrNull(s[7] as number | null),
-        },
-      ]),
-    );
-    return {
-      ...read.page,
-      rows: read.rows.map((r) => {
-        const s = bySeries.get(r[1] as number)!;
-        return {
-          timestamp: new Date(r[0] as number),
-          clusterName: s.clusterName,
-          namespace: s.namespace,
-          pod: s.pod,
-          container: s.container,
-          cpuUsageCores: round6(r[2] as number),
-          cpuLimitCores: s.cpuLimitCores,
-          memoryUsageBytes: r[3] as number,
-          memoryLimitBytes: s.memoryLimitBytes,
-          nodeName: s.nodeName,
-          podState: r[6] === null ? null : (states.get(r[6] as number) ?? null),
-          restartCount: (r[4] as number | null) ?? 0,
-          podAge: r[5] as number | null,
-        };
-      }),
-    };
+    return joinSeries(read, (r, s) => ({
+      timestamp: new Date(r[0] as number),
+      clusterName: s[1] as string,
+      namespace: s[2] as string,
+      pod: s[3] as string,
+      container: s[4] as string,
+      cpuUsageCores: round6(r[2] as number),
+      cpuLimitCores: s[6] === null ? null : round6(s[6] as number),
+      memoryUsageBytes: r[3] as number,
+      memoryLimitBytes: numOrNull(s[7] as number | null),
+      nodeName: s[5] as string | null,
+      podState: r[6] === null ? null : (states.get(r[6] as number) ?? null),
+      restartCount: (r[4] as number | null) ?? 0,
+      podAge: r[5] as number | null,
+    }));
   }
 
   async nodes(q: NodeQuery): Promise<Rows<NodeSample>> {
@@ -494,33 +473,26 @@ export class PostgresMetricsStore implements MetricsStore {
         'pid_pressure',
       ],
     );
-    const bySeries = new Map(read.series.map((s) => [Number(s[0]), s as Array<string | null>]));
-    return {
-      ...read.page,
-      rows: read.rows.map((r) => {
-        const s = bySeries.get(r[1] as number)!;
-        return {
-          timestamp: new Date(r[0] as number),
-          clusterName: s[1] as string,
-          clusterEnvironment: s[2]!,
-          nodeName: s[3] as string,
-          cpuUsageCores: round6(r[2] as number),
-          cpuCapacityCores: round6(r[3] as number),
-          memoryUsageBytes: r[4] as number,
-          memoryCapacityBytes: r[5] as number,
-          kubernetesVersion: s[4]!,
-          cloudProvider: s[5]!,
-          isReady: r[6] as boolean | null,
-          hasMemoryPressure: r[7] as boolean | null,
-          hasDiskPressure: r[8] as boolean | null,
-          hasPidPressure: r[9] as boolean | null,
-          architecture: s[6]!,
-          operatingSystem: s[7]!,
-          region: s[8]!,
-          instanceType: s[9]!,
-        };
-      }),
-    };
+    return joinSeries(read, (r, s) => ({
+      timestamp: new Date(r[0] as number),
+      clusterName: s[1] as string,
+      clusterEnvironment: s[2] as string | null,
+      nodeName: s[3] as string,
+      cpuUsageCores: round6(r[2] as number),
+      cpuCapacityCores: round6(r[3] as number),
+      memoryUsageBytes: r[4] as number,
+      memoryCapacityBytes: r[5] as number,
+      kubernetesVersion: s[4] as string | null,
+      cloudProvider: s[5] as string | null,
+      isReady: r[6] as boolean | null,
+      hasMemoryPressure: r[7] as boolean | null,
+      hasDiskPressure: r[8] as boolean | null,
+      hasPidPressure: r[9] as boolean | null,
+      architecture: s[6] as string | null,
+      operatingSystem: s[7] as string | null,
+      region: s[8] as string | null,
+      instanceType: s[9] as string | null,
+    }));
   }
 
   async pvcs(q: PvcQuery): Promise<Rows<PvcSample>> {
@@ -531,25 +503,18 @@ export class PostgresMetricsStore implements MetricsStore {
       [['namespace', q.namespace]],
       ['used', 'available', 'capacity'],
     );
-    const bySeries = new Map(read.series.map((s) => [Number(s[0]), s as Array<string | null>]));
-    return {
-      ...read.page,
-      rows: read.rows.map((r) => {
-        const s = bySeries.get(r[1] as number)!;
-        return {
-          timestamp: new Date(r[0] as number),
-          clusterName: s[1] as string,
-          namespace: s[2] as string,
-          pod: s[3] as string,
-          pvcNamespace: s[4] as string,
-          pvcName: s[5] as string,
-          volumeName: s[6]!,
-          usedBytes: Math.round(r[2] as number),
-          availableBytes: Math.round(r[3] as number),
-          capacityBytes: Math.round(r[4] as number),
-        };
-      }),
-    };
+    return joinSeries(read, (r, s) => ({
+      timestamp: new Date(r[0] as number),
+      clusterName: s[1] as string,
+      namespace: s[2] as string,
+      pod: s[3] as string,
+      pvcNamespace: s[4] as string,
+      pvcName: s[5] as string,
+      volumeName: s[6] as string | null,
+      usedBytes: Math.round(r[2] as number),
+      availableBytes: Math.round(r[3] as number),
+      capacityBytes: Math.round(r[4] as number),
+    }));
   }
 
   /**
@@ -842,6 +807,15 @@ export function readableSize(bytes: number): string {
     u++;
   }
   return `${v.toFixed(2)} ${units[u]}`;
+}
+
+/** A sample read's rows, each built from its values and its series' row (found by the series id). */
+function joinSeries<T>(
+  read: { series: unknown[][]; rows: unknown[][]; page: Pick<Rows<unknown>, 'truncated' | 'resolution'> },
+  build: (row: unknown[], series: unknown[]) => T,
+): Rows<T> {
+  const bySeries = new Map(read.series.map((s) => [Number(s[0]), s]));
+  return { ...read.page, rows: read.rows.map((r) => build(r, bySeries.get(r[1] as number)!)) };
 }
 
 /**
