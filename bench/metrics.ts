@@ -14,8 +14,9 @@
 // one they run on in-memory PGlite and say so. The fleet size is a parameter: a quick run is
 // `--containers 600 --nodes 20 --day-containers 200`.
 import { randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { parseArgs } from 'node:util';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
 import pg from 'pg';
@@ -23,7 +24,10 @@ import { startAzurite } from '../dev/azurite.js';
 import { type LocalHost, startLocalHost } from '../dev/host.js';
 import { loadConfig } from '../shared/config/index.js';
 import { type MetricRecord, podRecordSchema } from '../shared/metrics/records.js';
+import { samplesSql, seriesSql } from '../shared/metrics/store/postgres/reads.js';
 import { PostgresMetricsStore } from '../shared/metrics/store/postgres/store.js';
+import { NODE, POD } from '../shared/metrics/store/postgres/tables.js';
+import { planRead } from '../shared/metrics/store/read-plan.js';
 import { createLogger } from '../shared/observability/logger.js';
 import { startLoadGenerator } from './load-generator.js';
 
@@ -34,6 +38,8 @@ const { values: opts } = parseArgs({
     'day-containers': { type: 'string', default: '1000' },
     seconds: { type: 'string', default: '10' },
     skip: { type: 'string', default: '' },
+    // Keep the reads' database at the end (its URL is printed), for EXPLAIN by hand.
+    'keep-db': { type: 'boolean', default: false },
   },
 });
 const CONTAINERS = Number(opts.containers);
@@ -410,12 +416,117 @@ async function reads(): Promise<void> {
       await autocannon({ ...base, amount: 20 });
       const r = await autocannon({ ...base, duration: SECONDS });
       console.log(
-        `reads ${label} (10 clients, namespace pods and cluster nodes alternating): ${Math.round(r.requests.average)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms (${ratio(r.latency.p99, aim, true)}), non-2xx ${r.non2xx + r.errors}`,
+        `reads ${label} (10 clients, namespace pods and cluster nodes alternating): ${Math.round(r.requests.average)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms (${ratio(r.latency.p99, aim, true)}), non-2xx ${r.non2xx}, errors and timeouts ${r.errors}`,
       );
+      for (const path of [
+        `/metrics/api/metrics/namespace?minutes=${minutes}&clusterName=fleet&namespace=ns-1`,
+        `/metrics/api/metrics/node?minutes=${minutes}&clusterName=fleet`,
+      ]) {
+        console.log(
+          `  ${path.includes('node?') ? 'nodes' : 'pods '} ${label}: ${await workOf(host, token, path)}`,
+        );
+      }
     }
   } finally {
     await close();
-    await db.drop();
+    if (opts['keep-db']) console.log(`kept the reads' database: ${db.url}`);
+    else await db.drop();
+  }
+}
+
+/**
+ * The work one read costs, counted rather than timed under load: rows and bytes answered, the
+ * host's CPU per request (5 requests one after another, gzip included: it runs in the process's
+ * thread pool) and, on a PostgreSQL server, the statements' execution time and buffers from
+ * EXPLAIN ANALYZE of the store's own SQL.
+ */
+async function workOf(host: LocalHost, token: string, path: string): Promise<string> {
+  const get = () =>
+    new Promise<{ status: number; gzip: Buffer; resolution: string }>((resolve, reject) => {
+      http
+        .get(
+          `${host.url}${path}`,
+          { headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'gzip' } },
+          (res) => {
+            const parts: Buffer[] = [];
+            res.on('data', (c: Buffer) => parts.push(c));
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                gzip: Buffer.concat(parts),
+                resolution: String(res.headers['x-resolution']),
+              }),
+            );
+          },
+        )
+        .on('error', reject);
+    });
+  await get();
+  const before = process.cpuUsage();
+  const answers = [];
+  for (let i = 0; i < 5; i++) answers.push(await get());
+  const used = process.cpuUsage(before);
+  const cpuMs = (used.user + used.system) / 1000 / answers.length;
+  const last = answers.at(-1)!;
+  const json = gunzipSync(last.gzip).toString();
+  const rows = json.split('{"timestamp"').length - 1;
+  let db = 'on PGlite: no EXPLAIN';
+  if (host.services.db.kind === 'postgres') db = await explainRead(host, path);
+  return `${last.status}, X-Resolution ${last.resolution}, ${rows} rows, ${(json.length / 1024).toFixed(0)} KiB JSON (${(last.gzip.length / 1024).toFixed(0)} KiB gzip), host CPU ${cpuMs.toFixed(1)} ms/request; ${db}`;
+}
+
+/** EXPLAIN ANALYZE of the two statements a sample read runs (reads.ts), as the store builds them. */
+async function explainRead(host: LocalHost, path: string): Promise<string> {
+  const url = new URL(path, 'http://x');
+  const minutes = Number(url.searchParams.get('minutes'));
+  const to = new Date();
+  const from = new Date(to.getTime() - minutes * 60_000);
+  const pods = path.includes('/namespace');
+  const kind = pods ? POD : NODE;
+  const namespace = url.searchParams.get('namespace') ?? undefined;
+  const series = seriesSql(kind, ['clusterName'], {
+    clusterName: 'fleet',
+    equal: pods ? [['namespace', namespace]] : [],
+    seenSince: new Date(from.getTime() - H),
+  });
+  const client = new pg.Client({
+    connectionString: host.services.config.platform.ConnectionStrings__SqlConnectionString,
+  });
+  await client.connect();
+  try {
+    const explain = async (text: string, params: unknown[]) => {
+      const r = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, params);
+      const plan = (
+        r.rows[0] as { 'QUERY PLAN': Array<{ 'Execution Time': number; Plan: Record<string, number> }> }
+      )['QUERY PLAN'][0]!;
+      return {
+        ms: plan['Execution Time'],
+        rows: plan.Plan['Actual Rows'] ?? 0,
+        hit: plan.Plan['Shared Hit Blocks'] ?? 0,
+        read: plan.Plan['Shared Read Blocks'] ?? 0,
+      };
+    };
+    const ids = (await client.query(series.text, series.params)).rows.map((r: { id: number }) => r.id);
+    const s = await explain(series.text, series.params);
+    const plan = planRead(from, to, {
+      series: ids.length,
+      maxRows: host.services.config.metrics.Metrics__MaxRows,
+      maxPoints: host.services.config.metrics.Metrics__MaxPointsPerSeries,
+    });
+    const columns = pods
+      ? ['cpu', 'mem', 'restarts', 'pod_age', 'state']
+      : ['cpu', 'cpu_capacity', 'mem', 'mem_capacity', 'ready'];
+    const read = samplesSql(
+      kind,
+      plan,
+      columns,
+      { from, to, limit: host.services.config.metrics.Metrics__MaxRows + 1 },
+      ids,
+    );
+    const x = await explain(read.text, read.params);
+    return `PostgreSQL ${(s.ms + x.ms).toFixed(1)} ms (series ${s.ms.toFixed(1)} ms, ${s.rows} rows; samples ${x.ms.toFixed(1)} ms, ${x.rows} rows, ${x.hit + x.read} buffers)`;
+  } finally {
+    await client.end();
   }
 }
 

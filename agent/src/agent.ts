@@ -1,4 +1,5 @@
 import { SentEvents } from './collectors/events.js';
+import { SentLogs } from './collectors/logs.js';
 import type { AgentConfig } from './config.js';
 import type { Refusals } from './cost-fields.js';
 import { type CycleSummary, runCycle } from './cycle.js';
@@ -12,6 +13,7 @@ import type { OutboxOptions } from './outbox.js';
 /** The agent without process concerns (env, signals, exit codes), so tests and the bench drive the real thing. */
 export class Agent {
   readonly sentEvents = new SentEvents();
+  readonly sentLogs = new SentLogs();
   /** Lists RBAC refused (403), so each refusal is logged once, not every cycle. */
   private readonly refusals: Refusals = new Set();
 
@@ -70,6 +72,7 @@ export class Agent {
         kube: this.kube,
         delivery: this.delivery,
         sentEvents: this.sentEvents,
+        sentLogs: this.sentLogs,
         refusals: this.refusals,
         log: this.log,
       },

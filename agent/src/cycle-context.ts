@@ -1,3 +1,4 @@
+import type { SentLogs } from './collectors/logs.js';
 import type { AgentConfig } from './config.js';
 import type { CostFieldReads } from './cost-fields.js';
 import type { PayloadSink } from './ingest.js';
@@ -25,6 +26,10 @@ export class CycleContext {
   private nodeList: Promise<Node[]> | undefined;
   /** Batch mode only: the reads behind the cost-allocation fields. */
   costReads: CostFieldReads | undefined;
+  /** Batch mode only: the logs already delivered, so unchanged ones are not sent again (collectLogs). */
+  sentLogs: SentLogs | undefined;
+  /** Logs read but not sent this cycle because they had not changed. */
+  logsUnchanged = 0;
 
   constructor(
     readonly config: AgentConfig,

@@ -1,4 +1,5 @@
 import { collectEvents, type SentEvents } from './collectors/events.js';
+import type { SentLogs } from './collectors/logs.js';
 import { collectNodes } from './collectors/nodes.js';
 import { collectPods } from './collectors/pods.js';
 import { collectPvcs } from './collectors/pvc.js';
@@ -18,6 +19,8 @@ export interface CycleSummary {
   failed: Counts;
   kubeErrors: number;
   logReadErrors: number;
+  /** Batches: logs read but not sent, unchanged since they were last delivered. */
+  logsUnchanged: number;
   /** Milliseconds per step, posts included. */
   steps: Record<string, number>;
   /** The API server could not be reached: the loop backs off. */
@@ -34,6 +37,8 @@ export interface CycleParts {
   kube: KubeClient;
   delivery: Delivery;
   sentEvents: SentEvents;
+  /** Batches only: the logs delivered, so unchanged ones are not sent again. */
+  sentLogs?: SentLogs;
   refusals: Refusals;
   log: Logger;
 }
@@ -51,6 +56,7 @@ function summarise(
     failed,
     kubeErrors: ctx?.kubeErrors ?? 0,
     logReadErrors: ctx?.logReadErrors ?? 0,
+    logsUnchanged: ctx?.logsUnchanged ?? 0,
     steps,
     degraded: ctx?.kubeUnreachable ?? false,
     ingestDown: ctx === undefined || down,
@@ -78,6 +84,7 @@ export async function runCycle(parts: CycleParts, signal: AbortSignal): Promise<
   }
   const ctx = new CycleContext(config, kube, sink, log, signal, started);
   if (mode === 'batch') {
+    ctx.sentLogs = parts.sentLogs;
     ctx.costReads = new CostFieldReads(
       kube,
       log,

@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LOG_RESEND_MS } from '../src/collectors/logs.js';
 import type { Pod } from '../src/kube-types.js';
 import { emptyCluster, startFakeKube, TOKEN } from './fakes/kube-server.js';
 import { node, sampleCluster } from './fixtures.js';
@@ -204,5 +205,65 @@ describe('fake API server', () => {
     } finally {
       await kube.close();
     }
+  });
+});
+
+describe('pod logs in batches', () => {
+  const FAST = { backoffMs: [20, 40], refusedBackoffMs: 60_000 };
+  const logPath = '/api/metrics/pod/log';
+
+  it('sends a log again only when it changed, or after LOG_RESEND_MS; one-object posts send every log every cycle', async () => {
+    const cluster = sampleCluster();
+    const original = cluster.logs;
+    let changed = '';
+    cluster.logs = (namespace, pod, container) =>
+      `${original(namespace, pod, container)}${container === changed ? 'one more line\n' : ''}`;
+    h = await harness(
+      cluster,
+      { INGEST_MODE: 'batch', COLLECT_LOGS: 'true' },
+      { batch: true },
+      undefined,
+      FAST,
+    );
+    await h.agent.runOnce();
+    expect(bodies(h.ingest, logPath)).toHaveLength(4);
+    // Nothing changed: the second cycle reads the four logs and sends none.
+    const second = await h.agent.runOnce();
+    expect(bodies(h.ingest, logPath)).toHaveLength(4);
+    expect(second.logsUnchanged).toBe(4);
+    expect(h.kube.requests.filter((r) => r.path.endsWith('/log'))).toHaveLength(8);
+    // One container wrote a line: only its log goes.
+    changed = 'app';
+    const third = await h.agent.runOnce();
+    const sent = bodies(h.ingest, logPath).slice(4);
+    expect(sent.map((l) => l['container'])).toEqual(['app']);
+    expect(String(sent[0]!['logContent']).endsWith('one more line\n')).toBe(true);
+    expect(third.logsUnchanged).toBe(3);
+  });
+
+  it('sends every log again once LOG_RESEND_MS have passed, so the web client never sees a stale one drop out of its window', async () => {
+    h = await harness(
+      sampleCluster(),
+      { INGEST_MODE: 'batch', COLLECT_LOGS: 'true' },
+      { batch: true },
+      undefined,
+      FAST,
+    );
+    await h.agent.runOnce();
+    for (const [key, entry] of (h.agent.sentLogs as unknown as { sent: Map<string, { at: number }> }).sent) {
+      (h.agent.sentLogs as unknown as { sent: Map<string, { hash: string; at: number }> }).sent.set(key, {
+        ...(entry as { hash: string; at: number }),
+        at: entry.at - LOG_RESEND_MS,
+      });
+    }
+    await h.agent.runOnce();
+    expect(bodies(h.ingest, logPath)).toHaveLength(8);
+  });
+
+  it('one-object posts send every log every cycle, as the original agent does', async () => {
+    h = await harness(sampleCluster(), { COLLECT_LOGS: 'true' });
+    await h.agent.runOnce();
+    await h.agent.runOnce();
+    expect(bodies(h.ingest, logPath)).toHaveLength(8);
   });
 });

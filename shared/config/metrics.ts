@@ -24,6 +24,12 @@ export const metricsSettingsSchema = z.object({
   /** Most rows a pod, node or PVC list answers; a longer answer is cut and says so in X-Truncated. */
   Metrics__MaxRows: int(50_000, 100, 1_000_000),
   /**
+   * Most points a pod, node or PVC list answers per series (a container, node or PVC): longer
+   * windows answer averages over wider steps (X-Resolution). The web client draws each series as a
+   * line over the window; a few hundred points fill a chart.
+   */
+  Metrics__MaxPointsPerSeries: int(300, 10, 10_000),
+  /**
    * Minutes without a node record after which a cluster (all of it) or one node of a cluster that
    * still reports raises a silence alert; 0 turns silence alerts off.
    */

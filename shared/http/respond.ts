@@ -9,6 +9,11 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 
 export const ok = (body: unknown, headers?: Record<string, string>) => json(200, body, headers);
 
+/** 200 with JSON text already written (a long list written by jsonRows). */
+export function okJsonText(text: string, headers: Record<string, string> = {}): HttpResponseInit {
+  return { status: 200, body: text, headers: { 'Content-Type': JSON_TYPE, ...headers } };
+}
+
 export function noContent(status = 204): HttpResponseInit {
   return { status };
 }

@@ -131,7 +131,8 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
     );
     expect(inserts).toHaveLength(3);
 
-    const pods = await store.pods({ from: at(-5), to: at(5), limit: 10, clusterName: 'prod' });
+    // 10 minutes over 300 points: a 2-second step, the raw samples.
+    const pods = await store.pods({ from: at(-5), to: at(5), limit: 1000, clusterName: 'prod' });
     expect(pods.resolution).toBe('raw');
     expect(pods.truncated).toBe(false);
     expect(pods.rows.map((r) => [r.timestamp.toISOString(), r.pod, r.cpuUsageCores])).toEqual([
@@ -155,8 +156,9 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
       podAge: null,
     });
 
-    const cut = await store.pods({ from: at(-5), to: at(5), limit: 2 });
-    expect(cut.rows).toHaveLength(2);
+    // One row for two containers: even their fewest points (3 each) pass it, so the answer is cut.
+    const cut = await store.pods({ from: at(-5), to: at(5), limit: 1 });
+    expect(cut.rows).toHaveLength(1);
     expect(cut.truncated).toBe(true);
 
     expect((await store.pods({ from: at(-5), to: at(5), limit: 10, clusters: [] })).rows).toEqual([]);
@@ -252,7 +254,7 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
     const fiveMinutes = await store.pods({
       from: day(-1, 12),
       to: day(0, 12),
-      limit: 100,
+      limit: 1000,
       clusterName: 'roll',
     });
     expect(fiveMinutes.resolution).toBe('5m');
@@ -268,7 +270,7 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
     const hourly = await store.pods({
       from: day(-5),
       to: day(2),
-      limit: 100,
+      limit: 1000,
       clusterName: 'roll',
     });
     expect(hourly.resolution).toBe('1h');
@@ -310,7 +312,7 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
         },
       ],
     });
-    const window = { from: day(0, 12), to: day(1, 12), limit: 10 };
+    const window = { from: day(0, 12), to: day(1, 12), limit: 1000 };
     const nodes = await store.nodes({ ...window, clusterName: 'nodes' });
     expect(nodes.resolution).toBe('5m');
     expect(nodes.rows).toHaveLength(1);
@@ -402,10 +404,12 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
       `pvc_raw_p${partition(1)}`,
     ]);
     expect(housekept.dropped.filter((d) => d.includes('_5m') || d.includes('_1h'))).toEqual([]);
-    expect((await store.pods({ from: day(0), to: day(0, 5), limit: 10 })).rows).toEqual([]);
+    expect((await store.pods({ from: day(0), to: day(0, 5), limit: 10, resolution: 'raw' })).rows).toEqual(
+      [],
+    );
     expect((await store.pods({ from: at(-60), to: at(60), limit: 10 })).rows.length).toBeGreaterThan(0);
     // The rollups outlive the raw rows.
-    const hourly = await store.pods({ from: day(-5), to: day(2), limit: 10 });
+    const hourly = await store.pods({ from: day(-5), to: day(2), limit: 1000 });
     expect(hourly.rows.length).toBe(2);
 
     expect(await store.cleanup(0)).toEqual({ scope: 'all metrics' });

@@ -302,18 +302,60 @@ describe('metrics read routes', () => {
     }
   });
 
-  it('picks the resolution from the window and caps the answer at Metrics__MaxRows with X-Truncated', async () => {
+  it('picks the step from the window, the points per series and Metrics__MaxRows, and says it in X-Resolution', async () => {
+    // This host answers at most 100 rows: one container may have 100 points, so a day is cut into
+    // steps of at least 1440 / 98 minutes, rounded up to 15; a week of two containers (50 points
+    // each) into steps of at least 10080 / 48 minutes, rounded up to 6 hours.
     const day = await m.api.get(
       '/metrics/api/metrics/namespace?minutes=1440&clusterName=prod&namespace=web',
       {
         token: m.admin.token,
       },
     );
-    expect(day.headers.get('x-resolution')).toBe('5m');
+    expect(day.headers.get('x-resolution')).toBe('15m');
     const week = await m.api.get('/metrics/api/metrics/namespace?minutes=10080&clusterName=prod', {
       token: m.admin.token,
     });
-    expect(week.headers.get('x-resolution')).toBe('1h');
+    expect(week.headers.get('x-resolution')).toBe('6h');
+    expect(new Set(week.body.map((r: { pod: string }) => r.pod))).toEqual(new Set(['api-0', 'api-1']));
+
+    // Two hours of a container sampled every minute.
+    const key = (await makeKey(m, 'minutely')).key;
+    const end = Math.floor(Date.now() / 60_000) * 60_000;
+    const samples = Array.from({ length: 120 }, (_, i) => ({
+      kind: 'pod',
+      collectedAt: new Date(end - i * 60_000).toISOString(),
+      data: podData('minutely', 0, { CpuUsageCores: i / 1000 }),
+    }));
+    expect((await postGzip(m.host.url, batch('minutely', samples), key)).status).toBe(200);
+    // 30 minutes: its raw samples, every one in the window (a step of 30 / 98 minutes holds one),
+    // newest first (29 to 31 of them, as the window's start falls between two minutes).
+    const recent = await m.api.get('/metrics/api/metrics/namespace?minutes=30&clusterName=minutely', {
+      token: m.admin.token,
+    });
+    expect(recent.headers.get('x-resolution')).toBe('raw');
+    expect(recent.body.length).toBeGreaterThanOrEqual(29);
+    expect(recent.body.map((r: { cpuUsageCores: number }) => r.cpuUsageCores)).toEqual(
+      Array.from({ length: recent.body.length }, (_, i) => i / 1000),
+    );
+    // 3 hours: 5-minute averages, one row per bucket the samples fall in, newest first.
+    const longer = await m.api.get('/metrics/api/metrics/namespace?minutes=180&clusterName=minutely', {
+      token: m.admin.token,
+    });
+    expect(longer.headers.get('x-resolution')).toBe('5m');
+    const buckets = new Set(samples.map((x) => Math.floor(Date.parse(x.collectedAt) / 300_000) * 300_000));
+    expect(longer.body.map((r: { timestamp: string }) => Date.parse(r.timestamp))).toEqual(
+      [...buckets].sort((a, b) => b - a),
+    );
+    expect(longer.body[0].cpuUsageCores).toBeCloseTo(
+      samples
+        .filter((x) => Date.parse(x.collectedAt) >= [...buckets].sort((a, b) => b - a)[0]!)
+        .reduce((sum, x, _, all) => sum + x.data.CpuUsageCores / all.length, 0),
+      6,
+    );
+  });
+
+  it('cuts an answer at Metrics__MaxRows with X-Truncated when even the fewest points per series pass it', async () => {
     const key = (await makeKey(m, 'big')).key;
     const records = Array.from({ length: 150 }, (_, i) => ({ kind: 'pod', data: podData('big', i) }));
     expect((await postGzip(m.host.url, batch('big', records), key)).status).toBe(200);

@@ -187,7 +187,7 @@ export function storeContractSuite(engine: string, open: () => Promise<OpenedSto
       expect(capped.truncated).toBe(true);
     });
 
-    it('answers long windows from rollups: 5-minute averages up to 2 days, hourly beyond', async () => {
+    it('answers long windows from rollups: 5-minute averages up to a day, hourly for a week', async () => {
       // Two samples in one 5-minute bucket and one hour, three hours ago.
       const hour = Math.floor((now.getTime() - 3 * H) / H) * H;
       const a = new Date(hour + 60_000);
@@ -201,7 +201,9 @@ export function storeContractSuite(engine: string, open: () => Promise<OpenedSto
           node('roll', b, { isReady: false, hasDiskPressure: true }),
         ],
       });
-      const raw = await store.pods({ ...window(5 * H), clusterName: 'roll' });
+      // Five hours over 300 points is a step of a minute: 5-minute averages, unless raw is asked for.
+      expect((await store.pods({ ...window(5 * H), clusterName: 'roll' })).resolution).toBe('5m');
+      const raw = await store.pods({ ...window(5 * H), clusterName: 'roll', resolution: 'raw' });
       expect(raw.resolution).toBe('raw');
       expect(raw.rows.map((r) => r.cpuUsageCores)).toEqual([0.4, 0.2]);
       const fiveMin = await store.pods({ ...window(24 * H), clusterName: 'roll' });
@@ -232,6 +234,82 @@ export function storeContractSuite(engine: string, open: () => Promise<OpenedSto
       });
       const merged = await store.pods({ ...window(24 * H), clusterName: 'roll' });
       expect(merged.rows[0]!.cpuUsageCores).toBe(0.5);
+    });
+
+    it('gives a series at most maxPoints points: wider steps average whole buckets, raw keeps the latest sample of a step, many series get fewer', async () => {
+      const minute = 60_000;
+      const end = Math.floor(now.getTime() / minute) * minute;
+      // One container sampled every minute for two hours, its CPU the minute's number / 1000.
+      const samples = Array.from({ length: 120 }, (_, i) => ({
+        at: new Date(end - (119 - i) * minute),
+        cpu: i / 1000,
+      }));
+      await store.write({
+        clusterName: 'cap',
+        records: samples.map((x) => pod('cap', x.at, { cpuUsageCores: x.cpu })),
+      });
+      // Two hours over 12 points: a step of at least 12 minutes, rounded up to 15, from 5-minute buckets.
+      const step = 15 * minute;
+      const wide = await store.pods({
+        from: new Date(end - 2 * H),
+        to: new Date(end + 1000),
+        clusterName: 'cap',
+        limit: 1000,
+        maxPoints: 12,
+      });
+      expect(wide.resolution).toBe('15m');
+      const steps = new Set(samples.map((x) => Math.floor(x.at.getTime() / step) * step));
+      expect(wide.rows.map((r) => r.timestamp.getTime())).toEqual([...steps].sort((a, b) => b - a));
+      for (const row of wide.rows) {
+        const t = row.timestamp.getTime();
+        const inStep = samples.filter((x) => x.at.getTime() >= t && x.at.getTime() < t + step);
+        expect(row.cpuUsageCores).toBeCloseTo(inStep.reduce((sum, x) => sum + x.cpu, 0) / inStep.length, 6);
+      }
+
+      // A container sampled every 10 seconds: two minutes over 6 points is a 30-second step of raw
+      // samples, in which it keeps its latest sample (its own time and value).
+      const fast = Array.from({ length: 12 }, (_, i) => ({
+        at: new Date(end - 115_000 + i * 10_000),
+        cpu: i / 100,
+      }));
+      await store.write({
+        clusterName: 'fast',
+        records: fast.map((x) => pod('fast', x.at, { cpuUsageCores: x.cpu })),
+      });
+      const thin = await store.pods({
+        from: new Date(end - 2 * minute),
+        to: new Date(end),
+        clusterName: 'fast',
+        limit: 1000,
+        maxPoints: 6,
+      });
+      expect(thin.resolution).toBe('raw');
+      // Samples at -115 s … -5 s fall in the 30-second steps ending -90, -60, -30 and 0 s: the
+      // latest of each is the one at -95, -65, -35 and -5 s.
+      expect(thin.rows.map((r) => [end - r.timestamp.getTime(), r.cpuUsageCores])).toEqual([
+        [5_000, 0.11],
+        [35_000, 0.08],
+        [65_000, 0.05],
+        [95_000, 0.02],
+      ]);
+
+      // Ten containers and a limit of 20 rows: each gets the fewest points (3), so an hour is one
+      // hourly step and every container is answered, instead of the newest 20 rows of a few.
+      await store.write({
+        clusterName: 'many-series',
+        records: Array.from({ length: 10 }, (_, i) =>
+          pod('many-series', new Date(end - 10 * minute), { pod: `p${i}` }),
+        ),
+      });
+      const many = await store.pods({
+        from: new Date(end - H),
+        to: new Date(end),
+        clusterName: 'many-series',
+        limit: 20,
+      });
+      expect(many.resolution).toBe('1h');
+      expect(many.truncated).toBe(false);
+      expect(many.rows.map((r) => r.pod).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `p${i}`));
     });
 
     it('scopes reads to the visible clusters and filters by namespace', async () => {

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { recordAudit } from '../../audit/record.js';
 import type { Caller } from '../../auth/caller.js';
+import type { MetricsSettings } from '../../config/metrics.js';
 import { intText } from '../../http/fields.js';
-import { ok } from '../../http/respond.js';
+import { rowsToJson } from '../../http/json-rows.js';
+import { ok, okJsonText } from '../../http/respond.js';
 import { defineRoute, type RequestContext, type RouteDefinition, type ValidInput } from '../../http/route.js';
 import { requireVisible, visibleClusters } from '../access.js';
 import { normalizeCluster } from '../records.js';
-import type { Rows } from '../store/contract.js';
+import type { MetricsStore, Rows } from '../store/contract.js';
 
 /**
  * The original's read routes (pods, nodes, PVCs, logs, events, clusters, namespaces, cleanup,
@@ -44,33 +46,21 @@ export function isoTime(d: Date): string {
   return d.toISOString().replace(/\.(\d*?)0*Z$/, (_, digits: string) => (digits ? `.${digits}Z` : 'Z'));
 }
 
-function answer<T extends { timestamp: Date }>(
-  result: Rows<T>,
-  limit: number,
-  map: (row: T) => Record<string, unknown> = (r) => ({ ...r }),
-) {
+/**
+ * A list answer with the bound and resolution headers. The store built its rows for this answer,
+ * with the DTO's fields in order; their instants are written in place (rowsToJson).
+ */
+function answer(result: Rows<object>, limit: number, timeKeys: readonly string[]) {
   const headers: Record<string, string> = { 'X-Row-Limit': String(limit) };
   if (result.truncated) headers['X-Truncated'] = 'true';
   if (result.resolution) headers['X-Resolution'] = result.resolution;
-  return ok(
-    result.rows.map((r) => {
-      const out = map(r);
-      for (const [k, v] of Object.entries(out)) if (v instanceof Date) out[k] = isoTime(v);
-      return out;
-    }),
-    headers,
-  );
+  return okJsonText(rowsToJson(result.rows, timeKeys, isoTime), headers);
 }
 
 async function scopeOf(ctx: RequestContext<Caller>, clusterName: string | undefined) {
   const clusters = await visibleClusters(ctx.services.prisma, ctx.caller);
   requireVisible(clusters, clusterName);
   return clusters;
-}
-
-function window(q: { minutes?: number | undefined }): { from: Date; to: Date } {
-  const to = new Date();
-  return { from: new Date(to.getTime() - (q.minutes ?? 1440) * 60_000), to };
 }
 
 const podDto = z.object({
@@ -156,179 +146,177 @@ const listResponses = (schema: z.ZodType) => ({
   403: { description: 'The named cluster is not assigned to you' },
 });
 
-type Ctx<Q, P = Record<string, string>> = RequestContext<Caller, ValidInput<P, Q, undefined>>;
+/** A list read's filters: its query values with the path's values over them. */
+type Filters = Record<string, string | number | undefined>;
 
-function podsRoute(routeName: string, path: string, withParam: boolean): RouteDefinition {
-  const query = windowQuery.extend({ namespace: name().optional() });
-  const params = withParam ? z.object({ namespace: name() }) : undefined;
-  return defineRoute({
-    name: routeName,
-    service: 'metrics',
-    method: 'GET',
-    path,
-    auth: 'user',
-    input: { query, ...(params ? { params } : {}) },
-    openapi: {
-      summary: 'Container samples (PodMetricDto)',
-      tags: ['Metrics'],
-      responses: listResponses(podDto),
-    },
-    async handler(ctx) {
-      const c = ctx as unknown as Ctx<z.infer<typeof query>, { namespace?: string }>;
-      const q = c.input.query;
-      const clusters = await scopeOf(c, q.clusterName);
-      const limit = c.services.config.metrics.Metrics__MaxRows;
-      const result = await c.services.metrics.store.pods({
-        ...window(q),
-        clusters,
-        clusterName: q.clusterName,
-        namespace: c.input.params.namespace ?? q.namespace,
-        limit,
-      });
-      return answer(result, limit);
-    },
-  });
+interface ListRead {
+  store: MetricsStore;
+  f: Filters;
+  clusters: string[] | undefined;
+  from: Date;
+  to: Date;
+  limit: number;
+  maxPoints: number;
 }
 
-function nodesRoute(routeName: string, path: string, withParam: boolean): RouteDefinition {
-  const query = windowQuery.extend({ nodeName: name().optional() });
-  const params = withParam ? z.object({ nodeName: name() }) : undefined;
-  return defineRoute({
-    name: routeName,
-    service: 'metrics',
-    method: 'GET',
-    path,
-    auth: 'user',
-    input: { query, ...(params ? { params } : {}) },
-    openapi: {
-      summary: 'Node samples (NodeMetricDto)',
-      tags: ['Metrics'],
-      responses: listResponses(nodeDto),
-    },
-    async handler(ctx) {
-      const c = ctx as unknown as Ctx<z.infer<typeof query>, { nodeName?: string }>;
-      const q = c.input.query;
-      const clusters = await scopeOf(c, q.clusterName);
-      const limit = c.services.config.metrics.Metrics__MaxRows;
-      const result = await c.services.metrics.store.nodes({
-        ...window(q),
-        clusters,
-        clusterName: q.clusterName,
-        nodeName: c.input.params.nodeName ?? q.nodeName,
-        limit,
-      });
-      return answer(result, limit);
-    },
-  });
+/** One kind of list (pods, nodes, PVCs, logs, events) and the paths it answers on. */
+interface ListKind {
+  summary: string;
+  tag: 'Metrics' | 'Events';
+  dto: z.ZodObject<z.ZodRawShape>;
+  /** Query values beyond the window and cluster. */
+  query: z.ZodRawShape;
+  /** [route name, path, the path's parameters]. */
+  routes: Array<[string, string, string[]]>;
+  limit(f: Filters, settings: MetricsSettings): number;
+  read(r: ListRead): Promise<Rows<object>>;
 }
 
-function pvcRoute(routeName: string, path: string, withParam: boolean): RouteDefinition {
-  const query = windowQuery.extend({ namespace: name().optional() });
-  const params = withParam ? z.object({ namespace: name() }) : undefined;
-  return defineRoute({
-    name: routeName,
-    service: 'metrics',
-    method: 'GET',
-    path,
-    auth: 'user',
-    input: { query, ...(params ? { params } : {}) },
-    openapi: { summary: 'PVC samples (PvcMetricDto)', tags: ['Metrics'], responses: listResponses(pvcDto) },
-    async handler(ctx) {
-      const c = ctx as unknown as Ctx<z.infer<typeof query>, { namespace?: string }>;
-      const q = c.input.query;
-      const clusters = await scopeOf(c, q.clusterName);
-      const limit = c.services.config.metrics.Metrics__MaxRows;
-      const result = await c.services.metrics.store.pvcs({
-        ...window(q),
-        clusters,
-        clusterName: q.clusterName,
-        namespace: c.input.params.namespace ?? q.namespace,
-        limit,
-      });
-      return answer(result, limit);
-    },
-  });
-}
+const str = (f: Filters, k: string) => f[k] as string | undefined;
+const maxRows = (_: Filters, settings: MetricsSettings) => settings.Metrics__MaxRows;
+const window = ({ store: _, f: __, ...w }: ListRead) => w;
 
-function logsRoute(routeName: string, path: string, pathParams: Array<'namespace' | 'pod'>): RouteDefinition {
-  const query = windowQuery.extend({
-    namespace: name().optional(),
-    pod: name().optional(),
-    container: name().optional(),
-    limit: intText(1, MAX_LOG_LIMIT).optional().describe(`rows (default 100, at most ${MAX_LOG_LIMIT})`),
-  });
-  const params = pathParams.length
-    ? z.object(Object.fromEntries(pathParams.map((p) => [p, name()])) as Record<string, z.ZodString>)
-    : undefined;
-  return defineRoute({
-    name: routeName,
-    service: 'metrics',
-    method: 'GET',
-    path,
-    auth: 'user',
-    input: { query, ...(params ? { params } : {}) },
-    openapi: {
-      summary: 'The latest log snapshot per container (PodLogDto)',
-      tags: ['Metrics'],
-      responses: listResponses(logDto),
+const LISTS: ListKind[] = [
+  {
+    summary: 'Container samples (PodMetricDto), at most Metrics__MaxPointsPerSeries per container',
+    tag: 'Metrics',
+    dto: podDto,
+    query: { namespace: name().optional() },
+    routes: [
+      ['metrics-pods', 'metrics/namespace', []],
+      ['metrics-pods-by-namespace', 'metrics/namespace/{namespace}', ['namespace']],
+    ],
+    limit: maxRows,
+    read: (r) =>
+      r.store.pods({ ...window(r), clusterName: str(r.f, 'clusterName'), namespace: str(r.f, 'namespace') }),
+  },
+  {
+    summary: 'Node samples (NodeMetricDto), at most Metrics__MaxPointsPerSeries per node',
+    tag: 'Metrics',
+    dto: nodeDto,
+    query: { nodeName: name().optional() },
+    routes: [
+      ['metrics-nodes', 'metrics/node', []],
+      ['metrics-nodes-by-name', 'metrics/node/{nodeName}', ['nodeName']],
+    ],
+    limit: maxRows,
+    read: (r) =>
+      r.store.nodes({ ...window(r), clusterName: str(r.f, 'clusterName'), nodeName: str(r.f, 'nodeName') }),
+  },
+  {
+    summary: 'PVC samples (PvcMetricDto), at most Metrics__MaxPointsPerSeries per PVC',
+    tag: 'Metrics',
+    dto: pvcDto,
+    query: { namespace: name().optional() },
+    routes: [
+      ['metrics-pvcs', 'metrics/pvc', []],
+      ['metrics-pvcs-by-namespace', 'metrics/pvc/namespace/{namespace}', ['namespace']],
+    ],
+    limit: maxRows,
+    read: (r) =>
+      r.store.pvcs({ ...window(r), clusterName: str(r.f, 'clusterName'), namespace: str(r.f, 'namespace') }),
+  },
+  {
+    summary: 'The latest log snapshot per container (PodLogDto)',
+    tag: 'Metrics',
+    dto: logDto,
+    query: {
+      namespace: name().optional(),
+      pod: name().optional(),
+      container: name().optional(),
+      limit: intText(1, MAX_LOG_LIMIT).optional().describe(`rows (default 100, at most ${MAX_LOG_LIMIT})`),
     },
-    async handler(ctx) {
-      const c = ctx as unknown as Ctx<z.infer<typeof query>, { namespace?: string; pod?: string }>;
-      const q = c.input.query;
-      const clusters = await scopeOf(c, q.clusterName);
-      const limit = q.limit ?? 100;
-      const result = await c.services.metrics.store.logs({
-        from: window(q).from,
+    routes: [
+      ['metrics-pod-logs', 'metrics/pod/log', []],
+      ['metrics-pod-logs-by-namespace', 'metrics/pod/log/namespace/{namespace}', ['namespace']],
+      ['metrics-pod-logs-by-pod', 'metrics/pod/log/namespace/{namespace}/pod/{pod}', ['namespace', 'pod']],
+    ],
+    limit: (f) => (f.limit as number | undefined) ?? 100,
+    read: ({ store, f, clusters, from, limit }) =>
+      store.logs({
+        from,
         clusters,
-        clusterName: q.clusterName,
-        namespace: c.input.params.namespace ?? q.namespace,
-        pod: c.input.params.pod ?? q.pod,
-        container: q.container,
+        clusterName: str(f, 'clusterName'),
+        namespace: str(f, 'namespace'),
+        pod: str(f, 'pod'),
+        container: str(f, 'container'),
         limit,
-      });
-      return answer(result, limit);
+      }),
+  },
+  {
+    summary: 'Kubernetes events, one row per event as last seen (KubernetesEventDto)',
+    tag: 'Events',
+    dto: eventDto,
+    query: {
+      namespace: name().optional(),
+      involvedObjectKind: name().optional(),
+      involvedObjectName: name().optional(),
+      eventType: name().optional(),
+      limit: intText(1, MAX_EVENT_LIMIT)
+        .optional()
+        .describe(`rows (default 1000, at most ${MAX_EVENT_LIMIT})`),
     },
-  });
-}
+    routes: [
+      ['metrics-events', 'events', []],
+      ['metrics-events-by-namespace', 'events/namespace/{namespace}', ['namespace']],
+    ],
+    limit: (f) => (f.limit as number | undefined) ?? 1000,
+    read: ({ store, f, clusters, from, limit }) =>
+      store.events({
+        from,
+        clusters,
+        clusterName: str(f, 'clusterName'),
+        namespace: str(f, 'namespace'),
+        involvedObjectKind: str(f, 'involvedObjectKind'),
+        involvedObjectName: str(f, 'involvedObjectName'),
+        eventType: str(f, 'eventType'),
+        limit,
+      }),
+  },
+];
 
-function eventsRoute(routeName: string, path: string, withParam: boolean): RouteDefinition {
-  const query = windowQuery.extend({
-    namespace: name().optional(),
-    involvedObjectKind: name().optional(),
-    involvedObjectName: name().optional(),
-    eventType: name().optional(),
-    limit: intText(1, MAX_EVENT_LIMIT).optional().describe(`rows (default 1000, at most ${MAX_EVENT_LIMIT})`),
-  });
-  const params = withParam ? z.object({ namespace: name() }) : undefined;
-  return defineRoute({
-    name: routeName,
-    service: 'metrics',
-    method: 'GET',
-    path,
-    auth: 'user',
-    input: { query, ...(params ? { params } : {}) },
-    openapi: {
-      summary: 'Kubernetes events, one row per event as last seen (KubernetesEventDto)',
-      tags: ['Events'],
-      responses: listResponses(eventDto),
-    },
-    async handler(ctx) {
-      const c = ctx as unknown as Ctx<z.infer<typeof query>, { namespace?: string }>;
-      const q = c.input.query;
-      const clusters = await scopeOf(c, q.clusterName);
-      const limit = q.limit ?? 1000;
-      const result = await c.services.metrics.store.events({
-        from: window(q).from,
-        clusters,
-        clusterName: q.clusterName,
-        namespace: c.input.params.namespace ?? q.namespace,
-        involvedObjectKind: q.involvedObjectKind,
-        involvedObjectName: q.involvedObjectName,
-        eventType: q.eventType,
-        limit,
-      });
-      return answer(result, limit);
-    },
+/** Every list route: each kind on each of its paths. */
+function listRoutes(kind: ListKind): RouteDefinition[] {
+  const query = windowQuery.extend(kind.query);
+  // The DTO's instants: the fields named like the original's timestamps.
+  const timeKeys = Object.keys(kind.dto.shape).filter((k) =>
+    /^(timestamp|firstTimestamp|lastTimestamp)$/.test(k),
+  );
+  return kind.routes.map(([routeName, path, pathParams]) => {
+    const params = pathParams.length
+      ? z.object(Object.fromEntries(pathParams.map((p) => [p, name()])) as Record<string, z.ZodString>)
+      : undefined;
+    return defineRoute({
+      name: routeName,
+      service: 'metrics',
+      method: 'GET',
+      path,
+      auth: 'user',
+      input: { query, ...(params ? { params } : {}) },
+      openapi: { summary: kind.summary, tags: [kind.tag], responses: listResponses(kind.dto) },
+      async handler(ctx) {
+        const c = ctx as unknown as RequestContext<
+          Caller,
+          ValidInput<Filters | undefined, Filters, undefined>
+        >;
+        const f: Filters = { ...c.input.query, ...c.input.params };
+        const clusters = await scopeOf(c, str(f, 'clusterName'));
+        const settings = c.services.config.metrics;
+        const limit = kind.limit(f, settings);
+        const to = new Date();
+        const from = new Date(to.getTime() - ((f.minutes as number | undefined) ?? 1440) * 60_000);
+        const result = await kind.read({
+          store: c.services.metrics.store,
+          f,
+          clusters,
+          from,
+          to,
+          limit,
+          maxPoints: settings.Metrics__MaxPointsPerSeries,
+        });
+        return answer(result, limit, timeKeys);
+      },
+    });
   });
 }
 
@@ -445,22 +433,9 @@ const tableSizesRoute = defineRoute({
 });
 
 export const readRoutes: RouteDefinition[] = [
-  podsRoute('metrics-pods', 'metrics/namespace', false),
-  podsRoute('metrics-pods-by-namespace', 'metrics/namespace/{namespace}', true),
-  nodesRoute('metrics-nodes', 'metrics/node', false),
-  nodesRoute('metrics-nodes-by-name', 'metrics/node/{nodeName}', true),
-  pvcRoute('metrics-pvcs', 'metrics/pvc', false),
-  pvcRoute('metrics-pvcs-by-namespace', 'metrics/pvc/namespace/{namespace}', true),
+  ...LISTS.flatMap(listRoutes),
   clustersRoute,
   namespacesRoute,
   cleanupRoute,
-  logsRoute('metrics-pod-logs', 'metrics/pod/log', []),
-  logsRoute('metrics-pod-logs-by-namespace', 'metrics/pod/log/namespace/{namespace}', ['namespace']),
-  logsRoute('metrics-pod-logs-by-pod', 'metrics/pod/log/namespace/{namespace}/pod/{pod}', [
-    'namespace',
-    'pod',
-  ]),
-  eventsRoute('metrics-events', 'events', false),
-  eventsRoute('metrics-events-by-namespace', 'events/namespace/{namespace}', true),
   tableSizesRoute,
 ];

@@ -1,4 +1,5 @@
 import type { MetricRecord } from '../records.js';
+import type { StoredLevel } from './read-plan.js';
 
 /**
  * The store contract every metrics engine implements (PostgreSQL by default, ClickHouse for large
@@ -33,8 +34,11 @@ export interface WriteResult {
   records: number;
 }
 
-/** The resolution a sample read was answered from. */
-export type Resolution = 'raw' | '5m' | '1h';
+/**
+ * What a sample read was answered from (the X-Resolution header): `raw` samples, or averages over
+ * a step (`5m`, `10m`, `1h`, `2h`, `1d`…); see read-plan.ts.
+ */
+export type Resolution = string;
 
 export interface WindowQuery {
   from: Date;
@@ -44,8 +48,10 @@ export interface WindowQuery {
   /** Filter on one cluster (lower case). */
   clusterName?: string | undefined;
   limit: number;
-  /** Undefined: picked from the window's length (resolutionFor). */
-  resolution?: Resolution | undefined;
+  /** Points per series at most (Metrics__MaxPointsPerSeries; default DEFAULT_MAX_POINTS). */
+  maxPoints?: number | undefined;
+  /** The stored level to read; undefined: picked from the window (planRead). */
+  resolution?: StoredLevel | undefined;
 }
 
 export interface PodQuery extends WindowQuery {
@@ -209,19 +215,4 @@ export interface MetricsStore {
   housekeeping(now?: Date): Promise<HousekeepingResult>;
   tableSizes(): Promise<TableSize[]>;
   close(): Promise<void>;
-}
-
-/** Raw samples answer windows up to this length; 5-minute rollups up to RESOLUTION_5M_MAX_MINUTES. */
-export const RAW_MAX_MINUTES = 360;
-export const RESOLUTION_5M_MAX_MINUTES = 2 * 1440;
-
-/**
- * The resolution a window is read at, so an answer's size stays about the same whatever the range:
- * up to 6 hours raw samples, up to 2 days 5-minute averages, beyond that hourly averages.
- */
-export function resolutionFor(from: Date, to: Date): Resolution {
-  const minutes = (to.getTime() - from.getTime()) / 60_000;
-  if (minutes <= RAW_MAX_MINUTES) return 'raw';
-  if (minutes <= RESOLUTION_5M_MAX_MINUTES) return '5m';
-  return '1h';
 }

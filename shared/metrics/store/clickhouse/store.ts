@@ -20,7 +20,7 @@ import type {
   WriteBatch,
   WriteResult,
 } from '../contract.js';
-import { resolutionFor } from '../contract.js';
+import { planRead, type ReadPlan, stepStart } from '../read-plan.js';
 import { chTime, rowsByTable } from './rows.js';
 import { ensureSchema, type Retention, ROLLUP_TABLES, SAMPLE_TABLES, STATE_TABLES } from './schema.js';
 
@@ -63,10 +63,12 @@ const toDate = (ms: number) => new Date(ms);
 const toFlag = (v: number | null) => (v === null ? null : v !== 0);
 
 /** Bucket floor of a resolution, as SQL over a DateTime64 parameter. */
-const BUCKET_START: Record<Exclude<Resolution, 'raw'>, string> = {
-  '5m': 'toStartOfFiveMinutes',
-  '1h': 'toStartOfHour',
-};
+/** The columns naming a series of each kind, in the tables' sort key order. */
+const SERIES_KEY = {
+  pod: 'cluster, namespace, pod, container',
+  node: 'cluster, node_name',
+  pvc: 'cluster, namespace, pod, pvc_namespace, pvc_name',
+} as const;
 
 export class ClickHouseMetricsStore implements MetricsStore {
   readonly engine = 'clickhouse' as const;
@@ -164,11 +166,19 @@ export class ClickHouseMetricsStore implements MetricsStore {
     return rs.json<T>();
   }
 
-  /** Window, scope and paging of a sample read; null when nothing is visible. */
-  private window(q: WindowQuery, column: string, extra: Array<[string, string, unknown]>) {
+  /**
+   * Window, scope and plan of a sample read (read-plan.ts); null when nothing is visible. The plan
+   * needs the number of series in the window first: counted from the hourly rollup, which holds
+   * one row per series and hour. `step` in the SQL is the plan's step in seconds; a raw read keeps
+   * each series' latest sample per step (LIMIT 1 BY), a rollup read merges the buckets of a step.
+   */
+  private async window(
+    kind: keyof typeof SERIES_KEY,
+    q: WindowQuery,
+    extra: Array<[string, string, unknown]>,
+  ): Promise<{ plan: ReadPlan; where: string; params: Record<string, unknown> } | null> {
     const s = scope(q);
     if (!s) return null;
-    const resolution = q.resolution ?? resolutionFor(q.from, q.to);
     const where = [...s.where];
     const params: Record<string, unknown> = { ...s.params, from: q.from, to: q.to, limit: q.limit + 1 };
     for (const [col, name, value] of extra) {
@@ -177,16 +187,26 @@ export class ClickHouseMetricsStore implements MetricsStore {
         params[name] = value;
       }
     }
-    if (resolution === 'raw') {
-      where.push(`${column} >= {from:DateTime64(3, 'UTC')}`, `${column} < {to:DateTime64(3, 'UTC')}`);
+    const [count] = await this.select<{ n: number | string }>(
+      `SELECT uniqExact(${SERIES_KEY[kind]}) AS n FROM ${this.db}.${kind}_1h
+WHERE ${[...where, "bucket >= toStartOfHour({from:DateTime64(3, 'UTC')})", "bucket < {to:DateTime64(3, 'UTC')}"].join(' AND ')}`,
+      params,
+    );
+    const plan = planRead(q.from, q.to, {
+      maxPoints: q.maxPoints,
+      series: Number(count?.n ?? 0),
+      maxRows: q.limit,
+      level: q.resolution,
+    });
+    params.step = plan.stepMs / 1000;
+    if (plan.level === 'raw') {
+      where.push("ts >= {from:DateTime64(3, 'UTC')}", "ts < {to:DateTime64(3, 'UTC')}");
     } else {
-      // A bucket belongs to the window when it overlaps it: the one holding `from` included.
-      where.push(
-        `${column} >= ${BUCKET_START[resolution]}({from:DateTime64(3, 'UTC')})`,
-        `${column} < {to:DateTime64(3, 'UTC')}`,
-      );
+      // A step belongs to the window when it overlaps it: the one holding `from` included.
+      params.fromStep = stepStart(q.from, plan.stepMs);
+      where.push("bucket >= {fromStep:DateTime64(3, 'UTC')}", "bucket < {to:DateTime64(3, 'UTC')}");
     }
-    return { resolution, where: where.join(' AND '), params };
+    return { plan, where: where.join(' AND '), params };
   }
 
   private page<T>(rows: T[], limit: number, resolution?: Resolution): Rows<T> {
@@ -199,28 +219,27 @@ export class ClickHouseMetricsStore implements MetricsStore {
   }
 
   async pods(q: PodQuery): Promise<Rows<PodSample>> {
-    const resolution = q.resolution ?? resolutionFor(q.from, q.to);
-    const w = this.window(q, resolution === 'raw' ? 'ts' : 'bucket', [
-      ['namespace', 'namespace', q.namespace],
-    ]);
-    if (!w) return { rows: [], truncated: false, resolution };
+    const w = await this.window('pod', q, [['namespace', 'namespace', q.namespace]]);
+    if (!w) return { rows: [], truncated: false, resolution: 'raw' };
     const query =
-      w.resolution === 'raw'
+      w.plan.level === 'raw'
         ? `SELECT toUnixTimestamp64Milli(ts) AS t, cluster, namespace, pod, container, cpu_usage_cores,
   cpu_limit_cores, memory_usage_bytes, memory_limit_bytes, node_name, pod_state, restart_count, pod_age
 FROM ${this.db}.pod_raw
 WHERE ${w.where}
 ORDER BY ts DESC, cluster, namespace, pod, container
+LIMIT 1 BY cluster, namespace, pod, container, toStartOfInterval(ts, toIntervalSecond({step:UInt32}))
 LIMIT {limit:UInt32}`
-        : `SELECT toUnixTimestamp(bucket) * 1000 AS t, cluster, namespace, pod, container,
+        : `SELECT toUnixTimestamp(b) * 1000 AS t, cluster, namespace, pod, container,
   avgMerge(cpu_usage_cores) AS cpu_usage_cores, avgMerge(cpu_limit_cores) AS cpu_limit_cores,
   avgMerge(memory_usage_bytes) AS memory_usage_bytes, avgMerge(memory_limit_bytes) AS memory_limit_bytes,
   argMaxMerge(node_name) AS node_name, argMaxMerge(pod_state) AS pod_state,
-  max(restart_count) AS restart_count, max(pod_age) AS pod_age
-FROM ${this.db}.pod_${w.resolution}
+  max(restart_count) AS restart_count, max(pod_age) AS pod_age,
+  toStartOfInterval(bucket, toIntervalSecond({step:UInt32})) AS b
+FROM ${this.db}.pod_${w.plan.level}
 WHERE ${w.where}
-GROUP BY cluster, namespace, pod, container, bucket
-ORDER BY bucket DESC, cluster, namespace, pod, container
+GROUP BY cluster, namespace, pod, container, b
+ORDER BY b DESC, cluster, namespace, pod, container
 LIMIT {limit:UInt32}`;
     const rows = await this.select<{
       t: number;
@@ -254,38 +273,38 @@ LIMIT {limit:UInt32}`;
         podAge: r.pod_age,
       })),
       q.limit,
-      w.resolution,
+      w.plan.resolution,
     );
   }
 
   async nodes(q: NodeQuery): Promise<Rows<NodeSample>> {
-    const resolution = q.resolution ?? resolutionFor(q.from, q.to);
-    const w = this.window(q, resolution === 'raw' ? 'ts' : 'bucket', [['node_name', 'node', q.nodeName]]);
-    if (!w) return { rows: [], truncated: false, resolution };
+    const w = await this.window('node', q, [['node_name', 'node', q.nodeName]]);
+    if (!w) return { rows: [], truncated: false, resolution: 'raw' };
     const query =
-      w.resolution === 'raw'
+      w.plan.level === 'raw'
         ? `SELECT toUnixTimestamp64Milli(ts) AS t, cluster, node_name, cluster_environment, cpu_usage_cores,
   cpu_capacity_cores, memory_usage_bytes, memory_capacity_bytes, kubernetes_version, cloud_provider, is_ready,
   has_memory_pressure, has_disk_pressure, has_pid_pressure, architecture, operating_system, region, instance_type
 FROM ${this.db}.node_raw
 WHERE ${w.where}
 ORDER BY ts DESC, cluster, node_name
+LIMIT 1 BY cluster, node_name, toStartOfInterval(ts, toIntervalSecond({step:UInt32}))
 LIMIT {limit:UInt32}`
         : `SELECT t, cluster, node_name, a.1 AS cluster_environment, cpu_usage_cores, cpu_capacity_cores,
   memory_usage_bytes, memory_capacity_bytes, a.2 AS kubernetes_version, a.3 AS cloud_provider, is_ready,
   has_memory_pressure, has_disk_pressure, has_pid_pressure, a.4 AS architecture,
   a.5 AS operating_system, a.6 AS region, a.7 AS instance_type
 FROM (
-  SELECT toUnixTimestamp(bucket) * 1000 AS t, cluster, node_name, bucket,
+  SELECT toUnixTimestamp(b) * 1000 AS t, cluster, node_name, toStartOfInterval(bucket, toIntervalSecond({step:UInt32})) AS b,
     avgMerge(cpu_usage_cores) AS cpu_usage_cores, avgMerge(cpu_capacity_cores) AS cpu_capacity_cores,
     avgMerge(memory_usage_bytes) AS memory_usage_bytes, avgMerge(memory_capacity_bytes) AS memory_capacity_bytes,
     min(is_ready) AS is_ready, max(has_memory_pressure) AS has_memory_pressure,
     max(has_disk_pressure) AS has_disk_pressure, max(has_pid_pressure) AS has_pid_pressure,
     argMaxMerge(attributes) AS a
-  FROM ${this.db}.node_${w.resolution}
+  FROM ${this.db}.node_${w.plan.level}
   WHERE ${w.where}
-  GROUP BY cluster, node_name, bucket
-  ORDER BY bucket DESC, cluster, node_name
+  GROUP BY cluster, node_name, b
+  ORDER BY b DESC, cluster, node_name
   LIMIT {limit:UInt32}
 )
 ORDER BY t DESC, cluster, node_name`;
@@ -331,32 +350,30 @@ ORDER BY t DESC, cluster, node_name`;
         instanceType: r.instance_type,
       })),
       q.limit,
-      w.resolution,
+      w.plan.resolution,
     );
   }
 
   async pvcs(q: PvcQuery): Promise<Rows<PvcSample>> {
-    const resolution = q.resolution ?? resolutionFor(q.from, q.to);
-    const w = this.window(q, resolution === 'raw' ? 'ts' : 'bucket', [
-      ['namespace', 'namespace', q.namespace],
-    ]);
-    if (!w) return { rows: [], truncated: false, resolution };
+    const w = await this.window('pvc', q, [['namespace', 'namespace', q.namespace]]);
+    if (!w) return { rows: [], truncated: false, resolution: 'raw' };
     const query =
-      w.resolution === 'raw'
+      w.plan.level === 'raw'
         ? `SELECT toUnixTimestamp64Milli(ts) AS t, cluster, namespace, pod, pvc_namespace, pvc_name, volume_name,
   used_bytes, available_bytes, capacity_bytes
 FROM ${this.db}.pvc_raw
 WHERE ${w.where}
 ORDER BY ts DESC, cluster, namespace, pod, pvc_namespace, pvc_name
+LIMIT 1 BY cluster, namespace, pod, pvc_namespace, pvc_name, toStartOfInterval(ts, toIntervalSecond({step:UInt32}))
 LIMIT {limit:UInt32}`
-        : `SELECT toUnixTimestamp(bucket) * 1000 AS t, cluster, namespace, pod, pvc_namespace, pvc_name,
+        : `SELECT toUnixTimestamp(b) * 1000 AS t, cluster, namespace, pod, pvc_namespace, pvc_name,
   argMaxMerge(volume_name) AS volume_name, toUInt64(round(avgMerge(used_bytes))) AS used_bytes,
   toUInt64(round(avgMerge(available_bytes))) AS available_bytes,
-  toUInt64(round(avgMerge(capacity_bytes))) AS capacity_bytes
-FROM ${this.db}.pvc_${w.resolution}
+  toUInt64(round(avgMerge(capacity_bytes))) AS capacity_bytes, toStartOfInterval(bucket, toIntervalSecond({step:UInt32})) AS b
+FROM ${this.db}.pvc_${w.plan.level}
 WHERE ${w.where}
-GROUP BY cluster, namespace, pod, pvc_namespace, pvc_name, bucket
-ORDER BY bucket DESC, cluster, namespace, pod, pvc_namespace, pvc_name
+GROUP BY cluster, namespace, pod, pvc_namespace, pvc_name, b
+ORDER BY b DESC, cluster, namespace, pod, pvc_namespace, pvc_name
 LIMIT {limit:UInt32}`;
     const rows = await this.select<{
       t: number;
@@ -384,7 +401,7 @@ LIMIT {limit:UInt32}`;
         capacityBytes: r.capacity_bytes,
       })),
       q.limit,
-      w.resolution,
+      w.plan.resolution,
     );
   }
 

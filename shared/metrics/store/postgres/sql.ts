@@ -13,10 +13,13 @@ import type { PrismaClient } from '../../../db/client.js';
 
 export type Exec = (sql: string, ...params: unknown[]) => Promise<number>;
 export type Query = <T>(sql: string, ...params: unknown[]) => Promise<T[]>;
+/** Rows as arrays of column values in select order: no object per row (large sample reads). */
+export type QueryArrays = (sql: string, ...params: unknown[]) => Promise<unknown[][]>;
 
 export interface Sql {
   exec: Exec;
   query: Query;
+  queryArrays: QueryArrays;
   transaction<T>(fn: (exec: Exec, query: Query) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
@@ -25,6 +28,8 @@ export function prismaSql(prisma: PrismaClient): Sql {
   return {
     exec: (sql, ...params) => prisma.$executeRawUnsafe(sql, ...params),
     query: (sql, ...params) => prisma.$queryRawUnsafe(sql, ...params),
+    queryArrays: async (sql, ...params) =>
+      (await prisma.$queryRawUnsafe<Record<string, unknown>[]>(sql, ...params)).map((r) => Object.values(r)),
     transaction: (fn) =>
       prisma.$transaction(
         (tx) =>
@@ -63,6 +68,8 @@ export function pgSql(pool: pg.Pool): Sql {
   return {
     exec: execOn(pool),
     query: queryOn(pool),
+    queryArrays: async (sql, ...params) =>
+      (await pool.query({ ...config(sql, params), rowMode: 'array' })).rows as unknown[][],
     async transaction(fn) {
       const client = await pool.connect();
       try {

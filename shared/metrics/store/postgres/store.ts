@@ -23,27 +23,27 @@ import type {
   PodRecord,
   PvcRecord,
 } from '../../records.js';
-import {
-  type CleanupResult,
-  type EventQuery,
-  type HousekeepingResult,
-  type KubernetesEvent,
-  type LogQuery,
-  type MetricsStore,
-  type NodeQuery,
-  type NodeSample,
-  type PodLog,
-  type PodQuery,
-  type PodSample,
-  type PvcQuery,
-  type PvcSample,
-  type Resolution,
-  type Rows,
-  resolutionFor,
-  type TableSize,
-  type WriteBatch,
-  type WriteResult,
+import type {
+  CleanupResult,
+  EventQuery,
+  HousekeepingResult,
+  KubernetesEvent,
+  LogQuery,
+  MetricsStore,
+  NodeQuery,
+  NodeSample,
+  PodLog,
+  PodQuery,
+  PodSample,
+  PvcQuery,
+  PvcSample,
+  Rows,
+  TableSize,
+  WindowQuery,
+  WriteBatch,
+  WriteResult,
 } from '../contract.js';
+import { planRead } from '../read-plan.js';
 import {
   createPartitionSql,
   listPartitionsSql,
@@ -51,6 +51,7 @@ import {
   partitionFor,
   rangeOfName,
 } from './partitions.js';
+import { samplesSql, seriesSql } from './reads.js';
 import { type Exec, pgSql, prismaSql, type Query, retryTransient, type Sql } from './sql.js';
 import {
   BUCKET,
@@ -59,7 +60,6 @@ import {
   NODE,
   POD,
   PVC,
-  readColumn,
   rollupColumnNames,
   rollupMerge,
   rollupSelect,
@@ -241,6 +241,7 @@ export class PostgresMetricsStore implements MetricsStore {
   ]);
   private readonly partitions = new Set<string>();
   private states: Map<string, number> | undefined;
+  private stateNameOf = new Map<number, string>();
   private readonly now: () => Date;
 
   constructor(
@@ -410,170 +411,152 @@ export class PostgresMetricsStore implements MetricsStore {
   // ------------------------------------------------------------------------------------- reads
 
   async pods(q: PodQuery): Promise<Rows<PodSample>> {
-    const level = q.resolution ?? resolutionFor(q.from, q.to);
-    const filters: string[] = [];
-    const params: unknown[] = [];
-    scope(filters, params, q);
-    if (q.namespace !== undefined) filters.push(`s."namespace" = $${params.push(q.namespace)}`);
-    const col = (n: string) => readColumn(POD, n, level);
-    const rows = await this.readSamples<{
-      t: number;
-      clusterName: string;
-      namespace: string;
-      pod: string;
-      container: string;
-      nodeName: string | null;
-      cpu: number;
-      cpuLimitCores: number | null;
-      mem: number;
-      memoryLimitBytes: number | null;
-      restarts: number;
-      pod_age: number | null;
-      state: string | null;
-    }>(
+    const read = await this.readSamples(
       POD,
-      level,
       q,
-      `s."clusterName", s."namespace", s."pod", s."container", s."nodeName",
-       ${col('cpu')}::float8 AS cpu, s."cpuLimitCores", ${col('mem')}::float8 AS mem,
-       s."memoryLimitBytes", x.restarts, x.pod_age,
-       (SELECT st.name FROM "MetricsPodStates" st WHERE st.id = x.state) AS state`,
-      filters,
-      params,
+      ['clusterName', 'namespace', 'pod', 'container', 'nodeName', 'cpuLimitCores', 'memoryLimitBytes'],
+      [['namespace', q.namespace]],
+      ['cpu', 'mem', 'restarts', 'pod_age', 'state'],
     );
-    return {
-      resolution: level,
-      truncated: rows.length > q.limit,
-      rows: rows.slice(0, q.limit).map((r) => ({
-        timestamp: new Date(Number(r.t)),
-        clusterName: r.clusterName,
-        namespace: r.namespace,
-        pod: r.pod,
-        container: r.container,
-        cpuUsageCores: round6(Number(r.cpu)),
-        cpuLimitCores: r.cpuLimitCores === null ? null : round6(Number(r.cpuLimitCores)),
-        memoryUsageBytes: Number(r.mem),
-        memoryLimitBytes: numOrNull(r.memoryLimitBytes),
-        nodeName: r.nodeName,
-        podState: r.state,
-        restartCount: Number(r.restarts ?? 0),
-        podAge: numOrNull(r.pod_age),
-      })),
-    };
+    const states = await this.stateNames(read.rows.map((r) => r[6] as number | null));
+    return joinSeries(read, (r, s) => ({
+      timestamp: new Date(r[0] as number),
+      clusterName: s[1] as string,
+      namespace: s[2] as string,
+      pod: s[3] as string,
+      container: s[4] as string,
+      cpuUsageCores: round6(r[2] as number),
+      cpuLimitCores: s[6] === null ? null : round6(s[6] as number),
+      memoryUsageBytes: r[3] as number,
+      memoryLimitBytes: numOrNull(s[7] as number | null),
+      nodeName: s[5] as string | null,
+      podState: r[6] === null ? null : (states.get(r[6] as number) ?? null),
+      restartCount: (r[4] as number | null) ?? 0,
+      podAge: r[5] as number | null,
+    }));
   }
 
   async nodes(q: NodeQuery): Promise<Rows<NodeSample>> {
-    const level = q.resolution ?? resolutionFor(q.from, q.to);
-    const filters: string[] = [];
-    const params: unknown[] = [];
-    scope(filters, params, q);
-    if (q.nodeName !== undefined) filters.push(`s."nodeName" = $${params.push(q.nodeName)}`);
-    const col = (n: string) => readColumn(NODE, n, level);
-    const rows = await this.readSamples<Record<string, unknown> & { t: number }>(
+    const read = await this.readSamples(
       NODE,
-      level,
       q,
-      `s."clusterName", s."clusterEnvironment", s."nodeName", s."kubernetesVersion", s."cloudProvider",
-       s."architecture", s."operatingSystem", s."region", s."instanceType",
-       ${col('cpu')}::float8 AS cpu, ${col('cpu_capacity')}::float8 AS cpu_capacity,
-       ${col('mem')}::float8 AS mem, ${col('mem_capacity')}::float8 AS mem_capacity,
-       x.ready, x.memory_pressure, x.disk_pressure, x.pid_pressure`,
-      filters,
-      params,
+      [
+        'clusterName',
+        'clusterEnvironment',
+        'nodeName',
+        'kubernetesVersion',
+        'cloudProvider',
+        'architecture',
+        'operatingSystem',
+        'region',
+        'instanceType',
+      ],
+      [['nodeName', q.nodeName]],
+      [
+        'cpu',
+        'cpu_capacity',
+        'mem',
+        'mem_capacity',
+        'ready',
+        'memory_pressure',
+        'disk_pressure',
+        'pid_pressure',
+      ],
     );
-    return {
-      resolution: level,
-      truncated: rows.length > q.limit,
-      rows: rows.slice(0, q.limit).map((r) => ({
-        timestamp: new Date(Number(r.t)),
-        clusterName: r.clusterName as string,
-        clusterEnvironment: r.clusterEnvironment as string | null,
-        nodeName: r.nodeName as string,
-        cpuUsageCores: round6(Number(r.cpu)),
-        cpuCapacityCores: round6(Number(r.cpu_capacity)),
-        memoryUsageBytes: Number(r.mem),
-        memoryCapacityBytes: Number(r.mem_capacity),
-        kubernetesVersion: r.kubernetesVersion as string | null,
-        cloudProvider: r.cloudProvider as string | null,
-        isReady: r.ready as boolean | null,
-        hasMemoryPressure: r.memory_pressure as boolean | null,
-        hasDiskPressure: r.disk_pressure as boolean | null,
-        hasPidPressure: r.pid_pressure as boolean | null,
-        architecture: r.architecture as string | null,
-        operatingSystem: r.operatingSystem as string | null,
-        region: r.region as string | null,
-        instanceType: r.instanceType as string | null,
-      })),
-    };
+    return joinSeries(read, (r, s) => ({
+      timestamp: new Date(r[0] as number),
+      clusterName: s[1] as string,
+      clusterEnvironment: s[2] as string | null,
+      nodeName: s[3] as string,
+      cpuUsageCores: round6(r[2] as number),
+      cpuCapacityCores: round6(r[3] as number),
+      memoryUsageBytes: r[4] as number,
+      memoryCapacityBytes: r[5] as number,
+      kubernetesVersion: s[4] as string | null,
+      cloudProvider: s[5] as string | null,
+      isReady: r[6] as boolean | null,
+      hasMemoryPressure: r[7] as boolean | null,
+      hasDiskPressure: r[8] as boolean | null,
+      hasPidPressure: r[9] as boolean | null,
+      architecture: s[6] as string | null,
+      operatingSystem: s[7] as string | null,
+      region: s[8] as string | null,
+      instanceType: s[9] as string | null,
+    }));
   }
 
   async pvcs(q: PvcQuery): Promise<Rows<PvcSample>> {
-    const level = q.resolution ?? resolutionFor(q.from, q.to);
-    const filters: string[] = [];
-    const params: unknown[] = [];
-    scope(filters, params, q);
-    if (q.namespace !== undefined) filters.push(`s."namespace" = $${params.push(q.namespace)}`);
-    const col = (n: string) => readColumn(PVC, n, level);
-    const rows = await this.readSamples<Record<string, unknown> & { t: number }>(
+    const read = await this.readSamples(
       PVC,
-      level,
       q,
-      `s."clusterName", s."namespace", s."pod", s."pvcNamespace", s."pvcName", s."volumeName",
-       round(${col('used')})::float8 AS used, round(${col('available')})::float8 AS available,
-       round(${col('capacity')})::float8 AS capacity`,
-      filters,
-      params,
+      ['clusterName', 'namespace', 'pod', 'pvcNamespace', 'pvcName', 'volumeName'],
+      [['namespace', q.namespace]],
+      ['used', 'available', 'capacity'],
     );
-    return {
-      resolution: level,
-      truncated: rows.length > q.limit,
-      rows: rows.slice(0, q.limit).map((r) => ({
-        timestamp: new Date(Number(r.t)),
-        clusterName: r.clusterName as string,
-        namespace: r.namespace as string,
-        pod: r.pod as string,
-        pvcNamespace: r.pvcNamespace as string,
-        pvcName: r.pvcName as string,
-        volumeName: r.volumeName as string | null,
-        usedBytes: Number(r.used),
-        availableBytes: Number(r.available),
-        capacityBytes: Number(r.capacity),
-      })),
-    };
+    return joinSeries(read, (r, s) => ({
+      timestamp: new Date(r[0] as number),
+      clusterName: s[1] as string,
+      namespace: s[2] as string,
+      pod: s[3] as string,
+      pvcNamespace: s[4] as string,
+      pvcName: s[5] as string,
+      volumeName: s[6] as string | null,
+      usedBytes: Math.round(r[2] as number),
+      availableBytes: Math.round(r[3] as number),
+      capacityBytes: Math.round(r[4] as number),
+    }));
   }
 
   /**
-   * Samples of the series matching `filters` in [from, to), newest first, limit + 1 rows (the
-   * extra row tells the caller the answer was cut). Rollup buckets are matched by their start, so
-   * the bucket the window starts in is included.
+   * A sample read (see reads.ts): the series in scope, the plan from their number, then their
+   * samples. Rows are [t, series id, ...columns]; series rows [id, ...seriesColumns]. A raw read
+   * keeps each series' latest sample per step (rows come newest first, so the first seen).
    */
-  private async readSamples<T>(
+  private async readSamples(
     kind: SampleKind,
-    level: Resolution,
-    q: { from: Date; to: Date; limit: number },
-    select: string,
-    filters: string[],
-    params: unknown[],
-  ): Promise<T[]> {
-    const ts = level === 'raw' ? 'x.ts' : 'x.bucket';
-    const from = level === 'raw' ? q.from : bucketStart(q.from, level);
-    const all = [...params];
-    const where = [
-      ...filters,
-      `${ts} >= $${all.push(iso(from))}::timestamptz`,
-      `${ts} < $${all.push(iso(q.to))}::timestamptz`,
-      `s."lastSeenAt" >= $${all.push(iso(new Date(q.from.getTime() - SEEN_SLACK_MS)))}::timestamptz`,
-    ];
-    const limit = Math.min(q.limit, MAX_LIMIT) + 1;
-    return this.query<T>(
-      `SELECT (extract(epoch FROM ${ts}) * 1000)::float8 AS t, ${select}
-         FROM metrics.${tableName(kind, level)} x
-         JOIN "${kind.series}" s ON s.id = x.series_id
-        WHERE ${where.join(' AND ')}
-        ORDER BY ${ts} DESC, x.series_id
-        LIMIT ${limit}`,
-      ...all,
-    );
+    q: WindowQuery,
+    seriesColumns: string[],
+    equal: Array<[string, string | undefined]>,
+    columns: string[],
+  ): Promise<{
+    series: unknown[][];
+    rows: unknown[][];
+    page: Pick<Rows<unknown>, 'truncated' | 'resolution'>;
+  }> {
+    const limit = Math.min(q.limit, MAX_LIMIT);
+    const found = seriesSql(kind, seriesColumns, {
+      clusters: q.clusters,
+      clusterName: q.clusterName,
+      equal,
+      seenSince: new Date(q.from.getTime() - SEEN_SLACK_MS),
+    });
+    const series = q.clusters?.length === 0 ? [] : await this.sql.queryArrays(found.text, ...found.params);
+    const plan = planRead(q.from, q.to, {
+      maxPoints: q.maxPoints,
+      series: series.length,
+      maxRows: limit,
+      level: q.resolution,
+    });
+    if (!series.length) return { series, rows: [], page: { truncated: false, resolution: plan.resolution } };
+    const ids = series.map((s) => Number(s[0]));
+    const read = samplesSql(kind, plan, columns, { from: q.from, to: q.to, limit: limit + 1 }, ids);
+    let rows = await this.sql.queryArrays(read.text, ...read.params);
+    const truncated = rows.length > limit;
+    if (truncated) rows = rows.slice(0, limit);
+    if (plan.level === 'raw') rows = latestPerStep(rows, plan.stepMs);
+    return { series, rows, page: { truncated, resolution: plan.resolution } };
+  }
+
+  /** Pod state names by number, read again when another instance added a state this one lacks. */
+  private async stateNames(ids: Array<number | null>): Promise<Map<number, string>> {
+    if (!this.states || ids.some((id) => id !== null && !this.stateNameOf.has(id))) {
+      const rows = await this.query<{ id: number; name: string }>(`SELECT id, name FROM "MetricsPodStates"`);
+      this.states = new Map(rows.map((r) => [r.name, Number(r.id)]));
+    }
+    if (this.stateNameOf.size !== this.states.size) {
+      this.stateNameOf = new Map([...this.states].map(([name, id]) => [id, name]));
+    }
+    return this.stateNameOf;
   }
 
   async logs(q: LogQuery): Promise<Rows<PodLog>> {
@@ -816,9 +799,29 @@ export function readableSize(bytes: number): string {
   return `${v.toFixed(2)} ${units[u]}`;
 }
 
-function bucketStart(t: Date, level: Exclude<Resolution, 'raw'>): Date {
-  const width = level === '5m' ? 5 * 60_000 : 3_600_000;
-  return new Date(Math.floor(t.getTime() / width) * width);
+/** A sample read's rows, each built from its values and its series' row (found by the series id). */
+function joinSeries<T>(
+  read: { series: unknown[][]; rows: unknown[][]; page: Pick<Rows<unknown>, 'truncated' | 'resolution'> },
+  build: (row: unknown[], series: unknown[]) => T,
+): Rows<T> {
+  const bySeries = new Map(read.series.map((s) => [Number(s[0]), s]));
+  return { ...read.page, rows: read.rows.map((r) => build(r, bySeries.get(r[1] as number)!)) };
+}
+
+/**
+ * Rows ([t, series id, …], newest first) keeping each series' latest sample per step: what a raw
+ * read answers when a series was sampled more often than the plan's step.
+ */
+function latestPerStep(rows: unknown[][], stepMs: number): unknown[][] {
+  const lastStep = new Map<unknown, number>();
+  const kept: unknown[][] = [];
+  for (const row of rows) {
+    const step = Math.floor((row[0] as number) / stepMs);
+    if (lastStep.get(row[1]) === step) continue;
+    lastStep.set(row[1], step);
+    kept.push(row);
+  }
+  return kept.length === rows.length ? rows : kept;
 }
 
 /** The caller's visible clusters and the requested one, as conditions on the series alias `s`. */

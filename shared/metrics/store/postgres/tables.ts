@@ -171,12 +171,34 @@ export function rollupColumnNames(kind: SampleKind): string[] {
 }
 
 /**
- * A column as a read returns it at a level: the raw value, or the rollup's value (an average from
- * its sum and count), as `name`. `alias` is the sample table's alias in the query.
+ * A column as a read returns it at a level, as `name`'s value: the raw value, the rollup's value
+ * (an average from its sum and count), or, when `grouped` (a step wider than the level's bucket),
+ * the buckets of a step merged the way the rollup merges them. `alias` is the sample table's alias.
  */
-export function readColumn(kind: SampleKind, name: string, level: Level, alias = 'x'): string {
+export function readColumn(
+  kind: SampleKind,
+  name: string,
+  level: Level,
+  grouped = false,
+  alias = 'x',
+): string {
   const c = kind.columns.find((col) => col.name === name);
   if (!c) throw new Error(`no column ${name} in ${kind.name}`);
-  if (level === 'raw' || c.rollup !== 'avg') return `${alias}.${name}`;
-  return `(${alias}.${name}_sum / NULLIF(${alias}.${name}_n, 0))`;
+  const x = `${alias}.${name}`;
+  if (level === 'raw') return x;
+  if (!grouped) return c.rollup === 'avg' ? `(${x}_sum / NULLIF(${x}_n, 0))` : x;
+  switch (c.rollup) {
+    case 'avg':
+      return `(sum(${x}_sum) / NULLIF(sum(${x}_n), 0))`;
+    case 'max':
+      return `max(${x})`;
+    case 'last':
+      return `(array_agg(${x} ORDER BY ${alias}.last_ts DESC))[1]`;
+    case 'all':
+      return `bool_and(${x})`;
+    case 'any':
+      return `bool_or(${x})`;
+    default:
+      throw new Error(`unknown rollup ${String(c.rollup)}`);
+  }
 }

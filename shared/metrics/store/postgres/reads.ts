@@ -1,0 +1,95 @@
+/**
+ * The SQL of the PostgreSQL store's sample reads, as pure functions (the bench runs EXPLAIN on the
+ * same text). A read is two statements:
+ *  1. the series in scope (a few to a few thousand label-set rows, found by the series tables'
+ *     cluster / namespace / lastSeenAt indexes), whose names are sent once per series;
+ *  2. their samples in the window: timestamp, series id and the numbers only, from the one level
+ *     the plan picked, by the (series_id, ts) index of the window's partitions.
+ * Joining the names to every sample in SQL sent the same strings tens of thousands of times.
+ */
+import type { ReadPlan } from '../read-plan.js';
+import { stepStart } from '../read-plan.js';
+import { readColumn, type SampleKind, tableName } from './tables.js';
+
+export interface Statement {
+  text: string;
+  params: unknown[];
+}
+
+/** Conditions on the series alias `s` for the caller's scope and the read's filters. */
+export interface SeriesFilter {
+  clusters?: string[] | undefined;
+  clusterName?: string | undefined;
+  /** Exact matches on other series columns (namespace, nodeName). */
+  equal?: Array<[column: string, value: string | undefined]>;
+  /** Series seen since: older ones have no samples in the window. */
+  seenSince: Date;
+}
+
+export function seriesSql(kind: SampleKind, columns: string[], f: SeriesFilter): Statement {
+  const params: unknown[] = [f.seenSince.toISOString()];
+  const where = [`s."lastSeenAt" >= $1::timestamptz`];
+  if (f.clusters) where.push(`s."clusterName" = ANY($${params.push(f.clusters)}::text[])`);
+  if (f.clusterName !== undefined) where.push(`s."clusterName" = $${params.push(f.clusterName)}`);
+  for (const [column, value] of f.equal ?? []) {
+    if (value !== undefined) where.push(`s."${column}" = $${params.push(value)}`);
+  }
+  return {
+    text: `SELECT s.id, ${columns.map((c) => `s."${c}"`).join(', ')} FROM "${kind.series}" s WHERE ${where.join(' AND ')}`,
+    params,
+  };
+}
+
+/**
+ * The samples of `ids` in [from, to) at the plan's level and step, newest first, at most `limit`
+ * rows. Columns: t (epoch milliseconds), id (series), then `columns` in order. A raw read returns
+ * every sample (the caller keeps the latest per step); a rollup read at the level's own width
+ * returns its buckets; a wider step merges the buckets in it. Rollup buckets are matched by their
+ * start, so the step the window starts in is included.
+ */
+export function samplesSql(
+  kind: SampleKind,
+  plan: ReadPlan,
+  columns: string[],
+  q: { from: Date; to: Date; limit: number },
+  ids: number[],
+): Statement {
+  const table = `metrics.${tableName(kind, plan.level)}`;
+  const ts = plan.level === 'raw' ? 'x.ts' : 'x.bucket';
+  const from = plan.level === 'raw' ? q.from : stepStart(q.from, plan.stepMs);
+  const params: unknown[] = [ids, from.toISOString(), q.to.toISOString()];
+  const where = `x.series_id = ANY($1::integer[]) AND ${ts} >= $2::timestamptz AND ${ts} < $3::timestamptz`;
+  const grouped = plan.level !== 'raw' && plan.stepMs > (plan.level === '5m' ? 300_000 : 3_600_000);
+  const values = columns.map(
+    (c) => `${readColumn(kind, c, plan.level, grouped)}::${castOf(kind, c)} AS ${c}`,
+  );
+  if (!grouped) {
+    return {
+      text: `SELECT (extract(epoch FROM ${ts}) * 1000)::float8 AS t, x.series_id AS id, ${values.join(', ')}
+  FROM ${table} x
+ WHERE ${where}
+ ORDER BY ${ts} DESC, x.series_id
+ LIMIT ${q.limit}`,
+      params,
+    };
+  }
+  params.push(`${plan.stepMs / 1000} seconds`);
+  return {
+    text: `SELECT (extract(epoch FROM date_bin($4::interval, x.bucket, timestamptz '1970-01-01 00:00:00+00')) * 1000)::float8 AS t,
+       x.series_id AS id, ${values.join(', ')}
+  FROM ${table} x
+ WHERE ${where}
+ GROUP BY 1, 2
+ ORDER BY 1 DESC, 2
+ LIMIT ${q.limit}`,
+    params,
+  };
+}
+
+/** Numbers come back as float8 (a JSON number, never a bigint string); the others as stored. */
+function castOf(kind: SampleKind, name: string): string {
+  const c = kind.columns.find((col) => col.name === name)!;
+  if (c.type === 'boolean') return 'boolean';
+  if (c.type === 'smallint' || c.type === 'integer') return 'integer';
+  return 'float8';
+}
