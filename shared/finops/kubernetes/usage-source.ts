@@ -105,10 +105,15 @@ export type RowKey =
   | { kind: 'day' }
   | { kind: 'label'; key: string };
 
-/** A day summed by the source: node-hours, and charges per (pool and capacity, namespace, row). */
+/**
+ * A day summed by the source. Its node-hours are per hour and class (the node-hours of one scale
+ * set, pool, VM size, capacity and allocatable, whose rates are the same): `node` names the class
+ * and `seen` adds up its node-hours, so it can exceed 1. Its charges are per class, namespace and
+ * row, each on one node-hour of its class that day.
+ */
 export interface SummedDay {
   nodeHours: UsageNodeHour[];
-  /** Each on a node-hour of its pool and capacity (the `node` and `hour` it names); already capped. */
+  /** Already capped at each node-hour's allocatable. */
   charges: Array<{
     hour: number;
     node: string;
@@ -122,11 +127,12 @@ export interface SummedDay {
 export interface KubernetesUsageSource {
   clusters(): Promise<AgentCluster[]>;
   /**
-   * Optional: the day with the charges summed by the source (max(request, usage) times the part of
-   * the hour seen, capped at each node-hour's allocatable), so a large day never crosses as
-   * container-hours. Sources without it answer `day`.
+   * Optional: the days from..to (yyyy-MM-dd, inclusive) with the charges summed by the source
+   * (max(request, usage) times the part of the hour seen, capped at each node-hour's allocatable),
+   * so a large day never crosses as container-hours. Days with no agent data are absent. Sources
+   * without it answer `day`.
    */
-  summedDay?(clusterName: string, day: string, row: RowKey): Promise<SummedDay>;
+  summedDays?(clusterName: string, from: string, to: string, row: RowKey): Promise<Map<string, SummedDay>>;
   /** The cluster's node-hours and container-hours of one UTC day (yyyy-MM-dd). */
   day(clusterName: string, day: string): Promise<UsageDay>;
   /** Usage samples per workload container over from..to, for rightsizing. */
