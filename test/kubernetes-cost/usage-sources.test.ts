@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config/index.js';
 import type { PrismaClient } from '../../shared/db/client.js';
+import { ClickHouseUsageSource } from '../../shared/finops/kubernetes/clickhouse-usage.js';
 import { MetricsStoreUsageSource } from '../../shared/finops/kubernetes/metrics-usage.js';
 import { type Aggregate, allocateCluster, knownClusters } from '../../shared/finops/kubernetes/service.js';
 import {
@@ -10,8 +11,10 @@ import {
   MemoryUsageSource,
 } from '../../shared/finops/kubernetes/usage-source.js';
 import { type MetricRecord, nodeRecordSchema, podRecordSchema } from '../../shared/metrics/records.js';
+import { ClickHouseMetricsStore } from '../../shared/metrics/store/clickhouse/store.js';
 import type { MetricsStore } from '../../shared/metrics/store/contract.js';
 import { PostgresMetricsStore } from '../../shared/metrics/store/postgres/store.js';
+import { CHDB_AVAILABLE, startChdbHttpBridge } from '../support/chdb-http-bridge.js';
 import { openMigratedDatabase, TEST_DATABASES } from '../support/databases.js';
 
 /**
@@ -359,6 +362,31 @@ for (const [label, kind] of TEST_DATABASES) {
       usage: new MetricsStoreUsageSource(db.prisma),
       async close() {
         await store.close();
+        await db.close();
+      },
+    };
+  });
+}
+
+// The ClickHouse store (chDB through the test HTTP bridge); the bill stays in the app's database.
+if (CHDB_AVAILABLE) {
+  usageSourceSuite('ClickHouse (chDB)', async () => {
+    const bridge = await startChdbHttpBridge({ user: 'finwatch', password: 'pw' });
+    const store = await ClickHouseMetricsStore.open({
+      url: bridge.url,
+      username: 'finwatch',
+      password: 'pw',
+      database: `k8s_${Math.random().toString(36).slice(2, 10)}`,
+      retention: { rawDays: 14, fiveMinuteDays: 90, hourlyDays: 400, logsDays: 14 },
+    });
+    const db = await openMigratedDatabase('pglite');
+    return {
+      store,
+      prisma: db.prisma,
+      usage: new ClickHouseUsageSource(store),
+      async close() {
+        await store.close();
+        await bridge.close();
         await db.close();
       },
     };

@@ -14,22 +14,21 @@
  */
 import type { PrismaClient } from '../../db/client.js';
 import { scaleSetOfProviderId } from './discover.js';
-import type {
-  AgentCluster,
-  ContainerSamples,
-  KubernetesUsageSource,
-  RowKey,
-  SummedDay,
-  UsageContainerHour,
-  UsageDay,
-  UsageNodeHour,
+import { type SummedChargeRow, SummedDays, type SummedNodeRow } from './summed-days.js';
+import {
+  type AgentCluster,
+  type ContainerSamples,
+  containerSamplesOf,
+  type KubernetesUsageSource,
+  type RowKey,
+  type SummedDay,
+  type UsageContainerHour,
+  type UsageDay,
+  type UsageNodeHour,
+  workloadOf,
 } from './usage-source.js';
 
 const DAY_MS = 86_400_000;
-
-function workload(kind: string | null, name: string | null, pod: string): string {
-  return kind && name ? `${kind}/${name}` : `Pod/${pod}`;
-}
 
 /** Days summed in one statement: its hash tables grow with the days (a month of 200 nodes: ~30 MB). */
 const CHUNK_DAYS = 31;
@@ -264,59 +263,21 @@ export class MetricsStoreUsageSource implements KubernetesUsageSource {
     const params: unknown[] = [cluster, start.toISOString(), end.toISOString()];
     if (row.kind === 'label') params.push(row.key);
     const rowSql = rowExpression(row);
-    const dayOf = (d: number) => new Date(start.getTime() + d * DAY_MS).toISOString().slice(0, 10);
-    const dayAt = (d: number) => {
-      const key = dayOf(d);
-      let e = out.get(key);
-      if (!e) {
-        e = { nodeHours: [], charges: [] };
-        out.set(key, e);
-      }
-      return e;
-    };
+    const days = new SummedDays(start, row, out);
     const rows = await this.inTransaction<SummedRow>(summedSql(rowSql), params);
-    // Where a class's charges go: one of its node-hours that day (all have the same rates).
-    const firstHour = new Map<string, number>();
     const exact: Array<[number, string]> = [];
     for (const r of rows) {
-      if (r.kind === 1) {
-        const h = r.h! - r.d * 24;
-        dayAt(r.d).nodeHours.push({
-          hour: h,
-          node: r.k!,
-          scaleSetId: r.ss,
-          pool: r.pool,
-          vmSize: r.vm,
-          cpuCapacityCores: r.capCpu!,
-          memoryCapacityBytes: r.capMem!,
-          cpuAllocatableCores: r.allocCpu ?? r.capCpu!,
-          memoryAllocatableBytes: r.allocMem ?? r.capMem!,
-          seen: r.a!,
-        });
-        const fk = `${r.d}|${r.k}`;
-        firstHour.set(fk, Math.min(firstHour.get(fk) ?? 24, h));
-      } else if (r.kind === 2) exact.push([r.d, r.node!]);
+      if (r.kind === 1) days.nodeHours(r as SummedNodeRow);
+      else if (r.kind === 2) exact.push([r.d, r.node!]);
     }
-    const charge = (r: SummedRow) => {
-      const hour = firstHour.get(`${r.d}|${r.k}`);
-      if (hour === undefined) return;
-      dayAt(r.d).charges.push({
-        hour,
-        node: r.k!,
-        namespace: r.namespace!,
-        row: row.kind === 'node' ? r.k! : r.row!,
-        cpuCoreHours: r.a ?? 0,
-        memoryByteHours: r.b ?? 0,
-      });
-    };
-    for (const r of rows) if (r.kind === 0) charge(r);
+    for (const r of rows) if (r.kind === 0) days.charge(r as SummedChargeRow);
     if (exact.length > 0) {
-      const exactRows = await this.inTransaction<SummedRow>(exactSql(rowSql, params.length), [
+      const exactRows = await this.inTransaction<SummedChargeRow>(exactSql(rowSql, params.length), [
         ...params,
         exact.map(([d]) => d),
         exact.map(([, n]) => n),
       ]);
-      for (const r of exactRows) charge(r);
+      for (const r of exactRows) days.charge(r);
     }
   }
 
@@ -379,7 +340,7 @@ export class MetricsStoreUsageSource implements KubernetesUsageSource {
         hour: p.h,
         node: p.node,
         namespace: p.namespace,
-        workload: workload(p.ownerKind, p.ownerName, p.pod),
+        workload: workloadOf(p),
         container: p.container,
         labels: p.labels ?? {},
         cpuUsageCores: p.cpu ?? 0,
@@ -428,35 +389,16 @@ export class MetricsStoreUsageSource implements KubernetesUsageSource {
       to.toISOString(),
       namespace ?? null,
     );
-    const out = new Map<string, ContainerSamples & { pods: Map<string, number> }>();
-    for (const r of rows) {
-      const w = workload(r.ownerKind, r.ownerName, r.pod);
-      const k = `${r.namespace}\u0000${w}\u0000${r.container}`;
-      let e = out.get(k);
-      if (!e) {
-        e = {
-          namespace: r.namespace,
-          workload: w,
-          container: r.container,
-          cpuRequestCores: null,
-          memoryRequestBytes: null,
-          samples: [],
-          oomKills: 0,
-          restarts: 0,
-          pods: new Map(),
-        };
-        out.set(k, e);
-      }
-      e.samples.push({ at: new Date(r.at).getTime(), cpuCores: r.cpu ?? 0, memoryBytes: r.mem ?? 0 });
-      e.cpuRequestCores = r.cpuReq ?? e.cpuRequestCores;
-      e.memoryRequestBytes = r.memReq ?? e.memoryRequestBytes;
-      const prev = e.pods.get(r.pod);
-      if (prev !== undefined && r.restarts > prev) {
-        e.restarts += r.restarts - prev;
-        if (r.reason === 'OOMKilled') e.oomKills += r.restarts - prev;
-      }
-      e.pods.set(r.pod, Math.max(prev ?? 0, r.restarts));
-    }
-    return [...out.values()].map(({ pods: _pods, ...rest }) => rest);
+    return containerSamplesOf(
+      rows.map((r) => ({
+        ...r,
+        cpuRequestCores: r.cpuReq,
+        memoryRequestBytes: r.memReq,
+        lastTerminationReason: r.reason,
+        at: new Date(r.at).getTime(),
+        cpuCores: r.cpu ?? 0,
+        memoryBytes: r.mem ?? 0,
+      })),
+    );
   }
 }

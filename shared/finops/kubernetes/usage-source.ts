@@ -155,6 +155,59 @@ export function workloadOf(r: Pick<AgentPodRecord, 'ownerKind' | 'ownerName' | '
   return r.ownerKind && r.ownerName ? `${r.ownerKind}/${r.ownerName}` : `Pod/${r.pod}`;
 }
 
+/** A container's usage at one time (a sample, or a rollup bucket's averages), oldest first. */
+export interface SampleRow {
+  namespace: string;
+  pod: string;
+  container: string;
+  ownerKind: string | null;
+  ownerName: string | null;
+  cpuRequestCores: number | null;
+  memoryRequestBytes: number | null;
+  lastTerminationReason: string | null;
+  at: number;
+  cpuCores: number;
+  memoryBytes: number;
+  restarts: number;
+}
+
+/**
+ * The samples per workload container, with the requests as last reported and the restarts (and
+ * OOM kills among them) as the growth of each pod's restart count over the rows.
+ */
+export function containerSamplesOf(rows: Iterable<SampleRow>): ContainerSamples[] {
+  const out = new Map<string, ContainerSamples & { pods: Map<string, number> }>();
+  for (const r of rows) {
+    const workload = workloadOf(r);
+    const k = r.namespace + SEP + workload + SEP + r.container;
+    let e = out.get(k);
+    if (!e) {
+      e = {
+        namespace: r.namespace,
+        workload,
+        container: r.container,
+        cpuRequestCores: null,
+        memoryRequestBytes: null,
+        samples: [],
+        oomKills: 0,
+        restarts: 0,
+        pods: new Map(),
+      };
+      out.set(k, e);
+    }
+    e.samples.push({ at: r.at, cpuCores: r.cpuCores, memoryBytes: r.memoryBytes });
+    e.cpuRequestCores = r.cpuRequestCores ?? e.cpuRequestCores;
+    e.memoryRequestBytes = r.memoryRequestBytes ?? e.memoryRequestBytes;
+    const prev = e.pods.get(r.pod);
+    if (prev !== undefined && r.restarts > prev) {
+      e.restarts += r.restarts - prev;
+      if (r.lastTerminationReason === 'OOMKilled') e.oomKills += r.restarts - prev;
+    }
+    e.pods.set(r.pod, Math.max(prev ?? 0, r.restarts));
+  }
+  return [...out.values()].map(({ pods: _pods, ...rest }) => rest);
+}
+
 const HOUR_MS = 3_600_000;
 const SEP = '\u0000';
 
@@ -289,40 +342,26 @@ export class MemoryUsageSource implements KubernetesUsageSource {
   ): Promise<ContainerSamples[]> {
     const c = this.byCluster.get(clusterName.toLowerCase());
     if (!c) return [];
-    const out = new Map<string, ContainerSamples & { pods: Map<string, number> }>();
+    const rows: SampleRow[] = [];
     for (const p of c.pods) {
       const t = p.collectedAt.getTime();
       if (t < from.getTime() || t >= to.getTime()) continue;
       if (namespace !== undefined && p.namespace !== namespace) continue;
-      const workload = workloadOf(p);
-      const k = p.namespace + SEP + workload + SEP + p.container;
-      let e = out.get(k);
-      if (!e) {
-        e = {
-          namespace: p.namespace,
-          workload,
-          container: p.container,
-          cpuRequestCores: null,
-          memoryRequestBytes: null,
-          samples: [],
-          oomKills: 0,
-          restarts: 0,
-          pods: new Map(),
-        };
-        out.set(k, e);
-      }
-      e.samples.push({ at: t, cpuCores: p.cpuUsageCores, memoryBytes: p.memoryUsageBytes });
-      e.cpuRequestCores = p.cpuRequestCores ?? e.cpuRequestCores;
-      e.memoryRequestBytes = p.memoryRequestBytes ?? e.memoryRequestBytes;
-      // restarts: the growth of each pod's restart count over the window
-      const prev = e.pods.get(p.pod);
-      const count = p.restartCount ?? 0;
-      if (prev !== undefined && count > prev) {
-        e.restarts += count - prev;
-        if (p.lastTerminationReason === 'OOMKilled') e.oomKills += count - prev;
-      }
-      e.pods.set(p.pod, Math.max(prev ?? 0, count));
+      rows.push({
+        namespace: p.namespace,
+        pod: p.pod,
+        container: p.container,
+        ownerKind: p.ownerKind ?? null,
+        ownerName: p.ownerName ?? null,
+        cpuRequestCores: p.cpuRequestCores ?? null,
+        memoryRequestBytes: p.memoryRequestBytes ?? null,
+        lastTerminationReason: p.lastTerminationReason ?? null,
+        at: t,
+        cpuCores: p.cpuUsageCores,
+        memoryBytes: p.memoryUsageBytes,
+        restarts: p.restartCount ?? 0,
+      });
     }
-    return [...out.values()].map(({ pods: _pods, ...rest }) => rest);
+    return containerSamplesOf(rows);
   }
 }
