@@ -39,7 +39,8 @@ const SCALE_SET = `lower(extract(ifNull(a.1, ''), '(?i)^azure://(/subscriptions/
 
 /**
  * Node-hours of from..to with the part of the hour seen (`part`), what their containers may take
- * at most (`lim_*`) and their class `k` (scale set, pool, VM size, capacity, allocatable).
+ * at most (`lim_*`) and their class `kh` (a hash of scale set, pool, VM size, capacity and
+ * allocatable: a number groups a month's container-hours faster than the text would).
  */
 const NODE_HOURS = `nodes AS (
   SELECT bucket, node_name AS node, sum(samples) AS n, avgMerge(cpu_capacity_cores) AS cap_cpu,
@@ -54,8 +55,7 @@ nd AS (
          nodes.cap_cpu AS cap_cpu, nodes.cap_mem AS cap_mem, a.4 AS alloc_cpu, a.5 AS alloc_mem,
          least(ifNull(alloc_cpu, cap_cpu), cap_cpu) * part AS lim_cpu,
          least(ifNull(alloc_mem, cap_mem), cap_mem) * part AS lim_mem,
-         concat(ss, '|', ifNull(pool, ''), '|', ifNull(vm, ''), '|', toString(cap_cpu), '|', toString(cap_mem), '|',
-                toString(ifNull(alloc_cpu, -1)), '|', toString(ifNull(alloc_mem, -1))) AS k
+         cityHash64(ss, ifNull(pool, ''), ifNull(vm, ''), cap_cpu, cap_mem, ifNull(alloc_cpu, -1), ifNull(alloc_mem, -1)) AS kh
   FROM nodes INNER JOIN cyc ON cyc.bucket = nodes.bucket)`;
 
 /** Container-hours of from..to: usage averages, samples, and the spec as last sampled in the hour. */
@@ -84,20 +84,20 @@ function rowExpression(row: RowKey): string {
 /** Each container-hour's max(request, usage) times the part seen, capped at its node-hour's allocatable, per day, class and row. */
 const chargesSql = (rowSql: string) => `WITH ${NODE_HOURS}, ${POD_HOURS},
 x AS (
-  SELECT nd.h AS h, nd.node AS node, nd.k AS k, nd.lim_cpu AS lim_cpu, nd.lim_mem AS lim_mem,
+  SELECT nd.h AS h, nd.node AS node, nd.kh AS kh, nd.lim_cpu AS lim_cpu, nd.lim_mem AS lim_mem,
          p.namespace AS namespace, ${rowSql} AS row,
          greatest(ifNull(p.sp.2, 0), p.cpu) * least(1, p.n / nd.c) AS xc,
          greatest(ifNull(p.sp.3, 0), p.mem) * least(1, p.n / nd.c) AS xm
   FROM pods AS p INNER JOIN nd ON nd.bucket = p.bucket AND nd.node = p.pnode)
-SELECT intDiv(h, 24) AS d, k, namespace, row,
+SELECT intDiv(h, 24) AS d, toString(kh) AS k, namespace, row,
        sum(xc * if(tc > lim_cpu, lim_cpu / tc, 1)) AS a, sum(xm * if(tm > lim_mem, lim_mem / tm, 1)) AS b
 FROM (SELECT *, sum(xc) OVER (PARTITION BY h, node) AS tc, sum(xm) OVER (PARTITION BY h, node) AS tm FROM x)
-GROUP BY d, k, namespace, row`;
+GROUP BY d, kh, namespace, row`;
 
 const classHoursSql = `WITH ${NODE_HOURS}
-SELECT intDiv(h, 24) AS d, h, k, sum(part) AS a, any(ss) AS ss, any(pool) AS pool, any(vm) AS vm,
+SELECT intDiv(h, 24) AS d, h, toString(kh) AS k, sum(part) AS a, any(ss) AS ss, any(pool) AS pool, any(vm) AS vm,
        any(cap_cpu) AS capCpu, any(cap_mem) AS capMem, any(alloc_cpu) AS allocCpu, any(alloc_mem) AS allocMem
-FROM nd GROUP BY d, h, k`;
+FROM nd GROUP BY d, h, kh`;
 
 export class ClickHouseUsageSource implements KubernetesUsageSource {
   constructor(private readonly store: Pick<ClickHouseMetricsStore, 'read'>) {}
