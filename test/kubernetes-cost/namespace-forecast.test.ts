@@ -19,17 +19,18 @@ const HOUR = 3_600_000;
 const GiB = 1024 ** 3;
 const SUB = '0b5c6a1e-1111-4a2b-8c3d-00000000d001';
 const VMSS = `/subscriptions/${SUB}/resourcegroups/mc_rg/providers/microsoft.compute/virtualmachinescalesets/aks-np-1-vmss`;
-const now = new Date();
-const today = Math.floor(now.getTime() / DAY) * DAY;
-const monthDays = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0)).getUTCDate();
+// A fixed day in the middle of a month, so the first case knows a few days of it and no more.
+const now = new Date('2026-03-13T12:00:00Z');
+const today = Date.parse('2026-03-13T00:00:00Z');
+const monthStart = Date.parse('2026-03-01T00:00:00Z');
+const monthDays = (Date.parse('2026-04-01T00:00:00Z') - monthStart) / DAY;
 
 describe.each([
-  ['a few known days (run rate)', 10],
-  ['eight weeks known (seasonal baseline)', 60],
-])('Namespace month-end forecast with %s', (_label, historyDays) => {
+  ['the month known since its first day (run rate)', monthStart],
+  ['eight weeks known (seasonal baseline)', today - 60 * DAY],
+])('Namespace month-end forecast with %s', (_label, first) => {
   let db: { prisma: PrismaClient; close(): Promise<void> };
   const usage = new MemoryUsageSource();
-  const first = today - historyDays * DAY;
 
   beforeAll(async () => {
     db = await openMigratedDatabase('pglite');
@@ -105,18 +106,16 @@ describe.each([
     });
     // The bill closes 48 hours after a day ends: the last known day is three days back.
     const lastKnown = today - 3 * DAY;
-    const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
-    // Billed this month: from the month's first day or the bill's, whichever is later.
-    const knownThisMonth = Math.max(0, Math.round((lastKnown - Math.max(monthStart, first)) / DAY) + 1);
+    const knownThisMonth = (lastKnown - monthStart) / DAY + 1;
     expect(out).toMatchObject({
-      month: new Date(monthStart).toISOString().slice(0, 7),
+      month: '2026-03',
       currency: 'EUR',
       lastKnownDay: new Date(lastKnown).toISOString().slice(0, 10),
     });
     expect(out.namespaces).toHaveLength(1);
     const [shop] = out.namespaces;
     expect(shop!.namespace).toBe('shop');
-    expect(shop!.method).toBe(historyDays >= 14 + 3 ? 'seasonal-baseline' : 'run-rate');
+    expect(shop!.method).toBe(first === monthStart ? 'run-rate' : 'seasonal-baseline');
     expect(shop!.actualToDate).toBe(24 * knownThisMonth);
     expect(shop!.forecast).toBeCloseTo(24 * monthDays, 2);
   });
