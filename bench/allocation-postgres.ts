@@ -12,6 +12,7 @@ import { MetricsStoreUsageSource } from '../shared/finops/kubernetes/metrics-usa
 import { allocateCluster, knownClusters } from '../shared/finops/kubernetes/service.js';
 import { createPartitionSql, partitionsBetween } from '../shared/metrics/store/postgres/partitions.js';
 import { NODE, POD } from '../shared/metrics/store/postgres/tables.js';
+import { BENCH_VMSS, storeBenchBill } from './allocation-bill.js';
 
 const PG_URL = process.env.FINWATCH_BENCH_PG_URL ?? process.env.FINWATCH_TEST_PG_URL;
 const DAYS = Number(process.env.BENCH_DAYS ?? 30);
@@ -19,9 +20,7 @@ const NODES = Number(process.env.BENCH_NODES ?? 200);
 const CONTAINERS = Number(process.env.BENCH_CONTAINERS ?? 6000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 2);
 const DAY = 86_400_000;
-const SUB = '0b5c6a1e-1111-4a2b-8c3d-00000000b001';
-const RG = 'mc_rg_aks_westeurope';
-const VMSS = `/subscriptions/${SUB}/resourcegroups/${RG}/providers/microsoft.compute/virtualmachinescalesets/aks-np1-1234-vmss`;
+const VMSS = BENCH_VMSS;
 
 if (!PG_URL) {
   console.log('allocation on PostgreSQL: skipped (set FINWATCH_BENCH_PG_URL or FINWATCH_TEST_PG_URL)');
@@ -87,51 +86,7 @@ try {
   );
   await prisma.$executeRawUnsafe('ANALYZE metrics.pod_1h');
   await prisma.$executeRawUnsafe('ANALYZE metrics.node_1h');
-  // The bill: the pool, the cluster resource.
-  const clusterId = `/subscriptions/${SUB}/resourcegroups/rg/providers/microsoft.containerservice/managedclusters/bench`;
-  await prisma.kubernetesManagedCluster.create({
-    data: {
-      id: clusterId,
-      subscriptionId: SUB,
-      name: 'bench',
-      resourceGroup: 'rg',
-      nodeResourceGroup: RG,
-      location: 'westeurope',
-      tier: 'Standard',
-      pools: [{ name: 'np1', scaleSetId: VMSS, vmSize: 'Standard_D16s_v5' }],
-      disks: [],
-      collectedAt: new Date(today + 3 * DAY),
-    },
-  });
-  const bill = [];
-  for (let d = first; d < today; d += DAY) {
-    const day = new Date(d);
-    bill.push(
-      {
-        clusterId,
-        day,
-        resourceId: VMSS,
-        kind: 'pool',
-        actualCost: NODES * 24 * 0.768,
-        amortizedCost: NODES * 24 * 0.6,
-        quantity: NODES * 24,
-        currency: 'USD',
-        collectedAt: now,
-      },
-      {
-        clusterId,
-        day,
-        resourceId: clusterId,
-        kind: 'cluster',
-        actualCost: 2.4,
-        amortizedCost: 2.4,
-        quantity: 24,
-        currency: 'USD',
-        collectedAt: now,
-      },
-    );
-  }
-  await prisma.kubernetesBilledCost.createMany({ data: bill });
+  await storeBenchBill(prisma, NODES, first, today);
   console.log(
     `machine: ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(2)}, node ${process.version}; ` +
       `filled ${(DAYS * 24 * CONTAINERS).toLocaleString('en')} container-hours and ${(DAYS * 24 * NODES).toLocaleString('en')} node-hours in ${((performance.now() - t0) / 1000).toFixed(1)} s`,

@@ -26,7 +26,7 @@ const BENCHES: Record<string, string[]> = {
   anomalies: ['bench/anomalies.ts'],
   import: ['bench/cost-import.ts'],
   metrics: ['bench/metrics.ts'],
-  allocation: ['bench/allocation.ts', 'bench/allocation-postgres.ts'],
+  allocation: ['bench/allocation.ts', 'bench/allocation-postgres.ts', 'bench/allocation-clickhouse.ts'],
 };
 // analysis-scale (minutes, and GBs at 4x) runs only when named.
 // Arguments after a second `--` go to every bench named (`npm run bench -- metrics -- --containers 600`).

@@ -3,10 +3,12 @@ import { createAuthModule } from '../auth/module.js';
 import type { AppConfig } from '../config/index.js';
 import { openDatabase, pgliteDataDir } from '../db/client.js';
 import { databaseTimeouts } from '../db/timeouts.js';
+import { ClickHouseUsageSource } from '../finops/kubernetes/clickhouse-usage.js';
 import { MetricsStoreUsageSource } from '../finops/kubernetes/metrics-usage.js';
 import { createFinopsModule } from '../finops/module.js';
 import { createMetricsAlerting } from '../metrics/alerts/module.js';
 import { createMetricsModule } from '../metrics/module.js';
+import { ClickHouseMetricsStore } from '../metrics/store/clickhouse/store.js';
 import { openClickHouseStoreIfConfigured } from '../metrics/store/open-store.js';
 import { routeAzureSdkLogs } from '../observability/azure-sdk-logs.js';
 import { createErrorReporter } from '../observability/errors.js';
@@ -81,7 +83,10 @@ export async function createServices(
     if (nodes.length) await metricsAlerts.onNodeRecords(batch.clusterName, nodes);
   });
   // The Kubernetes cost reads the agent's side from the metrics store's hourly rollups.
-  if (metrics.store.engine === 'postgres') finops.kubernetesUsage = new MetricsStoreUsageSource(core.prisma);
+  finops.kubernetesUsage =
+    metrics.store instanceof ClickHouseMetricsStore
+      ? new ClickHouseUsageSource(metrics.store)
+      : new MetricsStoreUsageSource(core.prisma);
   return {
     ...core,
     auth,

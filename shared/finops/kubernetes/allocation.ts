@@ -45,7 +45,10 @@ export interface NodeHour {
   memoryCapacityBytes: number;
   cpuAllocatableCores: number;
   memoryAllocatableBytes: number;
-  /** Part of the hour the node was seen (0..1]; 1 when omitted. */
+  /**
+   * Part of the hour the node was seen (0..1]; 1 when omitted. A source that sums node-hours of the
+   * same pool, capacity and allocatable gives their sum (every line is linear in it).
+   */
   seen?: number;
   vmSize?: string | null;
 }
@@ -86,7 +89,8 @@ export interface AllocationDay {
   charges: ChargeHour[];
   /**
    * The charges are already capped at each node-hour's allocatable and summed over the node-hours
-   * of the same pool and capacity, each sum on one of those node-hours (a store that sums in SQL).
+   * of the same pool, capacity and allocatable, each sum on one of those node-hours (a store that
+   * sums in SQL).
    * The rates are the same on all of them, so the rows and each pool's idle come out the same.
    */
   precapped?: boolean;
@@ -277,8 +281,9 @@ export function allocateDayLines(day: AllocationDay, options: AllocationOptions)
     const unit = c.namespace + SEP + c.row;
     add(unitCpu, unit, c.cpuCoreHours * r.cpuScale * r.cpuPerCoreHour);
     add(unitMem, unit, c.memoryByteHours * r.memScale * r.memPerByteHour);
-    add(unitCoreHours, unit, c.cpuCoreHours);
-    add(unitByteHours, unit, c.memoryByteHours);
+    // The hours charged: capped as the cost is, whichever source capped them.
+    add(unitCoreHours, unit, c.cpuCoreHours * r.cpuScale);
+    add(unitByteHours, unit, c.memoryByteHours * r.memScale);
   }
   for (const d of day.disks) {
     if (d.namespace === null || d.row === null) lines.unallocated += d.cost;

@@ -14,21 +14,153 @@
  */
 import type { PrismaClient } from '../../db/client.js';
 import { scaleSetOfProviderId } from './discover.js';
-import type {
-  AgentCluster,
-  ContainerSamples,
-  KubernetesUsageSource,
-  RowKey,
-  SummedDay,
-  UsageContainerHour,
-  UsageDay,
-  UsageNodeHour,
+import { type SummedChargeRow, SummedDays, type SummedNodeRow } from './summed-days.js';
+import {
+  type AgentCluster,
+  type ContainerSamples,
+  containerSamplesOf,
+  type KubernetesUsageSource,
+  type RowKey,
+  type SummedDay,
+  type UsageContainerHour,
+  type UsageDay,
+  type UsageNodeHour,
+  workloadOf,
 } from './usage-source.js';
 
 const DAY_MS = 86_400_000;
 
-function workload(kind: string | null, name: string | null, pod: string): string {
-  return kind && name ? `${kind}/${name}` : `Pod/${pod}`;
+/** Days summed in one statement: its hash tables grow with the days (a month of 200 nodes: ~30 MB). */
+const CHUNK_DAYS = 31;
+
+/** A row of the summed read: 0 a class's charges of a day, 1 a class's node-hours of an hour, 2 a node-day to sum exactly. */
+interface SummedRow {
+  kind: 0 | 1 | 2;
+  d: number;
+  h: number | null;
+  k: string | null;
+  node: string | null;
+  namespace: string | null;
+  row: string | null;
+  a: number | null;
+  b: number | null;
+  ss: string | null;
+  pool: string | null;
+  vm: string | null;
+  capCpu: number | null;
+  capMem: number | null;
+  allocCpu: number | null;
+  allocMem: number | null;
+}
+
+/** The answer's row of a container (series `s`); the node pool's is the class key, set after the read. */
+function rowExpression(row: RowKey): string {
+  switch (row.kind) {
+    case 'namespace':
+      return 's.namespace';
+    case 'workload':
+      return `s.namespace || '/' || CASE WHEN nullif(s."ownerKind", '') IS NOT NULL AND nullif(s."ownerName", '') IS NOT NULL
+                THEN s."ownerKind" || '/' || s."ownerName" ELSE 'Pod/' || s.pod END`;
+    case 'label':
+      return `coalesce(s.labels ->> $4::text, '(none)')`;
+    case 'node':
+    case 'day':
+      return "''";
+  }
+}
+
+/** The scale set id in a provider id, as scaleSetOfProviderId reads it. */
+const SCALE_SET_SQL = `lower(substring("providerId" FROM '(?i)^azure://(/subscriptions/[^/]+/resourcegroups/[^/]+/providers/microsoft\\.compute/virtualmachinescalesets/[^/]+)'))`;
+
+/**
+ * The node-hours of $2..$3 ($1 the cluster): each node's hour with the part of it seen (`part`,
+ * against the agent's cycles of that hour: the most samples any node has in it), what its
+ * containers may take at most (`lim_*`: its allocatable times the part seen) and its class `k`:
+ * scale set, pool, VM size, capacity and allocatable, the things its rates depend on.
+ */
+const NODE_HOURS_SQL = `ns AS MATERIALIZED (
+  SELECT id, "nodeName" AS node, "nodePool" AS pool, "instanceType" AS vm, ${SCALE_SET_SQL} AS ss,
+         "cpuAllocatableCores" AS alloc_cpu, "memoryAllocatableBytes" AS alloc_mem
+  FROM "MetricsNodeSeries" WHERE "clusterName" = $1),
+nodes AS MATERIALIZED (
+  SELECT r.bucket, ns.node, ns.pool, ns.vm, ns.ss, ns.alloc_cpu, ns.alloc_mem, r.n::float8 AS n,
+         r.cpu_capacity_sum / nullif(r.cpu_capacity_n, 0) AS cap_cpu, r.mem_capacity_sum / nullif(r.mem_capacity_n, 0) AS cap_mem
+  FROM metrics.node_1h r JOIN ns ON ns.id = r.series_id
+  WHERE r.bucket >= $2::timestamptz AND r.bucket < $3::timestamptz),
+cyc AS MATERIALIZED (
+  SELECT bucket, max(n) AS c, (extract(epoch FROM bucket - $2::timestamptz) / 3600)::int AS h FROM nodes GROUP BY bucket),
+nd AS MATERIALIZED (
+  SELECT nodes.bucket, cyc.h, cyc.h / 24 AS d, cyc.c, nodes.node, nodes.ss, nodes.pool, nodes.vm,
+         nodes.cap_cpu, nodes.cap_mem, nodes.alloc_cpu, nodes.alloc_mem, least(1, nodes.n / cyc.c) AS part,
+         least(coalesce(alloc_cpu, cap_cpu), cap_cpu) * least(1, nodes.n / cyc.c) AS lim_cpu,
+         least(coalesce(alloc_mem, cap_mem), cap_mem) * least(1, nodes.n / cyc.c) AS lim_mem,
+         concat_ws('|', ss, pool, vm, cap_cpu, cap_mem, alloc_cpu, alloc_mem) AS k
+  FROM nodes JOIN cyc USING (bucket) WHERE cap_cpu IS NOT NULL AND cap_mem IS NOT NULL)`;
+
+/** A container-hour's charge: max(request, usage) times the part of the hour its samples cover. */
+const CHARGE_SQL = (c: string) => ({
+  cpu: `greatest(s."cpuRequestCores", r.cpu_sum / nullif(r.cpu_n, 0)) * least(1, r.n / ${c})`,
+  mem: `greatest(s."memoryRequestBytes", r.mem_sum / nullif(r.mem_n, 0)) * least(1, r.n / ${c})`,
+});
+
+/**
+ * The days of $2..$3 summed in one pass over the hourly rollup. One scan groups the container-hours
+ * two ways at once: per node-hour (to find the node-hours whose containers ask more than the
+ * allocatable, which the model caps) and per day, node and row. A node-day none of whose hours is
+ * capped, and whose hours are all of one class, adds its per-day sums to its class as they are;
+ * the others (rare: a node over its allocatable, or resized within the day) come back as kind 2 to
+ * be summed hour by hour (exactSql). So the rows crossing to the process are a few per class and
+ * row, not the ~150,000 container-hours of each day.
+ */
+function summedSql(rowSql: string): string {
+  const x = CHARGE_SQL('c.c');
+  return `WITH ${NODE_HOURS_SQL},
+g AS MATERIALIZED (
+  SELECT grouping(c.h) AS per_day, c.h, c.h / 24 AS d, s."nodeName" AS node, s.namespace, ${rowSql} AS row,
+         sum(${x.cpu}) AS cpu, sum(${x.mem}) AS mem
+  FROM metrics.pod_1h r JOIN "MetricsPodSeries" s ON s.id = r.series_id JOIN cyc c ON c.bucket = r.bucket
+  WHERE s."clusterName" = $1 AND r.bucket >= $2::timestamptz AND r.bucket < $3::timestamptz AND s."nodeName" IS NOT NULL
+  GROUP BY GROUPING SETS ((2, 4), (3, 4, 5, 6))),
+bad AS (
+  SELECT g.h / 24 AS d, g.node FROM g LEFT JOIN nd ON nd.h = g.h AND nd.node = g.node
+  WHERE g.per_day = 0 AND (nd.node IS NULL OR g.cpu > nd.lim_cpu OR g.mem > nd.lim_mem)
+  UNION
+  SELECT d, node FROM nd GROUP BY 1, 2 HAVING min(k) <> max(k)),
+dc AS (SELECT d, node, min(k) AS k FROM nd GROUP BY 1, 2)
+SELECT 0 AS kind, g.d, NULL::int AS h, dc.k, NULL::text AS node, g.namespace, g.row,
+       sum(g.cpu)::float8 AS a, sum(g.mem)::float8 AS b, NULL::text AS ss, NULL::text AS pool, NULL::text AS vm,
+       NULL::float8 AS "capCpu", NULL::float8 AS "capMem", NULL::float8 AS "allocCpu", NULL::float8 AS "allocMem"
+FROM g JOIN dc USING (d, node)
+WHERE g.per_day = 1 AND NOT EXISTS (SELECT 1 FROM bad WHERE bad.d = g.d AND bad.node = g.node)
+GROUP BY 2, 4, 6, 7
+UNION ALL
+SELECT 1, d, h, k, NULL, NULL, NULL, sum(part)::float8, NULL, min(ss), min(pool), min(vm),
+       min(cap_cpu)::float8, min(cap_mem)::float8, min(alloc_cpu)::float8, min(alloc_mem)::float8
+FROM nd GROUP BY 2, 3, 4
+UNION ALL
+SELECT 2, d, NULL, NULL, node, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM bad`;
+}
+
+/**
+ * The node-days summedSql left out ($n+1 their day numbers, $n+2 their nodes), hour by hour: each
+ * container-hour's charge, capped at its node-hour's allocatable (in proportion, when its
+ * containers together ask more), summed per day, class and row.
+ */
+function exactSql(rowSql: string, n: number): string {
+  const x = CHARGE_SQL('nd.c');
+  return `WITH ${NODE_HOURS_SQL},
+b AS (SELECT * FROM unnest($${n + 1}::int[], $${n + 2}::text[]) AS b(d, node)),
+x AS MATERIALIZED (
+  SELECT nd.d, nd.k, nd.h, nd.node, nd.lim_cpu, nd.lim_mem, s.namespace, ${rowSql} AS row, ${x.cpu} AS cpu, ${x.mem} AS mem
+  FROM b JOIN "MetricsPodSeries" s ON s."clusterName" = $1 AND s."nodeName" = b.node
+       JOIN metrics.pod_1h r ON r.series_id = s.id AND r.bucket >= $2::timestamptz AND r.bucket < $3::timestamptz
+            AND r.bucket >= $2::timestamptz + b.d * interval '1 day' AND r.bucket < $2::timestamptz + (b.d + 1) * interval '1 day'
+       JOIN nd ON nd.bucket = r.bucket AND nd.node = b.node),
+t AS (SELECT h, node, sum(cpu) AS cpu, sum(mem) AS mem FROM x GROUP BY 1, 2)
+SELECT 0 AS kind, x.d, x.k, x.namespace, x.row,
+       sum(x.cpu * CASE WHEN t.cpu > x.lim_cpu THEN x.lim_cpu / t.cpu ELSE 1 END)::float8 AS a,
+       sum(x.mem * CASE WHEN t.mem > x.lim_mem THEN x.lim_mem / t.mem ELSE 1 END)::float8 AS b
+FROM x JOIN t USING (h, node) GROUP BY 2, 3, 4, 5`;
 }
 
 export class MetricsStoreUsageSource implements KubernetesUsageSource {
@@ -104,98 +236,67 @@ export class MetricsStoreUsageSource implements KubernetesUsageSource {
     return { nodeHours, cycles };
   }
 
-  async summedDay(clusterName: string, day: string, row: RowKey): Promise<SummedDay> {
-    const start = new Date(`${day}T00:00:00Z`);
-    const end = new Date(start.getTime() + DAY_MS);
+  async summedDays(
+    clusterName: string,
+    from: string,
+    to: string,
+    row: RowKey,
+  ): Promise<Map<string, SummedDay>> {
+    const out = new Map<string, SummedDay>();
     const cluster = clusterName.toLowerCase();
-    const { nodeHours } = await this.nodeHours(cluster, start, end);
+    const last = Date.parse(`${to}T00:00:00Z`);
+    for (let t = Date.parse(`${from}T00:00:00Z`); t <= last; t += CHUNK_DAYS * DAY_MS) {
+      const end = Math.min(t + CHUNK_DAYS * DAY_MS, last + DAY_MS);
+      await this.summedChunk(cluster, new Date(t), new Date(end), row, out);
+    }
+    return out;
+  }
+
+  /** The days of start..end (at most CHUNK_DAYS) summed, into `out`. */
+  private async summedChunk(
+    cluster: string,
+    start: Date,
+    end: Date,
+    row: RowKey,
+    out: Map<string, SummedDay>,
+  ): Promise<void> {
     const params: unknown[] = [cluster, start.toISOString(), end.toISOString()];
-    let rowSql: string;
-    switch (row.kind) {
-      case 'namespace':
-        rowSql = 's.namespace';
-        break;
-      case 'workload':
-        rowSql = `s.namespace || '/' || CASE WHEN nullif(s."ownerKind", '') IS NOT NULL AND nullif(s."ownerName", '') IS NOT NULL
-                    THEN s."ownerKind" || '/' || s."ownerName" ELSE 'Pod/' || s.pod END`;
-        break;
-      case 'node':
-        rowSql = 's."nodeName"';
-        break;
-      case 'day':
-        rowSql = "''";
-        break;
-      case 'label':
-        params.push(row.key);
-        rowSql = `coalesce(s.labels ->> $4::text, '(none)')`;
-        break;
+    if (row.kind === 'label') params.push(row.key);
+    const rowSql = rowExpression(row);
+    const days = new SummedDays(start, row, out);
+    const rows = await this.inTransaction<SummedRow>(summedSql(rowSql), params);
+    const exact: Array<[number, string]> = [];
+    for (const r of rows) {
+      if (r.kind === 1) days.nodeHours(r as SummedNodeRow);
+      else if (r.kind === 2) exact.push([r.d, r.node!]);
     }
-    // One statement does what the model does per container-hour: max(request, usage) times the
-    // part of the hour seen, capped at the node-hour's allocatable; then it sums over the node-hours
-    // of each pool and capacity, whose rates are the same, so only a few rows per day cross.
-    const sums = await this.prisma.$queryRawUnsafe<
-      Array<{
-        pid: string | null;
-        capCpu: number;
-        capMem: number;
-        namespace: string;
-        row: string;
-        cpu: number;
-        mem: number;
-      }>
-    >(
-      `WITH nodes AS (
-         SELECT r.bucket, s."nodeName" AS node, max(s."providerId") AS pid, sum(r.n)::float8 AS n,
-                sum(r.cpu_capacity_sum) / nullif(sum(r.cpu_capacity_n), 0) AS cap_cpu,
-                sum(r.mem_capacity_sum) / nullif(sum(r.mem_capacity_n), 0) AS cap_mem,
-                max(s."cpuAllocatableCores") AS alloc_cpu, max(s."memoryAllocatableBytes") AS alloc_mem
-         FROM metrics.node_1h r JOIN "MetricsNodeSeries" s ON s.id = r.series_id
-         WHERE s."clusterName" = $1 AND r.bucket >= $2::timestamptz AND r.bucket < $3::timestamptz
-         GROUP BY 1, 2),
-       cyc AS (SELECT bucket, max(n) AS c FROM nodes GROUP BY 1),
-       seen AS (
-         SELECT nd.*, least(1, nd.n / cyc.c) AS part FROM nodes nd JOIN cyc USING (bucket)
-         WHERE nd.cap_cpu IS NOT NULL AND nd.cap_mem IS NOT NULL),
-       pods AS (
-         SELECT r.bucket, s."nodeName" AS node, s.namespace, ${rowSql} AS row,
-                greatest(coalesce(s."cpuRequestCores", 0), coalesce(r.cpu_sum / nullif(r.cpu_n, 0), 0)) * least(1, r.n / cyc.c) AS cpu,
-                greatest(coalesce(s."memoryRequestBytes", 0), coalesce(r.mem_sum / nullif(r.mem_n, 0), 0)) * least(1, r.n / cyc.c) AS mem
-         FROM metrics.pod_1h r JOIN "MetricsPodSeries" s ON s.id = r.series_id JOIN cyc ON cyc.bucket = r.bucket
-         WHERE s."clusterName" = $1 AND r.bucket >= $2::timestamptz AND r.bucket < $3::timestamptz
-           AND s."nodeName" IS NOT NULL),
-       tot AS (SELECT bucket, node, sum(cpu) AS cpu, sum(mem) AS mem FROM pods GROUP BY 1, 2)
-       SELECT nd.pid, nd.cap_cpu::float8 AS "capCpu", nd.cap_mem::float8 AS "capMem", p.namespace, p.row,
-              sum(p.cpu * CASE WHEN t.cpu > least(coalesce(nd.alloc_cpu, nd.cap_cpu), nd.cap_cpu) * nd.part
-                               THEN least(coalesce(nd.alloc_cpu, nd.cap_cpu), nd.cap_cpu) * nd.part / t.cpu ELSE 1 END)::float8 AS cpu,
-              sum(p.mem * CASE WHEN t.mem > least(coalesce(nd.alloc_mem, nd.cap_mem), nd.cap_mem) * nd.part
-                               THEN least(coalesce(nd.alloc_mem, nd.cap_mem), nd.cap_mem) * nd.part / t.mem ELSE 1 END)::float8 AS mem
-       FROM pods p JOIN seen nd ON nd.bucket = p.bucket AND nd.node = p.node
-            JOIN tot t ON t.bucket = p.bucket AND t.node = p.node
-       GROUP BY 1, 2, 3, 4, 5`,
-      ...params,
+    for (const r of rows) if (r.kind === 0) days.charge(r as SummedChargeRow);
+    if (exact.length > 0) {
+      const exactRows = await this.inTransaction<SummedChargeRow>(exactSql(rowSql, params.length), [
+        ...params,
+        exact.map(([d]) => d),
+        exact.map(([, n]) => n),
+      ]);
+      for (const r of exactRows) days.charge(r);
+    }
+  }
+
+  /**
+   * Runs one read with room for its hash tables (the day's node-hours and per-node sums: tens of
+   * MB for a month of a large cluster, which PostgreSQL's default 4 MB would spill to disk) and
+   * without JIT compilation (its cost estimate of a month's rows turns JIT on, and compiling took
+   * longer than the rows: 2.4 s measured).
+   */
+  private async inTransaction<T>(sql: string, params: unknown[]): Promise<T[]> {
+    return this.prisma.$transaction(
+      async (tx) => {
+        await tx.$executeRawUnsafe(`SET LOCAL work_mem = '64MB'`);
+        await tx.$executeRawUnsafe('SET LOCAL jit = off');
+        return tx.$queryRawUnsafe<T[]>(sql, ...params);
+      },
+      // A year of a large cluster is a minute's reading on a busy server.
+      { timeout: 600_000, maxWait: 30_000 },
     );
-    // Each sum goes on one node-hour of its pool and capacity.
-    const capKey = (scaleSet: string | null, cpu: number, mem: number) =>
-      `${scaleSet ?? ''}|${Math.round(cpu * 1000)}|${Math.round(mem / 1048576)}`;
-    const representative = new Map<string, UsageNodeHour>();
-    for (const n of nodeHours) {
-      const k = capKey(n.scaleSetId, n.cpuCapacityCores, n.memoryCapacityBytes);
-      if (!representative.has(k)) representative.set(k, n);
-    }
-    const charges: SummedDay['charges'] = [];
-    for (const r of sums) {
-      const at = representative.get(capKey(scaleSetOfProviderId(r.pid), r.capCpu, r.capMem));
-      if (!at) continue;
-      charges.push({
-        hour: at.hour,
-        node: at.node,
-        namespace: r.namespace,
-        row: r.row,
-        cpuCoreHours: r.cpu,
-        memoryByteHours: r.mem,
-      });
-    }
-    return { nodeHours, charges };
   }
 
   async day(clusterName: string, day: string): Promise<UsageDay> {
@@ -239,7 +340,7 @@ export class MetricsStoreUsageSource implements KubernetesUsageSource {
         hour: p.h,
         node: p.node,
         namespace: p.namespace,
-        workload: workload(p.ownerKind, p.ownerName, p.pod),
+        workload: workloadOf(p),
         container: p.container,
         labels: p.labels ?? {},
         cpuUsageCores: p.cpu ?? 0,
@@ -288,35 +389,16 @@ export class MetricsStoreUsageSource implements KubernetesUsageSource {
       to.toISOString(),
       namespace ?? null,
     );
-    const out = new Map<string, ContainerSamples & { pods: Map<string, number> }>();
-    for (const r of rows) {
-      const w = workload(r.ownerKind, r.ownerName, r.pod);
-      const k = `${r.namespace}\u0000${w}\u0000${r.container}`;
-      let e = out.get(k);
-      if (!e) {
-        e = {
-          namespace: r.namespace,
-          workload: w,
-          container: r.container,
-          cpuRequestCores: null,
-          memoryRequestBytes: null,
-          samples: [],
-          oomKills: 0,
-          restarts: 0,
-          pods: new Map(),
-        };
-        out.set(k, e);
-      }
-      e.samples.push({ at: new Date(r.at).getTime(), cpuCores: r.cpu ?? 0, memoryBytes: r.mem ?? 0 });
-      e.cpuRequestCores = r.cpuReq ?? e.cpuRequestCores;
-      e.memoryRequestBytes = r.memReq ?? e.memoryRequestBytes;
-      const prev = e.pods.get(r.pod);
-      if (prev !== undefined && r.restarts > prev) {
-        e.restarts += r.restarts - prev;
-        if (r.reason === 'OOMKilled') e.oomKills += r.restarts - prev;
-      }
-      e.pods.set(r.pod, Math.max(prev ?? 0, r.restarts));
-    }
-    return [...out.values()].map(({ pods: _pods, ...rest }) => rest);
+    return containerSamplesOf(
+      rows.map((r) => ({
+        ...r,
+        cpuRequestCores: r.cpuReq,
+        memoryRequestBytes: r.memReq,
+        lastTerminationReason: r.reason,
+        at: new Date(r.at).getTime(),
+        cpuCores: r.cpu ?? 0,
+        memoryBytes: r.mem ?? 0,
+      })),
+    );
   }
 }

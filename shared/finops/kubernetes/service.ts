@@ -189,9 +189,12 @@ export async function allocateCluster(
       : req.aggregate.kind === 'label'
         ? { kind: 'label', key: req.aggregate.key }
         : { kind: req.aggregate.kind };
+  // A source that sums in the database answers the period in a few rows per day; otherwise each day
+  // comes as its container-hours.
+  const summedDays =
+    agentName && usage.summedDays ? await usage.summedDays(agentName, req.from, req.to, rowKey) : undefined;
   for (const day of daysOf(req.from, req.to)) {
-    // A source that sums in the database answers a day in a few rows; otherwise container-hours.
-    const summed = agentName && usage.summedDay ? await usage.summedDay(agentName, day, rowKey) : undefined;
+    const summed = summedDays ? (summedDays.get(day) ?? { nodeHours: [], charges: [] }) : undefined;
     const u = summed
       ? { nodeHours: summed.nodeHours, containerHours: [] }
       : agentName

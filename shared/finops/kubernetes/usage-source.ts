@@ -105,10 +105,15 @@ export type RowKey =
   | { kind: 'day' }
   | { kind: 'label'; key: string };
 
-/** A day summed by the source: node-hours, and charges per (pool and capacity, namespace, row). */
+/**
+ * A day summed by the source. Its node-hours are per hour and class (the node-hours of one scale
+ * set, pool, VM size, capacity and allocatable, whose rates are the same): `node` names the class
+ * and `seen` adds up its node-hours, so it can exceed 1. Its charges are per class, namespace and
+ * row, each on one node-hour of its class that day.
+ */
 export interface SummedDay {
   nodeHours: UsageNodeHour[];
-  /** Each on a node-hour of its pool and capacity (the `node` and `hour` it names); already capped. */
+  /** Already capped at each node-hour's allocatable. */
   charges: Array<{
     hour: number;
     node: string;
@@ -122,11 +127,12 @@ export interface SummedDay {
 export interface KubernetesUsageSource {
   clusters(): Promise<AgentCluster[]>;
   /**
-   * Optional: the day with the charges summed by the source (max(request, usage) times the part of
-   * the hour seen, capped at each node-hour's allocatable), so a large day never crosses as
-   * container-hours. Sources without it answer `day`.
+   * Optional: the days from..to (yyyy-MM-dd, inclusive) with the charges summed by the source
+   * (max(request, usage) times the part of the hour seen, capped at each node-hour's allocatable),
+   * so a large day never crosses as container-hours. Days with no agent data are absent. Sources
+   * without it answer `day`.
    */
-  summedDay?(clusterName: string, day: string, row: RowKey): Promise<SummedDay>;
+  summedDays?(clusterName: string, from: string, to: string, row: RowKey): Promise<Map<string, SummedDay>>;
   /** The cluster's node-hours and container-hours of one UTC day (yyyy-MM-dd). */
   day(clusterName: string, day: string): Promise<UsageDay>;
   /** Usage samples per workload container over from..to, for rightsizing. */
@@ -147,6 +153,59 @@ export const NO_USAGE: KubernetesUsageSource = {
 
 export function workloadOf(r: Pick<AgentPodRecord, 'ownerKind' | 'ownerName' | 'pod'>): string {
   return r.ownerKind && r.ownerName ? `${r.ownerKind}/${r.ownerName}` : `Pod/${r.pod}`;
+}
+
+/** A container's usage at one time (a sample, or a rollup bucket's averages), oldest first. */
+export interface SampleRow {
+  namespace: string;
+  pod: string;
+  container: string;
+  ownerKind: string | null;
+  ownerName: string | null;
+  cpuRequestCores: number | null;
+  memoryRequestBytes: number | null;
+  lastTerminationReason: string | null;
+  at: number;
+  cpuCores: number;
+  memoryBytes: number;
+  restarts: number;
+}
+
+/**
+ * The samples per workload container, with the requests as last reported and the restarts (and
+ * OOM kills among them) as the growth of each pod's restart count over the rows.
+ */
+export function containerSamplesOf(rows: Iterable<SampleRow>): ContainerSamples[] {
+  const out = new Map<string, ContainerSamples & { pods: Map<string, number> }>();
+  for (const r of rows) {
+    const workload = workloadOf(r);
+    const k = r.namespace + SEP + workload + SEP + r.container;
+    let e = out.get(k);
+    if (!e) {
+      e = {
+        namespace: r.namespace,
+        workload,
+        container: r.container,
+        cpuRequestCores: null,
+        memoryRequestBytes: null,
+        samples: [],
+        oomKills: 0,
+        restarts: 0,
+        pods: new Map(),
+      };
+      out.set(k, e);
+    }
+    e.samples.push({ at: r.at, cpuCores: r.cpuCores, memoryBytes: r.memoryBytes });
+    e.cpuRequestCores = r.cpuRequestCores ?? e.cpuRequestCores;
+    e.memoryRequestBytes = r.memoryRequestBytes ?? e.memoryRequestBytes;
+    const prev = e.pods.get(r.pod);
+    if (prev !== undefined && r.restarts > prev) {
+      e.restarts += r.restarts - prev;
+      if (r.lastTerminationReason === 'OOMKilled') e.oomKills += r.restarts - prev;
+    }
+    e.pods.set(r.pod, Math.max(prev ?? 0, r.restarts));
+  }
+  return [...out.values()].map(({ pods: _pods, ...rest }) => rest);
 }
 
 const HOUR_MS = 3_600_000;
@@ -283,40 +342,26 @@ export class MemoryUsageSource implements KubernetesUsageSource {
   ): Promise<ContainerSamples[]> {
     const c = this.byCluster.get(clusterName.toLowerCase());
     if (!c) return [];
-    const out = new Map<string, ContainerSamples & { pods: Map<string, number> }>();
+    const rows: SampleRow[] = [];
     for (const p of c.pods) {
       const t = p.collectedAt.getTime();
       if (t < from.getTime() || t >= to.getTime()) continue;
       if (namespace !== undefined && p.namespace !== namespace) continue;
-      const workload = workloadOf(p);
-      const k = p.namespace + SEP + workload + SEP + p.container;
-      let e = out.get(k);
-      if (!e) {
-        e = {
-          namespace: p.namespace,
-          workload,
-          container: p.container,
-          cpuRequestCores: null,
-          memoryRequestBytes: null,
-          samples: [],
-          oomKills: 0,
-          restarts: 0,
-          pods: new Map(),
-        };
-        out.set(k, e);
-      }
-      e.samples.push({ at: t, cpuCores: p.cpuUsageCores, memoryBytes: p.memoryUsageBytes });
-      e.cpuRequestCores = p.cpuRequestCores ?? e.cpuRequestCores;
-      e.memoryRequestBytes = p.memoryRequestBytes ?? e.memoryRequestBytes;
-      // restarts: the growth of each pod's restart count over the window
-      const prev = e.pods.get(p.pod);
-      const count = p.restartCount ?? 0;
-      if (prev !== undefined && count > prev) {
-        e.restarts += count - prev;
-        if (p.lastTerminationReason === 'OOMKilled') e.oomKills += count - prev;
-      }
-      e.pods.set(p.pod, Math.max(prev ?? 0, count));
+      rows.push({
+        namespace: p.namespace,
+        pod: p.pod,
+        container: p.container,
+        ownerKind: p.ownerKind ?? null,
+        ownerName: p.ownerName ?? null,
+        cpuRequestCores: p.cpuRequestCores ?? null,
+        memoryRequestBytes: p.memoryRequestBytes ?? null,
+        lastTerminationReason: p.lastTerminationReason ?? null,
+        at: t,
+        cpuCores: p.cpuUsageCores,
+        memoryBytes: p.memoryUsageBytes,
+        restarts: p.restartCount ?? 0,
+      });
     }
-    return [...out.values()].map(({ pods: _pods, ...rest }) => rest);
+    return containerSamplesOf(rows);
   }
 }

@@ -5,6 +5,7 @@ import { badRequest, forbidden, notFound } from '../../http/problem.js';
 import { ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { allocationCsv } from '../kubernetes/allocation-csv.js';
+import { forecastNamespaces } from '../kubernetes/namespace-forecast.js';
 import {
   type Aggregate,
   type AllocationAnswer,
@@ -136,6 +137,24 @@ const RightsizingOut = z.object({
         oomKills: z.number().int(),
         restarts: z.number().int(),
       }),
+    }),
+  ),
+});
+
+const ForecastOut = z.object({
+  clusterName: z.string(),
+  month: z.string().describe('yyyy-MM: the month forecast (the current UTC month)'),
+  currency: z.string().nullable(),
+  costType: z.enum(['ActualCost', 'AmortizedCost']),
+  lastKnownDay: z.string().nullable().describe('the last closed (billed) day the forecast knows'),
+  namespaces: z.array(
+    z.object({
+      namespace: z.string(),
+      actualToDate: z.number(),
+      forecast: z.number(),
+      low: z.number(),
+      high: z.number(),
+      method: z.enum(['seasonal-baseline', 'run-rate']),
     }),
   ),
 });
@@ -328,6 +347,46 @@ export const kubernetesRoutes: RouteDefinition[] = [
           items: out.items.slice(p.skip, p.skip + p.pageSize),
         },
         pagedHeaders(out.items.length, p),
+      );
+    },
+  }),
+  defineRoute({
+    name: 'finops-kubernetes-forecast',
+    service: 'finops',
+    method: 'GET',
+    path: 'KubernetesCost/forecast',
+    auth: 'user',
+    openapi: {
+      summary:
+        "Each namespace's month-end cost forecast: its closed days of the month summed, the rest from the seasonal baseline of its last eight weeks (a run rate when fewer than 14 days are known), with a 90 % interval",
+      description:
+        'The namespaces as the allocation answers them (shared namespaces spread over the others). Paged: page, pageSize; X-Total-Count; largest forecast first.',
+      tags: [TAG],
+      responses: {
+        200: { description: 'the forecasts', schema: ForecastOut },
+        403: { description: 'the cluster is not assigned to the caller' },
+        404: { description: 'no such cluster' },
+      },
+    },
+    input: { query: pagingQuery.extend({ clusterName, costType: costType.optional() }) },
+    async handler({ services, caller, input: { query } }) {
+      const cluster = await clusterFor(services, caller, query.clusterName);
+      const settings = services.config.finops;
+      const out = await forecastNamespaces(services.prisma, services.finops.kubernetesUsage, {
+        cluster,
+        costType: query.costType ?? settings.Cloud__CostQueryType,
+        sharedNamespaces: sharedNamespaces(settings.KubernetesCost__SharedNamespaces),
+        shareMode: settings.KubernetesCost__ShareMode,
+        now: new Date(),
+      });
+      const p = pageOf(query);
+      return ok(
+        {
+          clusterName: cluster.clusterName,
+          ...out,
+          namespaces: out.namespaces.slice(p.skip, p.skip + p.pageSize),
+        },
+        pagedHeaders(out.namespaces.length, p),
       );
     },
   }),

@@ -42,7 +42,17 @@ const DEDUP_WINDOW = 10_000;
 export const BATCH_ID_DAYS = 7;
 
 export const SAMPLE_TABLES = ['pod_raw', 'node_raw', 'pvc_raw'] as const;
-export const ROLLUP_TABLES = ['pod_5m', 'pod_1h', 'node_5m', 'node_1h', 'pvc_5m', 'pvc_1h'] as const;
+/** Hourly rollups with what the Kubernetes cost allocation needs besides usage (see costRollupStatements). */
+export const COST_ROLLUP_TABLES = ['k8s_pod_1h', 'k8s_node_1h'] as const;
+export const ROLLUP_TABLES = [
+  'pod_5m',
+  'pod_1h',
+  'node_5m',
+  'node_1h',
+  'pvc_5m',
+  'pvc_1h',
+  ...COST_ROLLUP_TABLES,
+] as const;
 export const STATE_TABLES = ['pod_logs', 'events', 'seen', 'ingest_batches'] as const;
 
 /** Time of a sample: stored as UTC milliseconds whatever the server's time zone. */
@@ -326,9 +336,87 @@ TTL stored_at + INTERVAL ${BATCH_ID_DAYS} DAY`,
   ];
 }
 
+/**
+ * The Kubernetes cost's hourly rollups: per container-hour its node, requests, owner and labels
+ * (as last sampled in the hour) with its usage; per node-hour its provider id, pool, VM size and
+ * allocatable with its capacity. The usage rollups keep none of these (they are the agent's extra
+ * fields), and the allocation reads months, past the raw samples' retention. Tables of their own,
+ * created IF NOT EXISTS like the rest, so adding them needs no change to a table already holding
+ * data; they fill from their creation on.
+ */
+function costRollupStatements(db: string, r: Retention): Array<[string, string]> {
+  const settings = `SETTINGS ttl_only_drop_parts = 1, non_replicated_deduplication_window = ${DEDUP_WINDOW}`;
+  const spec =
+    'Tuple(Nullable(String), Nullable(Float64), Nullable(Float64), Nullable(String), Nullable(String), Map(String, String))';
+  const attrs =
+    'Tuple(Nullable(String), Nullable(String), Nullable(String), Nullable(Float64), Nullable(Float64))';
+  return [
+    [
+      'k8s_pod_1h',
+      `CREATE TABLE IF NOT EXISTS ${db}.k8s_pod_1h (
+  cluster ${NAME},
+  namespace ${NAME},
+  pod ${NAME},
+  container ${NAME},
+  bucket DateTime('UTC') CODEC(DoubleDelta, ZSTD(1)),
+  samples SimpleAggregateFunction(sum, UInt64),
+  cpu_usage_cores AggregateFunction(avg, Float64),
+  memory_usage_bytes AggregateFunction(avg, Float64),
+  spec AggregateFunction(argMax, ${spec}, DateTime64(3, 'UTC'))
+) ENGINE = AggregatingMergeTree
+PARTITION BY toYYYYMM(bucket)
+ORDER BY (cluster, namespace, pod, container, bucket)
+TTL bucket + INTERVAL ${r.hourlyDays} DAY
+${settings}`,
+    ],
+    [
+      'k8s_pod_1h_mv',
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.k8s_pod_1h_mv TO ${db}.k8s_pod_1h AS
+SELECT cluster, namespace, pod, container, toStartOfHour(ts) AS bucket, count() AS samples,
+  avgState(toFloat64(cpu_usage_cores)) AS cpu_usage_cores, avgState(toFloat64(memory_usage_bytes)) AS memory_usage_bytes,
+  argMaxState(tuple(CAST(node_name, 'Nullable(String)'), CAST(cpu_request_cores, 'Nullable(Float64)'),
+    CAST(memory_request_bytes, 'Nullable(Float64)'), CAST(owner_kind, 'Nullable(String)'),
+    CAST(owner_name, 'Nullable(String)'), CAST(labels, 'Map(String, String)')), ts) AS spec
+FROM ${db}.pod_raw
+GROUP BY cluster, namespace, pod, container, bucket`,
+    ],
+    [
+      'k8s_node_1h',
+      `CREATE TABLE IF NOT EXISTS ${db}.k8s_node_1h (
+  cluster ${NAME},
+  node_name ${NAME},
+  bucket DateTime('UTC') CODEC(DoubleDelta, ZSTD(1)),
+  samples SimpleAggregateFunction(sum, UInt64),
+  cpu_capacity_cores AggregateFunction(avg, Float64),
+  memory_capacity_bytes AggregateFunction(avg, Float64),
+  attrs AggregateFunction(argMax, ${attrs}, DateTime64(3, 'UTC'))
+) ENGINE = AggregatingMergeTree
+PARTITION BY toYYYYMM(bucket)
+ORDER BY (cluster, node_name, bucket)
+TTL bucket + INTERVAL ${r.hourlyDays} DAY
+${settings}`,
+    ],
+    [
+      'k8s_node_1h_mv',
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.k8s_node_1h_mv TO ${db}.k8s_node_1h AS
+SELECT cluster, node_name, toStartOfHour(ts) AS bucket, count() AS samples,
+  avgState(cpu_capacity_cores) AS cpu_capacity_cores, avgState(memory_capacity_bytes) AS memory_capacity_bytes,
+  argMaxState(tuple(CAST(provider_id, 'Nullable(String)'), CAST(node_pool, 'Nullable(String)'),
+    CAST(instance_type, 'Nullable(String)'), cpu_allocatable_cores, memory_allocatable_bytes), ts) AS attrs
+FROM ${db}.node_raw
+GROUP BY cluster, node_name, bucket`,
+    ],
+  ];
+}
+
 /** Every statement that creates the schema, in order (tables before the views that write to them). */
 export function schemaStatements(db: string, r: Retention): Array<[string, string]> {
-  return [...sampleTables(db, r), ...rollupStatements(db, r), ...stateTables(db, r)];
+  return [
+    ...sampleTables(db, r),
+    ...rollupStatements(db, r),
+    ...costRollupStatements(db, r),
+    ...stateTables(db, r),
+  ];
 }
 
 /** The TTL expression each table should have under `r` (compared with system.tables at startup). */
@@ -340,6 +428,7 @@ export function ttlByTable(r: Retention): Map<string, string> {
       m.set(`${spec.kind}_${res.suffix}`, `bucket + toIntervalDay(${r[res.retention]})`);
     }
   }
+  for (const t of COST_ROLLUP_TABLES) m.set(t, `bucket + toIntervalDay(${r.hourlyDays})`);
   m.set('pod_logs', `toDateTime(ts) + toIntervalDay(${r.logsDays})`);
   m.set('events', `toDateTime(ts) + toIntervalDay(${r.logsDays})`);
   return m;

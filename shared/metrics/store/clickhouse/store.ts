@@ -633,6 +633,14 @@ ORDER BY totalSizeBytes DESC, table`,
     );
   }
 
+  /**
+   * A read of this store's tables for another module (the Kubernetes cost reads its rollups):
+   * `{db}` in the query names the store's database.
+   */
+  async read<T>(query: string, params: Record<string, unknown>): Promise<T[]> {
+    return this.select<T>(query.replaceAll('{db}', this.db), params);
+  }
+
   async close(): Promise<void> {
     await this.client.close();
   }

@@ -1,0 +1,104 @@
+// npm run bench -- allocation (third part): the allocation of 30 days of a 6,000-container,
+// 200-node cluster read from the metrics store on ClickHouse (chDB, in-process, behind the test
+// HTTP bridge, through the official client as in production), with the bill in PGlite, as
+// GET KubernetesCost/allocation does it. Aim: < 2 s.
+// The samples are made by INSERT ... SELECT in the engine (two an hour per node and container):
+// the store's views fill the rollups as they would from the agent's batches.
+import { cpus, loadavg } from 'node:os';
+import { openDatabase } from '../shared/db/client.js';
+import { ClickHouseUsageSource } from '../shared/finops/kubernetes/clickhouse-usage.js';
+import { allocateCluster, knownClusters } from '../shared/finops/kubernetes/service.js';
+import { ClickHouseMetricsStore } from '../shared/metrics/store/clickhouse/store.js';
+import { CHDB_AVAILABLE, startChdbHttpBridge } from '../test/support/chdb-http-bridge.js';
+import { BENCH_VMSS, storeBenchBill } from './allocation-bill.js';
+
+const DAYS = Number(process.env.BENCH_DAYS ?? 30);
+const NODES = Number(process.env.BENCH_NODES ?? 200);
+const CONTAINERS = Number(process.env.BENCH_CONTAINERS ?? 6000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const DAY = 86_400_000;
+
+if (!CHDB_AVAILABLE) {
+  console.log('allocation on ClickHouse: skipped (chDB does not load on this platform)');
+  process.exit(0);
+}
+const bridge = await startChdbHttpBridge();
+const database = 'bench_alloc';
+const store = await ClickHouseMetricsStore.open({
+  url: bridge.url,
+  database,
+  retention: { rawDays: DAYS + 5, fiveMinuteDays: DAYS + 5, hourlyDays: 400, logsDays: 14 },
+});
+const db = await openDatabase({ dataDir: 'memory://' });
+try {
+  await db.migrate();
+  const today = Math.floor(Date.now() / DAY) * DAY;
+  const first = today - DAYS * DAY;
+  const t0 = performance.now();
+  const ts = `toDateTime64(${first / 1000} + intDiv(number, N) * 1800 + 600, 3, 'UTC')`;
+  bridge.session.query(
+    `INSERT INTO ${database}.node_raw (cluster, node_name, ts, cpu_usage_cores, cpu_capacity_cores, memory_usage_bytes,
+       memory_capacity_bytes, instance_type, provider_id, node_pool, cpu_allocatable_cores, memory_allocatable_bytes)
+     SELECT 'bench', concat('node-', toString(number % N)), ${ts.replace(/N/g, String(NODES))}, 8, 32, 3e10, 64 * 1073741824,
+            'Standard_D16s_v5', concat('azure://${BENCH_VMSS}/virtualMachines/', toString(number % N)), 'np1', 15.8, 62 * 1073741824
+     FROM numbers(${DAYS * 48 * NODES})`.replace(/\bN\b/g, String(NODES)),
+    'TabSeparated',
+  );
+  bridge.session.query(
+    `INSERT INTO ${database}.pod_raw (cluster, namespace, pod, container, ts, cpu_usage_cores, memory_usage_bytes,
+       cpu_request_cores, memory_request_bytes, node_name, pod_state, restart_count, owner_kind, owner_name, labels)
+     SELECT 'bench', if(i % 10 = 0, 'kube-system', concat('team-', toString(i % 60))), concat('pod-', toString(i)), 'app',
+            ${ts.replace(/N/g, String(CONTAINERS))}, 0.02 + (i % 11) * 0.02, (100 + (i % 9) * 40) * 1048576,
+            0.05 + (i % 7) * 0.03, (128 + (i % 5) * 64) * 1048576, concat('node-', toString(i % ${NODES})), 'Running', 0,
+            'Deployment', concat('w', toString(i % 600)), map('team', concat('t', toString(i % 12)))
+     FROM (SELECT number, number % ${CONTAINERS} AS i FROM numbers(${DAYS * 48 * CONTAINERS}))`,
+    'TabSeparated',
+  );
+  bridge.session.query(`OPTIMIZE TABLE ${database}.k8s_pod_1h FINAL`, 'TabSeparated');
+  await storeBenchBill(db.prisma, NODES, first, today);
+  console.log(
+    `machine: ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(2)}, node ${process.version}; ` +
+      `filled ${(DAYS * 48 * CONTAINERS).toLocaleString('en')} pod samples (${(DAYS * 24 * CONTAINERS).toLocaleString('en')} container-hours) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
+  if (process.env.BENCH_TRACE) {
+    const read = store.read.bind(store);
+    store.read = async <T>(q: string, p: Record<string, unknown>) => {
+      const t = performance.now();
+      const r = await read<T>(q, p);
+      console.log(
+        `${(performance.now() - t).toFixed(0)} ms ${r.length} rows: ${q.replace(/\s+/g, ' ').slice(0, 50)}…`,
+      );
+      return r;
+    };
+  }
+  const usage = new ClickHouseUsageSource(store);
+  const times: number[] = [];
+  let rows = 0;
+  let billed = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const t = performance.now();
+    const cluster = (await knownClusters(db.prisma, usage)).find((c) => c.clusterName === 'bench')!;
+    const answer = await allocateCluster(db.prisma, usage, {
+      cluster,
+      from: new Date(first).toISOString().slice(0, 10),
+      to: new Date(today - DAY).toISOString().slice(0, 10),
+      aggregate: { kind: 'namespace' },
+      costType: 'AmortizedCost',
+      sharedNamespaces: ['kube-system'],
+      shareMode: 'weighted',
+      now: new Date(),
+    });
+    times.push(performance.now() - t);
+    rows = answer.rows.length;
+    billed = answer.billedCost;
+  }
+  times.sort((a, b) => a - b);
+  console.log(
+    `allocation on ClickHouse (chDB): ${DAYS} days, ${NODES} nodes, ${CONTAINERS} containers -> ${rows} namespaces, billed ${billed}: ` +
+      `min ${(times[0]! / 1000).toFixed(2)} s, median ${(times[Math.floor(times.length / 2)]! / 1000).toFixed(2)} s (aim < 2 s)`,
+  );
+} finally {
+  await store.close();
+  await db.close();
+  await bridge.close();
+}

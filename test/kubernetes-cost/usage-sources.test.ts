@@ -1,0 +1,394 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../shared/config/index.js';
+import type { PrismaClient } from '../../shared/db/client.js';
+import { ClickHouseUsageSource } from '../../shared/finops/kubernetes/clickhouse-usage.js';
+import { MetricsStoreUsageSource } from '../../shared/finops/kubernetes/metrics-usage.js';
+import { type Aggregate, allocateCluster, knownClusters } from '../../shared/finops/kubernetes/service.js';
+import {
+  type AgentNodeRecord,
+  type AgentPodRecord,
+  type KubernetesUsageSource,
+  MemoryUsageSource,
+} from '../../shared/finops/kubernetes/usage-source.js';
+import { type MetricRecord, nodeRecordSchema, podRecordSchema } from '../../shared/metrics/records.js';
+import { ClickHouseMetricsStore } from '../../shared/metrics/store/clickhouse/store.js';
+import type { MetricsStore } from '../../shared/metrics/store/contract.js';
+import { PostgresMetricsStore } from '../../shared/metrics/store/postgres/store.js';
+import { CHDB_AVAILABLE, startChdbHttpBridge } from '../support/chdb-http-bridge.js';
+import { openMigratedDatabase, TEST_DATABASES } from '../support/databases.js';
+
+/**
+ * A metrics store's usage source sums a period in its database; the in-memory source hands the
+ * allocation every container-hour, which the allocation caps and sums itself. Both must give the
+ * same answer on the cases the sums have to get right: a node seen in half the agent's cycles of an
+ * hour, an hour with no cycle, containers asking more than their node's allocatable, a node resized
+ * within a day, a container on a node the agent did not report, a container seen in one cycle.
+ */
+
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const GiB = 1024 ** 3;
+const today = Math.floor(Date.now() / DAY) * DAY;
+// Recent days: a store's retention drops older samples as they are written.
+const D1 = today - 5 * DAY;
+const D2 = today - 4 * DAY;
+const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
+const SUB = '0b5c6a1e-1111-4a2b-8c3d-00000000c001';
+const RG = 'mc_rg_shop_westeurope';
+const ss = (name: string) =>
+  `/subscriptions/${SUB}/resourcegroups/${RG}/providers/microsoft.compute/virtualmachinescalesets/${name}`;
+const POOLS = [
+  { name: 'a', scaleSet: ss('aks-a-1-vmss'), cores: 4, gib: 16, vmSize: 'Standard_D4s_v5' },
+  { name: 'b', scaleSet: ss('aks-b-1-vmss'), cores: 8, gib: 32, vmSize: 'Standard_D8s_v5' },
+];
+const NODES = [
+  { node: 'aks-a-1-vmss000000', pool: POOLS[0]!, i: 0 },
+  { node: 'aks-a-1-vmss000001', pool: POOLS[0]!, i: 1 },
+  { node: 'aks-b-1-vmss000000', pool: POOLS[1]!, i: 0 },
+];
+
+interface Container {
+  namespace: string;
+  pod: string;
+  container: string;
+  node: string;
+  cpuRequest: number | null;
+  memRequest: number | null;
+  owner: [string, string] | null;
+  labels: Record<string, string>;
+  cpu: (day: number, h: number) => number;
+  mem: number;
+  /** Seen in this cycle of the hour (0 or 1); both when omitted. */
+  inCycle?: (day: number, h: number, cycle: number) => boolean;
+}
+
+const CONTAINERS: Container[] = [
+  {
+    namespace: 'web',
+    pod: 'api-7d9-x1',
+    container: 'api',
+    node: NODES[0]!.node,
+    cpuRequest: 1,
+    memRequest: 2 * GiB,
+    owner: ['Deployment', 'api'],
+    labels: { team: 'shop' },
+    cpu: () => 0.5,
+    mem: 1.5 * GiB,
+  },
+  {
+    namespace: 'web',
+    pod: 'debug',
+    container: 'sh',
+    node: NODES[0]!.node,
+    cpuRequest: null,
+    memRequest: null,
+    owner: null,
+    labels: {},
+    cpu: () => 0.3,
+    mem: 0.2 * GiB,
+  },
+  {
+    // Asks more than its node's 3.8 allocatable cores in hour 5 of the first day: capped.
+    namespace: 'batch',
+    pod: 'report-1',
+    container: 'main',
+    node: NODES[1]!.node,
+    cpuRequest: 0.5,
+    memRequest: 1 * GiB,
+    owner: ['Job', 'report'],
+    labels: { team: 'data' },
+    cpu: (day, h) => (day === D1 && h === 5 ? 3.9 : 0.4),
+    mem: 3 * GiB,
+  },
+  {
+    namespace: 'kube-system',
+    pod: 'coredns-1',
+    container: 'coredns',
+    node: NODES[1]!.node,
+    cpuRequest: 0.1,
+    memRequest: 0.07 * GiB,
+    owner: ['Deployment', 'coredns'],
+    labels: {},
+    cpu: () => 0.02,
+    mem: 0.05 * GiB,
+  },
+  {
+    namespace: 'data',
+    pod: 'db-0',
+    container: 'postgres',
+    node: NODES[2]!.node,
+    cpuRequest: 2,
+    memRequest: 8 * GiB,
+    owner: ['StatefulSet', 'db'],
+    labels: { team: 'data' },
+    cpu: () => 2.5,
+    mem: 6 * GiB,
+  },
+  {
+    // Seen in one cycle of each hour from 9 on.
+    namespace: 'shop',
+    pod: 'cart-1',
+    container: 'cart',
+    node: NODES[2]!.node,
+    cpuRequest: 0.25,
+    memRequest: 0.5 * GiB,
+    owner: ['Deployment', 'cart'],
+    labels: { team: 'shop' },
+    cpu: () => 0.1,
+    mem: 0.3 * GiB,
+    inCycle: (_d, h, cycle) => h < 9 || cycle === 0,
+  },
+  {
+    // On a node the agent never reported: nothing to charge it against.
+    namespace: 'shop',
+    pod: 'lost-1',
+    container: 'lost',
+    node: 'aks-c-1-vmss000000',
+    cpuRequest: 1,
+    memRequest: 1 * GiB,
+    owner: ['Deployment', 'lost'],
+    labels: { team: 'shop' },
+    cpu: () => 1,
+    mem: 1 * GiB,
+  },
+];
+
+function agentRecords(): { nodes: AgentNodeRecord[]; pods: AgentPodRecord[] } {
+  const nodes: AgentNodeRecord[] = [];
+  const pods: AgentPodRecord[] = [];
+  for (const day of [D1, D2]) {
+    for (let h = 0; h < 24; h++) {
+      if (day === D1 && h === 7) continue; // the agent was down for this hour
+      for (const [cycle, minute] of [10, 40].entries()) {
+        const at = new Date(day + h * HOUR + minute * 60_000);
+        for (const n of NODES) {
+          // The second node missed one cycle of hour 3: seen half the hour.
+          if (day === D1 && h === 3 && cycle === 1 && n.i === 1 && n.pool.name === 'a') continue;
+          // The b node was resized at noon of the second day.
+          const cores = n.pool.name === 'b' && day === D2 && h >= 12 ? 16 : n.pool.cores;
+          nodes.push({
+            collectedAt: at,
+            nodeName: n.node,
+            providerId: `azure://${n.pool.scaleSet}/virtualMachines/${n.i}`,
+            nodePool: n.pool.name,
+            instanceType: n.pool.vmSize,
+            cpuCapacityCores: cores,
+            memoryCapacityBytes: n.pool.gib * GiB,
+            cpuAllocatableCores: n.pool.cores - 0.2,
+            memoryAllocatableBytes: (n.pool.gib - 2) * GiB,
+          });
+        }
+        for (const c of CONTAINERS) {
+          if (c.inCycle && !c.inCycle(day, h, cycle)) continue;
+          pods.push({
+            collectedAt: at,
+            namespace: c.namespace,
+            pod: c.pod,
+            container: c.container,
+            nodeName: c.node,
+            cpuUsageCores: c.cpu(day, h),
+            memoryUsageBytes: c.mem,
+            cpuRequestCores: c.cpuRequest,
+            memoryRequestBytes: c.memRequest,
+            ownerKind: c.owner?.[0] ?? null,
+            ownerName: c.owner?.[1] ?? null,
+            labels: c.labels,
+            restartCount: 0,
+          });
+        }
+      }
+    }
+  }
+  return { nodes, pods };
+}
+
+/** The same records as the agent posts them to the metrics store. */
+function storeRecords(clusterName: string, r: ReturnType<typeof agentRecords>): MetricRecord[] {
+  return [
+    ...r.nodes.map(
+      ({ collectedAt, ...n }): MetricRecord => ({
+        kind: 'node',
+        collectedAt,
+        data: nodeRecordSchema.parse({ clusterName, cpuUsageCores: 1, memoryUsageBytes: GiB, ...n }),
+      }),
+    ),
+    ...r.pods.map(
+      ({ collectedAt, ...p }): MetricRecord => ({
+        kind: 'pod',
+        collectedAt,
+        data: podRecordSchema.parse({ clusterName, podState: 'Running', ...p }),
+      }),
+    ),
+  ];
+}
+
+async function storeBill(prisma: PrismaClient): Promise<void> {
+  const clusterId = `/subscriptions/${SUB}/resourcegroups/rg-shop/providers/microsoft.containerservice/managedclusters/shop`;
+  await prisma.kubernetesManagedCluster.create({
+    data: {
+      id: clusterId,
+      subscriptionId: SUB,
+      name: 'shop',
+      resourceGroup: 'rg-shop',
+      nodeResourceGroup: RG,
+      location: 'westeurope',
+      tier: 'Standard',
+      pools: POOLS.map((p) => ({ name: p.name, scaleSetId: p.scaleSet, vmSize: p.vmSize })),
+      disks: [],
+      collectedAt: new Date(),
+    },
+  });
+  const collectedAt = new Date();
+  await prisma.kubernetesBilledCost.createMany({
+    data: [D1, D2].flatMap((d) => [
+      ...POOLS.map((p, i) => ({
+        clusterId,
+        day: new Date(d),
+        resourceId: p.scaleSet,
+        kind: 'pool',
+        actualCost: 9.6 * (i + 1),
+        amortizedCost: 9.6 * (i + 1),
+        quantity: 24 * (2 - i),
+        currency: 'EUR',
+        collectedAt,
+      })),
+      {
+        clusterId,
+        day: new Date(d),
+        resourceId: clusterId,
+        kind: 'cluster',
+        actualCost: 2.4,
+        amortizedCost: 2.4,
+        quantity: 24,
+        currency: 'EUR',
+        collectedAt,
+      },
+    ]),
+  });
+}
+
+const AGGREGATES: Aggregate[] = [
+  { kind: 'namespace' },
+  { kind: 'workload' },
+  { kind: 'nodepool' },
+  { kind: 'day' },
+  { kind: 'label', key: 'team' },
+];
+
+async function allocate(prisma: PrismaClient, usage: KubernetesUsageSource, aggregate: Aggregate) {
+  const cluster = (await knownClusters(prisma, usage)).find((c) => c.clusterName === 'shop-agent');
+  expect(cluster?.managed?.name).toBe('shop');
+  return allocateCluster(prisma, usage, {
+    cluster: cluster!,
+    from: ymd(D1),
+    to: ymd(D2),
+    aggregate,
+    costType: 'ActualCost',
+    sharedNamespaces: ['kube-system'],
+    shareMode: 'weighted',
+    now: new Date(),
+  });
+}
+
+export interface StoreUnderTest {
+  store: MetricsStore;
+  prisma: PrismaClient;
+  usage: KubernetesUsageSource;
+  close(): Promise<void>;
+}
+
+/** The suite, run on each engine the metrics store has. */
+export function usageSourceSuite(label: string, open: () => Promise<StoreUnderTest>): void {
+  describe(`Kubernetes usage summed by the metrics store on ${label}`, () => {
+    let s: StoreUnderTest;
+    const memory = new MemoryUsageSource().add('shop-agent', agentRecords());
+    beforeAll(async () => {
+      s = await open();
+      await s.store.write({ clusterName: 'shop-agent', records: storeRecords('shop-agent', agentRecords()) });
+      await storeBill(s.prisma);
+    }, 120_000);
+    afterAll(async () => {
+      await s?.close();
+    });
+
+    it.each(AGGREGATES.map((a) => [a.kind, a] as const))(
+      'allocates by %s as the allocation does from every container-hour',
+      async (_kind, aggregate) => {
+        const want = await allocate(s.prisma, memory, aggregate);
+        const got = await allocate(s.prisma, s.usage, aggregate);
+        // The bill is the same: 2 days of 9.60 + 19.20 + 2.40.
+        expect(want.billedCost).toBe(62.4);
+        expect(got.billedCost).toBe(62.4);
+        expect(got.days).toEqual(want.days);
+        const rows = (r: typeof want) =>
+          r.rows
+            .map((x) => ({
+              name: x.name,
+              totalCost: x.totalCost,
+              cpuCoreHours: Number(x.cpuCoreHours.toFixed(6)),
+              memoryGiBHours: Number(x.memoryGiBHours.toFixed(6)),
+            }))
+            .sort((a, b) => a.name.localeCompare(b.name));
+        expect(rows(got)).toEqual(rows(want));
+        expect(got.idle).toEqual(want.idle);
+        expect([got.system, got.service, got.unallocated]).toEqual([
+          want.system,
+          want.service,
+          want.unallocated,
+        ]);
+      },
+    );
+
+    it('charges the capped hour no more than the node allocatable', async () => {
+      const byNs = await allocate(s.prisma, s.usage, { kind: 'namespace' });
+      // batch asks 3.9 + coredns 0.1 cores of 3.8 allocatable in that hour: it gets 3.9 / 4 of 3.8.
+      // Its other 46.5 hours (hour 7 of the first day had no cycle): 0.5 core each.
+      const batch = byNs.rows.find((r) => r.name === 'batch')!;
+      expect(batch.cpuCoreHours).toBeCloseTo((3.9 / 4) * 3.8 + 46 * 0.5, 6);
+      expect(byNs.rows.map((r) => r.name)).not.toContain('kube-system');
+    });
+  });
+}
+
+const settings = loadConfig({ WEBAPP_ENVIRONMENT: 'Development', DATA_DIR: 'memory://' }).metrics;
+
+for (const [label, kind] of TEST_DATABASES) {
+  usageSourceSuite(label, async () => {
+    const db = await openMigratedDatabase(kind);
+    const store = new PostgresMetricsStore(db.prisma, settings, { postgresUrl: db.url });
+    return {
+      store,
+      prisma: db.prisma,
+      usage: new MetricsStoreUsageSource(db.prisma),
+      async close() {
+        await store.close();
+        await db.close();
+      },
+    };
+  });
+}
+
+// The ClickHouse store (chDB through the test HTTP bridge); the bill stays in the app's database.
+if (CHDB_AVAILABLE) {
+  usageSourceSuite('ClickHouse (chDB)', async () => {
+    const bridge = await startChdbHttpBridge({ user: 'finwatch', password: 'pw' });
+    const store = await ClickHouseMetricsStore.open({
+      url: bridge.url,
+      username: 'finwatch',
+      password: 'pw',
+      database: `k8s_${Math.random().toString(36).slice(2, 10)}`,
+      retention: { rawDays: 14, fiveMinuteDays: 90, hourlyDays: 400, logsDays: 14 },
+    });
+    const db = await openMigratedDatabase('pglite');
+    return {
+      store,
+      prisma: db.prisma,
+      usage: new ClickHouseUsageSource(store),
+      async close() {
+        await store.close();
+        await bridge.close();
+        await db.close();
+      },
+    };
+  });
+}
