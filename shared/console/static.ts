@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { HttpResponseInit } from '@azure/functions';
 import { problemResponse } from '../http/problem.js';
+import { type ConsoleConfig, connectSources } from './config.js';
 
 /** The path the console is served under. */
 export const CONSOLE_BASE = '/console';
@@ -17,20 +18,23 @@ export const CONSOLE_BASE = '/console';
 /**
  * Everything the page loads comes from this origin. Inline script is refused; the app sets element
  * styles only through the DOM (React's `style` prop), which CSP does not govern, so no inline style
- * either. Nothing may frame the page.
+ * either. Nothing may frame the page. The one exception: with directory sign-in the page fetches the
+ * directory's metadata and tokens from its origin (`connect`).
  */
-export const CONSOLE_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export function consoleCsp(connect: string[] = []): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    ["connect-src 'self'", ...connect].join(' '),
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -114,10 +118,14 @@ function acceptsGzip(header: string | null | undefined): boolean {
   return /(?:^|,)\s*gzip\s*(?:;\s*q=(?!0(?:\.0*)?\s*(?:,|$))[\d.]+)?\s*(?:,|$)/i.test(header ?? '');
 }
 
-/** Answers a GET or HEAD below /console from the built files in `dir`. */
+/**
+ * Answers a GET or HEAD below /console from the built files in `dir`, and `config.json` from the
+ * settings (`config`; absent while the settings are invalid: the password form alone).
+ */
 export async function serveConsole(
   request: ConsoleRequest,
   dir = defaultConsoleDir(),
+  config?: ConsoleConfig,
 ): Promise<HttpResponseInit> {
   const method = request.method.toUpperCase();
   if (method !== 'GET' && method !== 'HEAD') {
@@ -126,6 +134,19 @@ export async function serveConsole(
   }
   const rel = relativePath(request.pathname);
   if (typeof rel !== 'string') return rel;
+  if (rel === 'config.json') {
+    const body = Buffer.from(JSON.stringify(config ?? { directory: null }));
+    return {
+      status: 200,
+      headers: {
+        ...baseHeaders(),
+        'Content-Type': TYPES['.json']!,
+        'Cache-Control': 'no-store',
+        'Content-Length': String(body.length),
+      },
+      body: method === 'HEAD' ? undefined : body,
+    };
+  }
   const root = path.resolve(dir);
   const isAsset = rel.startsWith('assets/');
   const found = rel && rel !== 'index.html' ? await fileIfAny(root, rel) : undefined;
@@ -163,7 +184,7 @@ export async function serveConsole(
       ...baseHeaders(),
       'Content-Type': TYPES['.html']!,
       'Cache-Control': 'no-store',
-      'Content-Security-Policy': CONSOLE_CSP,
+      'Content-Security-Policy': consoleCsp(connectSources(config)),
       'X-Frame-Options': 'DENY',
       'Content-Length': String(body.length),
     },

@@ -8,6 +8,13 @@ import { type Browser, type BrowserContext, chromium, type Locator, type Page } 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AzureSimulator, startAzureSimulator } from '../../dev/azure-sim/index.js';
 import { buildConsole, consoleBuildIsStale } from '../../scripts/build-console.js';
+import {
+  CA_FILE,
+  CLIENT_ID,
+  type DirectoryServer,
+  startDirectoryServer,
+  TENANT,
+} from '../auth/directory-server.js';
 import { simSettings, waitFor } from '../finops-engine/support.js';
 import { exportLines, focusCsv } from '../finops-intel/export-fixture.js';
 import { startTestHost, type TestHost } from '../support/host.js';
@@ -48,6 +55,7 @@ const isoDay = (offset: number) => new Date(Date.now() + offset * 86_400_000).to
  */
 describe.skipIf(!browserPath)('the console in headless Chromium', () => {
   let sim: AzureSimulator;
+  let directory: DirectoryServer;
   let host: TestHost;
   let api: ReturnType<typeof apiClient>;
   let browser: Browser;
@@ -111,9 +119,14 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
     await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
     hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
     sim = await startAzureSimulator({ resourcesPerSubscription: 30, wasteCatalogue: true });
+    directory = await startDirectoryServer();
     host = await startTestHost({
       settings: {
         ...simSettings(sim),
+        CloudAd__Instance: `${directory.url}/`,
+        CloudAd__TenantId: TENANT,
+        CloudAd__ClientId: CLIENT_ID,
+        CloudAd__CaFile: CA_FILE,
         Cloud__SubscriptionIds: `${FABRIKAM},${NORTHWIND}`,
         ADMIN_EMAILS: 'ops@example.com',
         ADMIN_BOOTSTRAP_SECRET: BOOTSTRAP,
@@ -179,6 +192,7 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
     await browser?.close();
     await host?.close();
     await sim?.close();
+    await directory?.close();
     await new Promise((r) => hook?.close(r));
   });
 
@@ -484,6 +498,44 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
     await other.close();
     expect(memberId).toBeTruthy();
   });
+
+  it('signs in with Microsoft (MSAL against a local directory): back on the same page as a finwatch user', async () => {
+    directory.interactiveUser = {
+      email: 'lee@example.com',
+      name: 'Lee Directory',
+      oid: '0f6a4c2e-8b1d-4e3f-9a7c-5d2b1e0f3a4c',
+    };
+    // The directory's certificate is the local development one.
+    const other = await browser.newContext({
+      locale: LOCALE,
+      timezoneId: TIME_ZONE,
+      ignoreHTTPSErrors: true,
+    });
+    const p = await other.newPage();
+    const refused: string[] = [];
+    p.on('console', (m) => {
+      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) refused.push(m.text());
+    });
+    const before = { ...directory.counts };
+    await p.goto(`${host.url}/console/anomalies?status=acknowledged`);
+    await p.getByRole('button', { name: 'Sign in with Microsoft' }).click();
+    await p.getByRole('navigation', { name: 'Pages' }).waitFor({ timeout: 30_000 });
+    await p.getByRole('heading', { level: 1, name: 'Anomalies' }).waitFor();
+    const at = new URL(p.url());
+    expect(at.pathname + at.search).toBe('/console/anomalies?status=acknowledged');
+    expect(at.hash).toBe('');
+    await visible(p.getByText('lee@example.com'));
+    // One interactive round trip; the page fetched the metadata and redeemed the code itself.
+    expect(directory.counts.authorize - before.authorize).toBe(1);
+    expect(directory.counts.token - before.token).toBe(1);
+    // The token kept is finwatch's own (HS256), and the API knows the directory user.
+    const own = (await p.evaluate('localStorage.getItem("finwatch.console.token")')) as string;
+    expect(JSON.parse(Buffer.from(own.split('.')[0]!, 'base64url').toString()).alg).toBe('HS256');
+    const me = await api.get('/auth/api/User/GetUserDetailsByToken', { token: own });
+    expect(me.body).toMatchObject({ email: 'lee@example.com', isAdmin: false });
+    expect(refused).toEqual([]);
+    await other.close();
+  }, 60_000);
 
   it('signs out, and nothing the page loaded was refused by its Content-Security-Policy', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
