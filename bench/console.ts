@@ -15,6 +15,9 @@ import { startAzurite } from '../dev/azurite.js';
 import { startLocalHost } from '../dev/host.js';
 import { buildConsole, consoleBuildIsStale } from '../scripts/build-console.js';
 import { loadConfig } from '../shared/config/index.js';
+import { runHistory } from '../shared/finops/intel/anomaly-store.js';
+import { subscriptionForecast } from '../shared/finops/intel/forecast-query.js';
+import { buildSeries } from '../shared/finops/intel/series.js';
 import { createLogger } from '../shared/observability/logger.js';
 
 const { values } = parseArgs({
@@ -127,6 +130,23 @@ try {
     `seeded ${ANALYSES} analyses of ${SUBSCRIPTIONS} subscriptions in ${((performance.now() - seed0) / 1000).toFixed(0)} s`,
   );
 
+  // The forecast's own work, A/B in this process: the whole forecast as served, against reading the
+  // run's history as every series (subscription, resource groups, services), as it was read before.
+  const prisma = host.services.prisma;
+  const served: number[] = [];
+  const allSeries: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    for (const sub of subscriptionIds) {
+      const t0 = performance.now();
+      const f = await subscriptionForecast(prisma, sub);
+      const t1 = performance.now();
+      buildSeries(sub, await runHistory(prisma, f!.analysisRunId), new Date());
+      const t2 = performance.now();
+      served.push(t1 - t0);
+      allSeries.push(t2 - t1);
+    }
+  }
+
   const browser = await chromium.launch({ executablePath: browserPath, args: ['--no-sandbox'] });
   const interactive: number[] = [];
   const filled: number[] = [];
@@ -176,6 +196,9 @@ try {
   show('controls usable', interactive);
   show('cards filled', filled);
   console.log(`API requests per load: ${median(requests)}`);
+  console.log(
+    `forecast of one subscription: median ${median(served).toFixed(0)} ms; reading its history as every series (before) alone: ${median(allSeries).toFixed(0)} ms (${(median(allSeries) / median(served)).toFixed(1)}x)`,
+  );
 } finally {
   await host.close();
   await azurite.stop();

@@ -201,12 +201,12 @@ export default function Kubernetes() {
       ? `/finops/api/KubernetesCost/allocation?${new URLSearchParams({ clusterName: cluster, from, to, aggregate: aggregateParam })}`
       : null,
   );
-  const rightsizing = useGet<Recommendation[] | { recommendations: Recommendation[] }>(
+  const rightsizing = useGet<{ items: Recommendation[] }>(
     cluster
       ? `/finops/api/KubernetesCost/rightsizing?${new URLSearchParams({ clusterName: cluster })}`
       : null,
   );
-  const recs = Array.isArray(rightsizing.data) ? rightsizing.data : (rightsizing.data?.recommendations ?? []);
+  const recs = rightsizing.data?.items ?? [];
   const notDeployed = clusters.error instanceof ApiError && clusters.error.status === 404;
 
   if (notDeployed || (clusters.data && names.length === 0)) {
