@@ -135,17 +135,7 @@ export async function serveConsole(
   const rel = relativePath(request.pathname);
   if (typeof rel !== 'string') return rel;
   if (rel === 'config.json') {
-    const body = Buffer.from(JSON.stringify(config ?? { directory: null }));
-    return {
-      status: 200,
-      headers: {
-        ...baseHeaders(),
-        'Content-Type': TYPES['.json']!,
-        'Cache-Control': 'no-store',
-        'Content-Length': String(body.length),
-      },
-      body: method === 'HEAD' ? undefined : body,
-    };
+    return uncached(method, TYPES['.json']!, Buffer.from(JSON.stringify(config ?? { directory: null })));
   }
   const root = path.resolve(dir);
   const isAsset = rel.startsWith('assets/');
@@ -177,15 +167,26 @@ export async function serveConsole(
       request.pathname,
     );
   }
-  const body = await readFile(index.file);
+  return uncached(method, TYPES['.html']!, await readFile(index.file), {
+    'Content-Security-Policy': consoleCsp(connectSources(config)),
+    'X-Frame-Options': 'DENY',
+  });
+}
+
+/** An answer made for this request (the page, its settings): never cached. */
+function uncached(
+  method: string,
+  type: string,
+  body: Buffer,
+  extra: Record<string, string> = {},
+): HttpResponseInit {
   return {
     status: 200,
     headers: {
       ...baseHeaders(),
-      'Content-Type': TYPES['.html']!,
+      'Content-Type': type,
       'Cache-Control': 'no-store',
-      'Content-Security-Policy': consoleCsp(connectSources(config)),
-      'X-Frame-Options': 'DENY',
+      ...extra,
       'Content-Length': String(body.length),
     },
     body: method === 'HEAD' ? undefined : body,
