@@ -1,6 +1,6 @@
 // npm run bench [-- name ...]: runs the benchmarks one after another, each in its own process so
 // that one's memory does not colour another's. Names: platform, auth, analysis, analysis-scale, read, agent,
-// package, quota, hostile, anomalies, import, metrics, metrics-clickhouse, allocation.
+// package, quota, hostile, anomalies, import, metrics, metrics-clickhouse, allocation, console.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +27,8 @@ const BENCHES: Record<string, string[]> = {
   import: ['bench/cost-import.ts'],
   metrics: ['bench/metrics.ts'],
   allocation: ['bench/allocation.ts', 'bench/allocation-postgres.ts', 'bench/allocation-clickhouse.ts'],
+  // The console's first page in Chromium with 50 analyses stored: time to usable and to filled.
+  console: ['bench/console.ts'],
 };
 // analysis-scale (minutes, and GBs at 4x) runs only when named.
 // Arguments after a second `--` go to every bench named (`npm run bench -- metrics -- --containers 600`).

@@ -13,6 +13,7 @@ import {
   weeklyTimerTrigger,
 } from '../shared/app/triggers.js';
 import type { AppConfig } from '../shared/config/index.js';
+import { consoleConfig } from '../shared/console/config.js';
 import { isConsolePath, serveConsole } from '../shared/console/static.js';
 import { exportImportTimerTrigger } from '../shared/finops/imports/exports.js';
 import { MAX_BODY_BYTES } from '../shared/http/body.js';
@@ -167,6 +168,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     boot: () => services,
     services: async () => services,
   };
+  const consoleSettings = consoleConfig(services.config.auth);
   const inflight = new Set<Promise<void>>();
   let closing = false;
 
@@ -212,7 +214,11 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
         // The console's catch-all, as its own function in Azure: files, not the route table.
         if (isConsolePath(pathname)) {
           req.resume();
-          response = await serveConsole({ method, pathname, acceptEncoding: headers['accept-encoding'] });
+          response = await serveConsole(
+            { method, pathname, acceptEncoding: headers['accept-encoding'] },
+            undefined,
+            consoleSettings,
+          );
           await writeResponse(res, response, method === 'HEAD', closing);
           return;
         }

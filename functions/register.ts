@@ -51,7 +51,8 @@ export function registerFunctions(app: App, startup: Startup, routes: RouteDefin
       handler: (request: HttpRequest, context: InvocationContext) => serveRequest(server, request, context),
     });
   }
-  app.http(consoleFunction.name, consoleFunction.options);
+  const consoleFn = consoleFunction(() => startup.config());
+  app.http(consoleFn.name, consoleFn.options);
   // Trigger bindings need the settings (queue name, schedule). With invalid settings the HTTP
   // functions still answer 503 and the log names the setting; fixing it restarts the app.
   const config = startup.config();

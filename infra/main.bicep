@@ -161,6 +161,15 @@ param cloudAdInstance string = 'https://login.microsoftonline.com/'
 @description('CloudAd__CallbackPath: OIDC callback path.')
 param cloudAdCallbackPath string = '/signin-oidc'
 
+@description('Console__DirectorySignIn: the console offers "Sign in with Microsoft" when the directory above is set; false hides it.')
+param consoleDirectorySignIn string = 'true'
+
+@description('Console__DirectoryClientId: app registration the console signs in as (a single-page-app redirect to https://<host>/console/); empty: CloudAd__ClientId.')
+param consoleDirectoryClientId string = ''
+
+@description('Console__DirectoryScopes: comma-separated scopes the console asks for; empty: api://<CloudAd__ClientId>/access_as_user.')
+param consoleDirectoryScopes string = ''
+
 @description('DownstreamApi__BaseUrl: base URL of the directory graph API.')
 param downstreamApiBaseUrl string = 'https://graph.microsoft.com/v1.0'
 
@@ -843,6 +852,9 @@ var baseAppSettings = {
   CloudAd__ClientSecret: empty(cloudAdClientSecret) ? '' : '@Microsoft.KeyVault(SecretUri=${kvSecretBaseUri}/CloudAd--ClientSecret/)'
   CloudAd__Instance: cloudAdInstance
   CloudAd__CallbackPath: cloudAdCallbackPath
+  Console__DirectorySignIn: consoleDirectorySignIn
+  Console__DirectoryClientId: consoleDirectoryClientId
+  Console__DirectoryScopes: consoleDirectoryScopes
   DownstreamApi__BaseUrl: downstreamApiBaseUrl
   DownstreamApi__Scopes: downstreamApiScopes
   ErrorTracker__Enabled: errorTrackerEnabled

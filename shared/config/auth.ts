@@ -21,6 +21,15 @@ export const authSettingsSchema = z.object({
    * and graph API (a private authority or a loopback stand-in in tests). Unset: system CAs only.
    */
   CloudAd__CaFile: optionalString(),
+  /**
+   * The console's "Sign in with Microsoft": shown when directory tokens are accepted (tenant and
+   * client id set) unless this is false (an app registration without a single-page-app redirect).
+   */
+  Console__DirectorySignIn: bool(true),
+  /** The app registration the console signs in as; unset: CloudAd__ClientId. */
+  Console__DirectoryClientId: optionalString(),
+  /** Scopes the console asks for; unset: api://<CloudAd__ClientId>/access_as_user. */
+  Console__DirectoryScopes: list([]),
   DownstreamApi__BaseUrl: url(),
   DownstreamApi__Scopes: stringWithDefault('https://graph.microsoft.com/.default'),
   MOBILE_API_KEY: optionalString(),

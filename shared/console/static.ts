@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { HttpResponseInit } from '@azure/functions';
 import { problemResponse } from '../http/problem.js';
+import { type ConsoleConfig, connectSources } from './config.js';
 
 /** The path the console is served under. */
 export const CONSOLE_BASE = '/console';
@@ -17,20 +18,23 @@ export const CONSOLE_BASE = '/console';
 /**
  * Everything the page loads comes from this origin. Inline script is refused; the app sets element
  * styles only through the DOM (React's `style` prop), which CSP does not govern, so no inline style
- * either. Nothing may frame the page.
+ * either. Nothing may frame the page. The one exception: with directory sign-in the page fetches the
+ * directory's metadata and tokens from its origin (`connect`).
  */
-export const CONSOLE_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export function consoleCsp(connect: string[] = []): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    ["connect-src 'self'", ...connect].join(' '),
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -114,10 +118,14 @@ function acceptsGzip(header: string | null | undefined): boolean {
   return /(?:^|,)\s*gzip\s*(?:;\s*q=(?!0(?:\.0*)?\s*(?:,|$))[\d.]+)?\s*(?:,|$)/i.test(header ?? '');
 }
 
-/** Answers a GET or HEAD below /console from the built files in `dir`. */
+/**
+ * Answers a GET or HEAD below /console from the built files in `dir`, and `config.json` from the
+ * settings (`config`; absent while the settings are invalid: the password form alone).
+ */
 export async function serveConsole(
   request: ConsoleRequest,
   dir = defaultConsoleDir(),
+  config?: ConsoleConfig,
 ): Promise<HttpResponseInit> {
   const method = request.method.toUpperCase();
   if (method !== 'GET' && method !== 'HEAD') {
@@ -126,6 +134,9 @@ export async function serveConsole(
   }
   const rel = relativePath(request.pathname);
   if (typeof rel !== 'string') return rel;
+  if (rel === 'config.json') {
+    return uncached(method, TYPES['.json']!, Buffer.from(JSON.stringify(config ?? { directory: null })));
+  }
   const root = path.resolve(dir);
   const isAsset = rel.startsWith('assets/');
   const found = rel && rel !== 'index.html' ? await fileIfAny(root, rel) : undefined;
@@ -156,15 +167,26 @@ export async function serveConsole(
       request.pathname,
     );
   }
-  const body = await readFile(index.file);
+  return uncached(method, TYPES['.html']!, await readFile(index.file), {
+    'Content-Security-Policy': consoleCsp(connectSources(config)),
+    'X-Frame-Options': 'DENY',
+  });
+}
+
+/** An answer made for this request (the page, its settings): never cached. */
+function uncached(
+  method: string,
+  type: string,
+  body: Buffer,
+  extra: Record<string, string> = {},
+): HttpResponseInit {
   return {
     status: 200,
     headers: {
       ...baseHeaders(),
-      'Content-Type': TYPES['.html']!,
+      'Content-Type': type,
       'Cache-Control': 'no-store',
-      'Content-Security-Policy': CONSOLE_CSP,
-      'X-Frame-Options': 'DENY',
+      ...extra,
       'Content-Length': String(body.length),
     },
     body: method === 'HEAD' ? undefined : body,

@@ -1,4 +1,4 @@
-import { generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
@@ -7,8 +7,11 @@ import { fileURLToPath } from 'node:url';
 import jwt from 'jsonwebtoken';
 
 // A loopback stand-in for the directory (Entra ID): OpenID metadata, JWKS, the client-credentials
-// token endpoint and the graph API's user search. HTTPS (MSAL refuses a non-https authority) with
-// the development certificate of dev/azure-sim, which the host trusts through CloudAd__CaFile.
+// token endpoint and the graph API's user search, and what a browser app's MSAL needs for an
+// interactive sign-in: the authorize endpoint (signs `interactiveUser` in at once and redirects
+// back with a code), the authorization-code grant with its PKCE check, and CORS on what the page
+// fetches. HTTPS (MSAL refuses a non-https authority) with the development certificate of
+// dev/azure-sim, which the host trusts through CloudAd__CaFile.
 
 export const CA_FILE = fileURLToPath(new URL('../../dev/azure-sim/tls/sim-cert.pem', import.meta.url));
 const KEY_FILE = fileURLToPath(new URL('../../dev/azure-sim/tls/sim-key.pem', import.meta.url));
@@ -33,7 +36,9 @@ export interface DirectoryServer {
   issuer: string;
   /** Keys published in the JWKS (rotate by replacing). */
   published: SigningKey[];
-  counts: { metadata: number; jwks: number; token: number; graph: number };
+  counts: { metadata: number; jwks: number; token: number; graph: number; authorize: number };
+  /** Who the authorize endpoint signs in (null: it answers access_denied). */
+  interactiveUser: { email: string; name: string; oid: string } | null;
   /** Directory users the graph API knows. */
   graphUsers: { mail: string; userPrincipalName: string; displayName: string }[];
   sign(
@@ -49,7 +54,8 @@ export async function startDirectoryServer(): Promise<DirectoryServer> {
     url: '',
     issuer: '',
     published: [newKey()],
-    counts: { metadata: 0, jwks: 0, token: 0, graph: 0 },
+    counts: { metadata: 0, jwks: 0, token: 0, graph: 0, authorize: 0 },
+    interactiveUser: null,
     graphUsers: [],
     sign(claims, o = {}) {
       const key = o.key ?? state.published[0]!;
@@ -63,15 +69,67 @@ export async function startDirectoryServer(): Promise<DirectoryServer> {
     },
     close: async () => {},
   };
+  // A browser page fetches the metadata and the token endpoint from its own origin.
+  const CORS = {
+    'access-control-allow-origin': '*',
+    'access-control-allow-methods': 'GET, POST, OPTIONS',
+    'access-control-allow-headers': '*',
+  };
   const send = (res: ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
+    res.writeHead(status, { 'content-type': 'application/json', ...CORS });
     res.end(JSON.stringify(body));
   };
+  /** Codes the authorize endpoint handed out, redeemed once at the token endpoint. */
+  const codes = new Map<
+    string,
+    {
+      clientId: string;
+      redirectUri: string;
+      challenge: string;
+      scope: string;
+      nonce: string;
+      user: NonNullable<DirectoryServer['interactiveUser']>;
+    }
+  >();
+  const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', base);
     const p = url.pathname;
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, CORS);
+      return res.end();
+    }
+    if (p === `/${TENANT}/oauth2/v2.0/authorize` && req.method === 'GET') {
+      state.counts.authorize++;
+      const q = url.searchParams;
+      const redirectUri = q.get('redirect_uri') ?? '';
+      const answer = new URLSearchParams({ state: q.get('state') ?? '' });
+      const user = state.interactiveUser;
+      if (q.get('response_type') !== 'code' || q.get('code_challenge_method') !== 'S256') {
+        answer.set('error', 'invalid_request');
+        answer.set('error_description', 'response_type=code with an S256 code_challenge is required');
+      } else if (!user) {
+        answer.set('error', 'access_denied');
+        answer.set('error_description', 'The user declined to sign in.');
+      } else {
+        const code = randomBytes(16).toString('base64url');
+        codes.set(code, {
+          clientId: q.get('client_id') ?? '',
+          redirectUri,
+          challenge: q.get('code_challenge') ?? '',
+          scope: q.get('scope') ?? '',
+          nonce: q.get('nonce') ?? '',
+          user,
+        });
+        answer.set('code', code);
+        answer.set('client_info', b64url({ uid: user.oid, utid: TENANT }));
+      }
+      const sep = q.get('response_mode') === 'query' ? '?' : '#';
+      res.writeHead(302, { location: `${redirectUri}${sep}${answer}` });
+      return res.end();
+    }
     if (p === `/${TENANT}/v2.0/.well-known/openid-configuration`) {
       state.counts.metadata++;
       return send(res, 200, {
@@ -102,6 +160,39 @@ export async function startDirectoryServer(): Promise<DirectoryServer> {
     if (p === `/${TENANT}/oauth2/v2.0/token` && req.method === 'POST') {
       state.counts.token++;
       const form = new URLSearchParams(Buffer.concat(chunks).toString());
+      if (form.get('grant_type') === 'authorization_code') {
+        const grant = codes.get(form.get('code') ?? '');
+        codes.delete(form.get('code') ?? '');
+        const verifier = form.get('code_verifier') ?? '';
+        const proof = createHash('sha256').update(verifier).digest('base64url');
+        if (
+          !grant ||
+          grant.clientId !== form.get('client_id') ||
+          grant.redirectUri !== form.get('redirect_uri') ||
+          grant.challenge !== proof
+        ) {
+          return send(res, 400, {
+            error: 'invalid_grant',
+            error_description: 'bad code, redirect or verifier',
+          });
+        }
+        const { user } = grant;
+        const identity = { oid: user.oid, sub: user.oid, name: user.name, preferred_username: user.email };
+        // The access token is for the API whose scope was asked for (api://<id>/access_as_user).
+        const resource = /(api:\/\/[^/\s]+)\//.exec(grant.scope)?.[1];
+        return send(res, 200, {
+          token_type: 'Bearer',
+          scope: grant.scope,
+          expires_in: 3599,
+          ext_expires_in: 3599,
+          access_token: state.sign(
+            { ...identity, email: user.email, scp: 'access_as_user' },
+            resource ? { audience: resource } : {},
+          ),
+          id_token: state.sign({ ...identity, nonce: grant.nonce }, { audience: grant.clientId }),
+          client_info: b64url({ uid: user.oid, utid: TENANT }),
+        });
+      }
       if (form.get('client_id') !== CLIENT_ID || form.get('client_secret') !== CLIENT_SECRET) {
         return send(res, 401, { error: 'invalid_client', error_description: 'bad secret' });
       }

@@ -6,10 +6,20 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { simAksCluster } from '../../dev/azure-sim/aks.js';
 import { type AzureSimulator, startAzureSimulator } from '../../dev/azure-sim/index.js';
 import { buildConsole, consoleBuildIsStale } from '../../scripts/build-console.js';
+import { MemoryUsageSource } from '../../shared/finops/kubernetes/usage-source.js';
+import {
+  CA_FILE,
+  CLIENT_ID,
+  type DirectoryServer,
+  startDirectoryServer,
+  TENANT,
+} from '../auth/directory-server.js';
 import { simSettings, waitFor } from '../finops-engine/support.js';
 import { exportLines, focusCsv } from '../finops-intel/export-fixture.js';
+import { AGENT_CLUSTER, agentRecords } from '../kubernetes-cost/cluster-fixture.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient } from '../support/http.js';
 
@@ -48,6 +58,7 @@ const isoDay = (offset: number) => new Date(Date.now() + offset * 86_400_000).to
  */
 describe.skipIf(!browserPath)('the console in headless Chromium', () => {
   let sim: AzureSimulator;
+  let directory: DirectoryServer;
   let host: TestHost;
   let api: ReturnType<typeof apiClient>;
   let browser: Browser;
@@ -77,7 +88,7 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
   async function signIn(p: Page, email: string) {
     await p.getByLabel('Email or user name').fill(email);
     await p.getByLabel('Password').fill(PASSWORD);
-    await p.getByRole('button', { name: 'Sign in' }).click();
+    await p.getByRole('button', { name: 'Sign in', exact: true }).click();
     await p.getByRole('navigation', { name: 'Pages' }).waitFor();
   }
 
@@ -110,10 +121,16 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
     });
     await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
     hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
-    sim = await startAzureSimulator({ resourcesPerSubscription: 30, wasteCatalogue: true });
+    // Each subscription has an AKS cluster; Fabrikam's agent reports what runs in it.
+    sim = await startAzureSimulator({ resourcesPerSubscription: 30, wasteCatalogue: true, aks: true });
+    directory = await startDirectoryServer();
     host = await startTestHost({
       settings: {
         ...simSettings(sim),
+        CloudAd__Instance: `${directory.url}/`,
+        CloudAd__TenantId: TENANT,
+        CloudAd__ClientId: CLIENT_ID,
+        CloudAd__CaFile: CA_FILE,
         Cloud__SubscriptionIds: `${FABRIKAM},${NORTHWIND}`,
         ADMIN_EMAILS: 'ops@example.com',
         ADMIN_BOOTSTRAP_SECRET: BOOTSTRAP,
@@ -121,6 +138,10 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
       queueWorker: { pollMs: 50 },
     });
     api = apiClient(host.url);
+    host.services.finops.kubernetesUsage = new MemoryUsageSource().add(
+      AGENT_CLUSTER,
+      agentRecords(simAksCluster(FABRIKAM, 1)),
+    );
     const created = await api.post('/auth/api/User/create', {
       headers: { 'X-Admin-Bootstrap': BOOTSTRAP },
       json: { username: 'ops', userEmail: 'ops@example.com', password: PASSWORD, repeatPassword: PASSWORD },
@@ -179,6 +200,7 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
     await browser?.close();
     await host?.close();
     await sim?.close();
+    await directory?.close();
     await new Promise((r) => hook?.close(r));
   });
 
@@ -190,7 +212,7 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
     await axe(page, 'sign-in');
     await page.getByLabel('Email or user name').fill('ops@example.com');
     await page.getByLabel('Password').fill('wrong password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await text(page.getByRole('alert')).toContain('Invalid credentials.');
     await signIn(page, 'ops@example.com');
     await page.getByRole('heading', { level: 1, name: 'Forecast' }).waitFor();
@@ -366,7 +388,7 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
     expect(lines).toHaveLength(active.length + 1);
   }, 60_000);
 
-  it('Admin: adds a channel and sends it a test, filters the audit trail, shows the ingest keys or says they are absent', async () => {
+  it('Admin: adds a channel and sends it a test; makes, lists and revokes an ingest key; filters the audit trail', async () => {
     await open('Admin', 'Admin');
     await page.getByRole('button', { name: 'Add a channel' }).click();
     const dialog = page.getByRole('dialog');
@@ -382,14 +404,38 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
     await text(page.getByTestId('channel-status')).toBe('Test message delivered to ops-hook.');
     expect(hookBodies).toHaveLength(1);
 
-    const keys = await api.get('/metrics/api/IngestKeys', { token: admin });
-    if (keys.status === 404) {
-      await visible(page.getByText('The metrics ingest API is not deployed here'));
-    } else {
-      await page.getByLabel('Cluster name').fill('aks-console-test');
-      await page.getByRole('button', { name: 'Make a key' }).click();
-      await visible(page.getByText(/Key for aks-console-test/));
-    }
+    // An ingest key: shown once, listed by its prefix, accepted by the ingest API until revoked.
+    await page.getByLabel('Cluster name').fill('aks-console-test');
+    await page.getByRole('button', { name: 'Make a key' }).click();
+    const shown = page.getByRole('status').filter({ hasText: 'Key for aks-console-test' });
+    const key = (await shown.locator('code').textContent())!.trim();
+    const [made] = (await get<Answer[]>('/metrics/api/IngestKeys')).filter(
+      (k) => k.clusterName === 'aks-console-test',
+    );
+    expect(made).toMatchObject({ revokedAt: null });
+    expect(key.startsWith(made.prefix)).toBe(true);
+    expect(JSON.stringify(made)).not.toContain(key);
+    const keyRow = page.getByTestId(`ingest-key-${made.id}`);
+    await text(keyRow).toContain(`aks-console-test · ${made.prefix}…`);
+    const ingest = async () =>
+      (
+        await api.post('/metrics/api/ingest/batch', {
+          headers: { authorization: `Bearer ${key}` },
+          json: {},
+        })
+      ).status;
+    // With the key the batch gets as far as its (empty) envelope; after the revocation, not past the key.
+    expect(await ingest()).toBe(400);
+    await page.getByRole('button', { name: 'Revoke the key of aks-console-test' }).click();
+    await visible(keyRow.getByText('revoked'));
+    const [revoked] = (await get<Answer[]>('/metrics/api/IngestKeys')).filter((k) => k.id === made.id);
+    expect(revoked.revokedAt).not.toBeNull();
+    expect(await ingest()).toBe(401);
+    // Shown once: a new page load does not show it again.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Admin' }).waitFor();
+    await visible(page.getByTestId(`ingest-key-${made.id}`));
+    expect(await page.getByText(key).count()).toBe(0);
 
     await page.getByLabel('Action (commas for several)').fill('waste.suppressed');
     await page.getByRole('button', { name: 'Filter' }).click();
@@ -399,16 +445,82 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
     await axe(page, 'admin');
   }, 60_000);
 
-  it('Kubernetes cost: explains what to do when the API is absent or has no clusters', async () => {
-    await open('Kubernetes cost', 'Kubernetes cost');
-    const clusters = await api.get('/finops/api/KubernetesCost/clusters', { token: admin });
-    if (clusters.status === 404) {
-      await visible(page.getByText('Kubernetes cost is not available on this finwatch yet'));
-    } else if (clusters.body.length === 0) {
-      await visible(page.getByText('No clusters yet'));
+  it('Kubernetes cost: the agent cluster split by namespace, workload and node pool, each day and right-sizing, as the API gives them', async () => {
+    const clusters = await get<Answer[]>('/finops/api/KubernetesCost/clusters');
+    expect(clusters.map((c) => c.clusterName)).toContain(AGENT_CLUSTER);
+    const from = isoDay(-10);
+    const to = isoDay(-4);
+    const allocation = (aggregate: string) =>
+      get(
+        `/finops/api/KubernetesCost/allocation?${new URLSearchParams({ clusterName: AGENT_CLUSTER, from, to, aggregate })}`,
+      );
+    await page.goto(
+      `${host.url}/console/kubernetes?${new URLSearchParams({ cluster: AGENT_CLUSTER, from, to })}`,
+    );
+    await page.getByRole('heading', { level: 1, name: 'Kubernetes cost' }).waitFor();
+    const a = await allocation('namespace');
+    expect(a.rows.length).toBeGreaterThan(0);
+    await text(page.getByTestId('k8s-billed')).toBe(money(a.billedCost, a.currency));
+    await text(page.getByTestId('k8s-idle')).toBe(
+      money(
+        a.idle.reduce((n: number, i: Answer) => n + i.totalCost, 0),
+        a.currency,
+      ),
+    );
+    await text(page.getByTestId('k8s-system-service')).toBe(money(a.system + a.service, a.currency));
+    await text(page.getByTestId('k8s-unallocated')).toBe(money(a.unallocated, a.currency));
+    for (const r of a.rows)
+      await text(page.getByTestId(`k8s-row-${r.name}`).getByTestId('total')).toBe(
+        money(r.totalCost, a.currency),
+      );
+    // The daily chart: one bar and its numbers per billed day.
+    expect(a.days).toHaveLength(7);
+    for (const d of a.days) {
+      const row = page.getByTestId(`k8s-day-${d.day}`);
+      await text(row.getByTestId('billed')).toBe(money(d.billedCost, a.currency));
+      for (const part of ['allocated', 'idle', 'system', 'service', 'unallocated'])
+        await text(row.getByTestId(part)).toBe(money(d[part], a.currency));
     }
-    await visible(page.getByText(/Run the agent in the cluster/));
     await axe(page, 'kubernetes');
+    for (const [aggregate, label] of [
+      ['workload', 'Workload'],
+      ['nodepool', 'Node pool'],
+    ]) {
+      await page.getByLabel('Group by').selectOption({ label: label! });
+      const b = await allocation(aggregate!);
+      await count(page.locator('tbody tr[data-testid^="k8s-row-"]')).toBe(b.rows.length);
+      for (const r of b.rows)
+        await text(page.getByTestId(`k8s-row-${r.name}`).getByTestId('total')).toBe(
+          money(r.totalCost, b.currency),
+        );
+    }
+    const recs = await get(`/finops/api/KubernetesCost/rightsizing?clusterName=${AGENT_CLUSTER}`);
+    const list: Answer[] = recs.items;
+    expect(list.length).toBeGreaterThan(0);
+    for (const r of list)
+      await text(
+        page.getByTestId(`k8s-rec-${r.namespace}/${r.workload}/${r.container}`).getByTestId('saving'),
+      ).toBe(money(r.monthlySaving, a.currency));
+  });
+
+  it('Kubernetes cost: a cluster the bill knows but no agent reports shows its bill as the API splits it', async () => {
+    const other = (await get<Answer[]>('/finops/api/KubernetesCost/clusters')).find(
+      (c) => !c.reportedByAgent,
+    );
+    const from = isoDay(-10);
+    const to = isoDay(-4);
+    const a = await get(
+      `/finops/api/KubernetesCost/allocation?${new URLSearchParams({ clusterName: other.clusterName, from, to })}`,
+    );
+    expect(a.unallocated).toBeGreaterThan(0);
+    await page.getByLabel('Cluster').selectOption(other.clusterName);
+    await page.getByLabel('Group by').selectOption({ label: 'Namespace' });
+    await text(page.getByTestId('k8s-billed')).toBe(money(a.billedCost, a.currency));
+    await text(page.getByTestId('k8s-unallocated')).toBe(money(a.unallocated, a.currency));
+    for (const r of a.rows)
+      await text(page.getByTestId(`k8s-row-${r.name}`).getByTestId('total')).toBe(
+        money(r.totalCost, a.currency),
+      );
   });
 
   it('shows an API failure in words, never a blank page', async () => {
@@ -484,6 +596,44 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
     await other.close();
     expect(memberId).toBeTruthy();
   });
+
+  it('signs in with Microsoft (MSAL against a local directory): back on the same page as a finwatch user', async () => {
+    directory.interactiveUser = {
+      email: 'lee@example.com',
+      name: 'Lee Directory',
+      oid: '0f6a4c2e-8b1d-4e3f-9a7c-5d2b1e0f3a4c',
+    };
+    // The directory's certificate is the local development one.
+    const other = await browser.newContext({
+      locale: LOCALE,
+      timezoneId: TIME_ZONE,
+      ignoreHTTPSErrors: true,
+    });
+    const p = await other.newPage();
+    const refused: string[] = [];
+    p.on('console', (m) => {
+      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) refused.push(m.text());
+    });
+    const before = { ...directory.counts };
+    await p.goto(`${host.url}/console/anomalies?status=acknowledged`);
+    await p.getByRole('button', { name: 'Sign in with Microsoft' }).click();
+    await p.getByRole('navigation', { name: 'Pages' }).waitFor({ timeout: 30_000 });
+    await p.getByRole('heading', { level: 1, name: 'Anomalies' }).waitFor();
+    const at = new URL(p.url());
+    expect(at.pathname + at.search).toBe('/console/anomalies?status=acknowledged');
+    expect(at.hash).toBe('');
+    await visible(p.getByText('lee@example.com'));
+    // One interactive round trip; the page fetched the metadata and redeemed the code itself.
+    expect(directory.counts.authorize - before.authorize).toBe(1);
+    expect(directory.counts.token - before.token).toBe(1);
+    // The token kept is finwatch's own (HS256), and the API knows the directory user.
+    const own = (await p.evaluate('localStorage.getItem("finwatch.console.token")')) as string;
+    expect(JSON.parse(Buffer.from(own.split('.')[0]!, 'base64url').toString()).alg).toBe('HS256');
+    const me = await api.get('/auth/api/User/GetUserDetailsByToken', { token: own });
+    expect(me.body).toMatchObject({ email: 'lee@example.com', isAdmin: false });
+    expect(refused).toEqual([]);
+    await other.close();
+  }, 60_000);
 
   it('signs out, and nothing the page loaded was refused by its Content-Security-Policy', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { HttpResponseInit } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authSettingsSchema } from '../../shared/config/auth.js';
+import { consoleConfig } from '../../shared/console/config.js';
 import { serveConsole } from '../../shared/console/static.js';
 
 const INDEX =
@@ -109,5 +111,55 @@ describe('console files at /console', () => {
     const r = await serveConsole({ method: 'GET', pathname: '/console/' }, path.join(dir, 'nothing-here'));
     expect(r.status).toBe(503);
     expect(text(r)).toContain('npm run build');
+  });
+
+  it('offers directory sign-in only when the directory is configured, and lets the page reach it alone', async () => {
+    const auth = (settings: Record<string, string>) => authSettingsSchema.parse(settings);
+    const none = await serveConsole({ method: 'GET', pathname: '/console/config.json' }, dir);
+    expect(none.status).toBe(200);
+    expect(header(none, 'cache-control')).toBe('no-store');
+    expect(JSON.parse(text(none))).toEqual({ directory: null });
+    expect(consoleConfig(auth({ CloudAd__TenantId: 'contoso.onmicrosoft.com' }))).toEqual({
+      directory: null,
+    });
+    expect(header(await get('/console/'), 'content-security-policy')).toContain("connect-src 'self';");
+
+    const settings = {
+      CloudAd__TenantId: 'contoso.onmicrosoft.com',
+      CloudAd__ClientId: '2c4f6a8b-1d3e-4f5a-8b7c-9d0e1f2a3b4c',
+    };
+    const config = consoleConfig(auth(settings));
+    expect(config).toEqual({
+      directory: {
+        authority: 'https://login.microsoftonline.com/contoso.onmicrosoft.com',
+        clientId: '2c4f6a8b-1d3e-4f5a-8b7c-9d0e1f2a3b4c',
+        scopes: ['api://2c4f6a8b-1d3e-4f5a-8b7c-9d0e1f2a3b4c/access_as_user'],
+        knownAuthorities: ['login.microsoftonline.com'],
+      },
+    });
+    const served = await serveConsole({ method: 'GET', pathname: '/console/config.json' }, dir, config);
+    expect(JSON.parse(text(served))).toEqual(config);
+    const page = await serveConsole({ method: 'GET', pathname: '/console/waste' }, dir, config);
+    expect(header(page, 'content-security-policy')).toContain(
+      "connect-src 'self' https://login.microsoftonline.com;",
+    );
+    expect(
+      consoleConfig(
+        auth({
+          ...settings,
+          CloudAd__Instance: 'https://login.microsoftonline.us',
+          Console__DirectoryClientId: 'spa-client',
+          Console__DirectoryScopes: 'api://finwatch/access_as_user, offline_access',
+        }),
+      ).directory,
+    ).toEqual({
+      authority: 'https://login.microsoftonline.us/contoso.onmicrosoft.com',
+      clientId: 'spa-client',
+      scopes: ['api://finwatch/access_as_user', 'offline_access'],
+      knownAuthorities: ['login.microsoftonline.us'],
+    });
+    expect(consoleConfig(auth({ ...settings, Console__DirectorySignIn: 'false' }))).toEqual({
+      directory: null,
+    });
   });
 });

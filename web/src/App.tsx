@@ -2,13 +2,14 @@ import { Component, lazy, type ReactNode, Suspense, useEffect, useRef, useState 
 import { setToken } from './api';
 import { Button, ErrorBox, Loading } from './components/ui';
 import { timeZone } from './format';
+import Overview from './pages/Overview';
 import { SignIn } from './pages/SignIn';
 import { Link, useRoute } from './router';
 import { useViewer, type Viewer } from './session';
 import { setThemeChoice, type ThemeChoice, themeChoice } from './theme';
 
-// Each page is its own chunk: the first page loads only what it shows.
-const Overview = lazy(() => import('./pages/Overview'));
+// Each page but the first is its own chunk: the Overview is in the entry, so a first visit asks for
+// its data one round trip sooner (no chunk to fetch after the entry runs).
 const Anomalies = lazy(() => import('./pages/Anomalies'));
 const Forecast = lazy(() => import('./pages/Forecast'));
 const Waste = lazy(() => import('./pages/Waste'));

@@ -4,11 +4,42 @@
  * an old export forecasts the month it ends in rather than an empty current month.
  */
 import type { PrismaClient } from '../../db/client.js';
-import { runHistory } from './anomaly-store.js';
 import { forecastBudgetStatus } from './budget-status.js';
 import type { ForecastDto } from './contract.js';
 import { forecastMonth } from './forecast.js';
-import { addDays, buildSeries, ymd } from './series.js';
+import { addDays, buildSeries, type HistoryRow, ymd } from './series.js';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The subscription's daily total before `before` (UTC day), one row per day that has any cost row
+ * the anomaly history reads (total, resource group or service): those days span the series, as in
+ * runHistory, but only the total is summed and sent. The forecast needs nothing else, and the
+ * resource group and service series cost the Overview most of its wait.
+ */
+async function dailyTotals(prisma: PrismaClient, analysisRunId: number, before: Date): Promise<HistoryRow[]> {
+  const rows = await prisma.$queryRawUnsafe<Array<{ day: number; cost: number }>>(
+    `SELECT ("costDate"::date - DATE '1970-01-01') AS day,
+            coalesce(sum("cost") FILTER (WHERE "costType" = 'Total'), 0)::float8 AS cost
+     FROM "HistoricalCosts"
+     WHERE "analysisRunId" = $1::integer
+       AND "costDate"::date < $2::date
+       AND ("costType" = 'Total'
+            OR ("costType" = 'ResourceGroup' AND "resourceGroup" IS NOT NULL)
+            OR ("costType" = 'Service' AND "name" IS NOT NULL))
+     GROUP BY 1
+     ORDER BY 1`,
+    analysisRunId,
+    ymd(before),
+  );
+  return rows.map((r) => ({
+    costDate: new Date(Number(r.day) * DAY_MS),
+    costType: 'Total',
+    resourceGroup: null,
+    name: null,
+    cost: r.cost,
+  }));
+}
 
 export async function subscriptionForecast(
   prisma: PrismaClient,
@@ -22,7 +53,7 @@ export async function subscriptionForecast(
   });
   if (!run) return undefined;
   const before = run.runDate < now ? run.runDate : now;
-  const all = buildSeries(subscriptionId, await runHistory(prisma, run.id), before);
+  const all = buildSeries(subscriptionId, await dailyTotals(prisma, run.id, before), before);
   const sub = await prisma.subscription.findFirst({
     where: { subscriptionId },
     select: { budget: true },

@@ -1,4 +1,5 @@
 import { useGet } from '../hooks';
+import { setQuery } from '../router';
 import type { SubscriptionRef } from '../types';
 import { Field, inputClass } from './ui';
 
@@ -63,5 +64,28 @@ export function SubscriptionSelect({
         ))}
       </select>
     </Field>
+  );
+}
+
+/** From and to days of a page's filters, kept in the query string (`from`, `to`). */
+export function DayRangeFields({ from, to, noun = 'day' }: { from: string; to: string; noun?: string }) {
+  return (
+    <>
+      {(
+        [
+          ['From', 'from', from],
+          ['To', 'to', to],
+        ] as const
+      ).map(([label, key, value]) => (
+        <Field key={key} label={`${label} (${noun})`}>
+          <input
+            type="date"
+            className={inputClass}
+            value={value}
+            onChange={(e) => setQuery({ [key]: e.target.value })}
+          />
+        </Field>
+      ))}
+    </>
   );
 }

@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { ApiError, del, errorText, post } from '../api';
+import { DataTable, LoadedView } from '../components/data';
 import { SubscriptionSelect, useSubscriptions } from '../components/filters';
 import {
   Badge,
@@ -131,60 +132,51 @@ function Channels() {
       <p aria-live="polite" className="mb-2 text-sm" data-testid="channel-status">
         {status}
       </p>
-      {list.error ? (
-        <ErrorBox error={list.error} onRetry={list.reload} />
-      ) : !list.data ? (
-        <Loading />
-      ) : list.data.length === 0 ? (
-        <Empty title="No channels">
-          Add an email address or a Slack, Teams or webhook URL to be told of new anomalies and budget alerts.
-        </Empty>
-      ) : (
-        <TableWrap label="Notification channels">
-          <table className={tableClass}>
-            <thead>
-              <tr>
-                <th className={thClass}>Name</th>
-                <th className={thClass}>Kind</th>
-                <th className={thClass}>Target</th>
-                <th className={thClass}>Anomalies from</th>
-                <th className={thClass}>Subscription</th>
-                <th className={thClass}>
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((c) => (
-                <tr key={c.id} data-testid={`channel-${c.name}`}>
-                  <td className={tdClass}>{c.name}</td>
-                  <td className={tdClass}>{c.kind}</td>
-                  <td className={tdClass}>
-                    {c.targetHint}
-                    {c.hasSecret ? ' (signed)' : ''}
-                  </td>
-                  <td className={tdClass}>
-                    {c.minImpact
-                      ? `${money(c.minImpact, 'USD').replace(/[^\d.,]/g, '')} a day`
-                      : 'any impact'}
-                  </td>
-                  <td className={tdClass}>{c.subscriptionId ? subs.name(c.subscriptionId) : 'all'}</td>
-                  <td className={`${tdClass} whitespace-nowrap`}>
-                    <span className="flex gap-1">
-                      <Button onClick={() => test(c)} aria-label={`Send a test message to ${c.name}`}>
-                        Test
-                      </Button>
-                      <Button onClick={() => remove(c)} aria-label={`Delete channel ${c.name}`}>
-                        Delete
-                      </Button>
-                    </span>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
-      )}
+      <LoadedView
+        state={list}
+        empty={{
+          title: 'No channels',
+          text: 'Add an email address or a Slack, Teams or webhook URL to be told of new anomalies and budget alerts.',
+        }}
+      >
+        {(rows) => (
+          <DataTable
+            label="Notification channels"
+            rows={rows}
+            rowKey={(c) => c.id}
+            rowTestId={(c) => `channel-${c.name}`}
+            columns={[
+              { header: 'Name', cell: (c) => c.name },
+              { header: 'Kind', cell: (c) => c.kind },
+              { header: 'Target', cell: (c) => `${c.targetHint}${c.hasSecret ? ' (signed)' : ''}` },
+              {
+                header: 'Anomalies from',
+                cell: (c) =>
+                  c.minImpact ? `${money(c.minImpact, 'USD').replace(/[^\d.,]/g, '')} a day` : 'any impact',
+              },
+              {
+                header: 'Subscription',
+                cell: (c) => (c.subscriptionId ? subs.name(c.subscriptionId) : 'all'),
+              },
+              {
+                header: 'Actions',
+                srOnly: true,
+                className: 'whitespace-nowrap',
+                cell: (c) => (
+                  <span className="flex gap-1">
+                    <Button onClick={() => test(c)} aria-label={`Send a test message to ${c.name}`}>
+                      Test
+                    </Button>
+                    <Button onClick={() => remove(c)} aria-label={`Delete channel ${c.name}`}>
+                      Delete
+                    </Button>
+                  </span>
+                ),
+              },
+            ]}
+          />
+        )}
+      </LoadedView>
       <Dialog open={adding} title="Add a notification channel" onClose={() => setAdding(false)}>
         <form onSubmit={add} className="space-y-3">
           <Field label="Name">
@@ -335,7 +327,11 @@ function IngestKeys() {
           ) : (
             <ul className="space-y-1 text-sm">
               {list.data.map((k) => (
-                <li key={k.id} className="flex flex-wrap items-center justify-between gap-2">
+                <li
+                  key={k.id}
+                  className="flex flex-wrap items-center justify-between gap-2"
+                  data-testid={`ingest-key-${k.id}`}
+                >
                   <span>
                     {k.clusterName} · <code>{k.prefix}…</code> · {dateTime(k.createdAt)}{' '}
                     {k.revokedAt ? <Badge tone="slate">revoked</Badge> : null}

@@ -1,24 +1,19 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { anomalySeries } from '../anomaly-series';
 import { errorText, post, request } from '../api';
-import { SubscriptionSelect, useSubscriptions } from '../components/filters';
+import { DataTable, LoadedView } from '../components/data';
+import { DayRangeFields, SubscriptionSelect, useSubscriptions } from '../components/filters';
 import type { SeriesPoint } from '../components/SeriesChart';
 import {
   Badge,
   Button,
   Card,
   Dialog,
-  Empty,
   ErrorBox,
   Field,
   inputClass,
   Loading,
-  numClass,
   PageTitle,
-  TableWrap,
-  tableClass,
-  tdClass,
-  thClass,
 } from '../components/ui';
 import { dateTime, day, money } from '../format';
 import { useGet } from '../hooks';
@@ -233,91 +228,62 @@ export default function Anomalies() {
             <option value="all">All</option>
           </select>
         </Field>
-        <Field label="From (cost day)">
-          <input
-            type="date"
-            className={inputClass}
-            value={from}
-            onChange={(e) => setQuery({ from: e.target.value })}
-          />
-        </Field>
-        <Field label="To (cost day)">
-          <input
-            type="date"
-            className={inputClass}
-            value={to}
-            onChange={(e) => setQuery({ to: e.target.value })}
-          />
-        </Field>
+        <DayRangeFields from={from} to={to} noun="cost day" />
       </form>
-      {list.error ? (
-        <ErrorBox error={list.error} onRetry={list.reload} />
-      ) : !list.data ? (
-        <Loading />
-      ) : list.data.length === 0 ? (
-        <Empty title={status === 'open' ? 'No open anomalies' : 'No anomalies match these filters'}>
-          Anomalies are looked for after every analysis and cost import. Run an analysis from the Overview,
-          import a cost export, or widen the filters.
-        </Empty>
-      ) : (
-        <Card>
-          <TableWrap label="Anomalies">
-            <table className={tableClass}>
-              <caption className="sr-only">Anomalies, newest cost day first</caption>
-              <thead>
-                <tr>
-                  <th className={thClass}>Cost day</th>
-                  <th className={thClass}>Subscription</th>
-                  <th className={thClass}>Where</th>
-                  <th className={thClass}>Kind</th>
-                  <th className={thClass}>Severity</th>
-                  <th className={`${thClass} ${numClass}`}>Expected</th>
-                  <th className={`${thClass} ${numClass}`}>Actual</th>
-                  <th className={`${thClass} ${numClass}`}>Impact a day</th>
-                  <th className={thClass}>Status</th>
-                  <th className={thClass}>
-                    <span className="sr-only">Details</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.map((a) => (
-                  <tr
-                    key={a.id}
-                    data-testid={`anomaly-${a.id}`}
-                    className={a.id === selected ? 'bg-teal-50 dark:bg-teal-950' : ''}
-                  >
-                    <td className={tdClass}>{day(a.date)}</td>
-                    <td className={tdClass}>{subs.name(a.subscriptionId)}</td>
-                    <td className={tdClass}>{scopeText(a)}</td>
-                    <td className={tdClass}>{KIND_TEXT[a.kind]}</td>
-                    <td className={tdClass}>
-                      <Badge tone={severityTone(a.severity)}>{a.severity}</Badge>
-                    </td>
-                    <td className={`${tdClass} ${numClass}`}>{money(a.expectedCost, a.currency)}</td>
-                    <td className={`${tdClass} ${numClass}`}>{money(a.actualCost, a.currency)}</td>
-                    <td className={`${tdClass} ${numClass}`} data-testid="impact">
-                      {money(a.impact, a.currency)}
-                    </td>
-                    <td className={tdClass}>{a.status === 'open' ? 'Open' : 'Acknowledged'}</td>
-                    <td className={tdClass}>
-                      <Button
-                        onClick={() => setQuery({ id: String(a.id) })}
-                        aria-label={`Show anomaly ${a.id}: ${KIND_TEXT[a.kind]} on ${day(a.date)}`}
-                      >
-                        Show
-                      </Button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
-          {list.data.length === 200 ? (
-            <p className="mt-2 text-sm">The 200 newest are shown; narrow the filters to see older ones.</p>
-          ) : null}
-        </Card>
-      )}
+      <LoadedView
+        state={list}
+        empty={{
+          title: status === 'open' ? 'No open anomalies' : 'No anomalies match these filters',
+          text: 'Anomalies are looked for after every analysis and cost import. Run an analysis from the Overview, import a cost export, or widen the filters.',
+        }}
+      >
+        {(rows) => (
+          <Card>
+            <DataTable
+              label="Anomalies"
+              caption="Anomalies, newest cost day first"
+              rows={rows}
+              rowKey={(a) => a.id}
+              rowTestId={(a) => `anomaly-${a.id}`}
+              rowClassName={(a) => (a.id === selected ? 'bg-teal-50 dark:bg-teal-950' : '')}
+              columns={[
+                { header: 'Cost day', cell: (a) => day(a.date) },
+                { header: 'Subscription', cell: (a) => subs.name(a.subscriptionId) },
+                { header: 'Where', cell: (a) => scopeText(a) },
+                { header: 'Kind', cell: (a) => KIND_TEXT[a.kind] },
+                {
+                  header: 'Severity',
+                  cell: (a) => <Badge tone={severityTone(a.severity)}>{a.severity}</Badge>,
+                },
+                { header: 'Expected', numeric: true, cell: (a) => money(a.expectedCost, a.currency) },
+                { header: 'Actual', numeric: true, cell: (a) => money(a.actualCost, a.currency) },
+                {
+                  header: 'Impact a day',
+                  numeric: true,
+                  testId: 'impact',
+                  cell: (a) => money(a.impact, a.currency),
+                },
+                { header: 'Status', cell: (a) => (a.status === 'open' ? 'Open' : 'Acknowledged') },
+                {
+                  header: 'Details',
+                  srOnly: true,
+                  cell: (a) => (
+                    <Button
+                      onClick={() => setQuery({ id: String(a.id) })}
+                      aria-label={`Show anomaly ${a.id}: ${KIND_TEXT[a.kind]} on ${day(a.date)}`}
+                    >
+                      Show
+                    </Button>
+                  ),
+                },
+              ]}
+            />
+            {rows.length === 200 ? (
+              <p className="mt-2 text-sm">The 200 newest are shown; narrow the filters to see older ones.</p>
+            ) : null}
+          </Card>
+        )}
+      </LoadedView>
       {shown ? (
         <div className="mt-6" key={shown.id}>
           <Detail

@@ -1,19 +1,9 @@
 import { useEffect, useState } from 'react';
 import { ApiError, get } from '../api';
+import { DataTable } from '../components/data';
 import { useSubscriptions } from '../components/filters';
 import { ForecastBar, STATUS_TEXT, StatusBadge } from '../components/forecast';
-import {
-  Card,
-  Empty,
-  ErrorBox,
-  Loading,
-  numClass,
-  PageTitle,
-  TableWrap,
-  tableClass,
-  tdClass,
-  thClass,
-} from '../components/ui';
+import { Card, Empty, ErrorBox, Loading, PageTitle } from '../components/ui';
 import { day, money, month, percent } from '../format';
 import type { Forecast as ForecastDto } from '../types';
 
@@ -79,47 +69,48 @@ export default function Forecast() {
       ) : (
         <div className="space-y-4">
           <Card>
-            <TableWrap label="Forecasts">
-              <table className={tableClass}>
-                <caption className="sr-only">Month-end forecast per subscription</caption>
-                <thead>
-                  <tr>
-                    <th className={thClass}>Subscription</th>
-                    <th className={thClass}>Month</th>
-                    <th className={`${thClass} ${numClass}`}>Month to date</th>
-                    <th className={`${thClass} ${numClass}`}>Month-end estimate</th>
-                    <th className={`${thClass} ${numClass}`}>90 % interval</th>
-                    <th className={`${thClass} ${numClass}`}>Budget</th>
-                    <th className={`${thClass} ${numClass}`}>Of budget</th>
-                    <th className={thClass}>Status</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {withForecast.map(({ subscriptionId, forecast: f }) => (
-                    <tr key={subscriptionId} data-testid={`forecast-${subscriptionId}`}>
-                      <td className={tdClass}>{subs.name(subscriptionId)}</td>
-                      <td className={`${tdClass} whitespace-nowrap`}>{month(f!.monthStart)}</td>
-                      <td className={`${tdClass} ${numClass}`}>{money(f!.actualToDate, f!.currency)}</td>
-                      <td className={`${tdClass} ${numClass}`} data-testid="estimate">
-                        {money(f!.forecastMonthEnd, f!.currency)}
-                      </td>
-                      <td className={`${tdClass} ${numClass}`}>
-                        {money(f!.low, f!.currency)} – {money(f!.high, f!.currency)}
-                      </td>
-                      <td className={`${tdClass} ${numClass}`}>
-                        {f!.budget === null ? 'not set' : money(f!.budget, f!.currency)}
-                      </td>
-                      <td className={`${tdClass} ${numClass}`}>
-                        {f!.budget ? percent(f!.forecastMonthEnd / f!.budget) : '—'}
-                      </td>
-                      <td className={tdClass} data-testid="status">
-                        <StatusBadge status={f!.budgetStatus} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
+            <DataTable
+              label="Forecasts"
+              caption="Month-end forecast per subscription"
+              rows={withForecast.map((r) => ({ id: r.subscriptionId, f: r.forecast! }))}
+              rowKey={(r) => r.id}
+              rowTestId={(r) => `forecast-${r.id}`}
+              columns={[
+                { header: 'Subscription', cell: (r) => subs.name(r.id) },
+                { header: 'Month', className: 'whitespace-nowrap', cell: (r) => month(r.f.monthStart) },
+                {
+                  header: 'Month to date',
+                  numeric: true,
+                  cell: (r) => money(r.f.actualToDate, r.f.currency),
+                },
+                {
+                  header: 'Month-end estimate',
+                  numeric: true,
+                  testId: 'estimate',
+                  cell: (r) => money(r.f.forecastMonthEnd, r.f.currency),
+                },
+                {
+                  header: '90 % interval',
+                  numeric: true,
+                  cell: (r) => `${money(r.f.low, r.f.currency)} – ${money(r.f.high, r.f.currency)}`,
+                },
+                {
+                  header: 'Budget',
+                  numeric: true,
+                  cell: (r) => (r.f.budget === null ? 'not set' : money(r.f.budget, r.f.currency)),
+                },
+                {
+                  header: 'Of budget',
+                  numeric: true,
+                  cell: (r) => (r.f.budget ? percent(r.f.forecastMonthEnd / r.f.budget) : '—'),
+                },
+                {
+                  header: 'Status',
+                  testId: 'status',
+                  cell: (r) => <StatusBadge status={r.f.budgetStatus} />,
+                },
+              ]}
+            />
           </Card>
           <div className="grid gap-4 md:grid-cols-2">
             {withForecast.map(({ subscriptionId, forecast: f }) => (

@@ -1,5 +1,6 @@
 import { type FormEvent, useRef, useState } from 'react';
 import { errorText, get } from '../api';
+import { DataTable } from '../components/data';
 import { SubscriptionSelect, useSubscriptions } from '../components/filters';
 import {
   Badge,
@@ -10,12 +11,7 @@ import {
   Field,
   inputClass,
   Loading,
-  numClass,
   PageTitle,
-  TableWrap,
-  tableClass,
-  tdClass,
-  thClass,
 } from '../components/ui';
 import { dateTime, day, number } from '../format';
 import { useGet, usePoll } from '../hooks';
@@ -188,38 +184,24 @@ export default function Imports() {
                 (docs/imports.md).
               </Empty>
             ) : (
-              <TableWrap label="Past imports">
-                <table className={tableClass}>
-                  <thead>
-                    <tr>
-                      <th className={thClass}>When</th>
-                      <th className={thClass}>How</th>
-                      <th className={thClass}>Format</th>
-                      <th className={thClass}>Days</th>
-                      <th className={`${thClass} ${numClass}`}>Rows</th>
-                      <th className={`${thClass} ${numClass}`}>Skipped</th>
-                      <th className={thClass}>By</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {history.data.imports.map((i) => (
-                      <tr key={i.importId} data-testid={`import-${i.importId}`}>
-                        <td className={tdClass}>{dateTime(i.createdAt)}</td>
-                        <td className={tdClass}>
-                          {i.source === 'http' ? 'Upload' : `Blob ${i.location ?? ''}`}
-                        </td>
-                        <td className={tdClass}>{FORMAT_TEXT[i.format]}</td>
-                        <td className={tdClass}>
-                          {day(i.from)} – {day(i.to)}
-                        </td>
-                        <td className={`${tdClass} ${numClass}`}>{number(i.rows)}</td>
-                        <td className={`${tdClass} ${numClass}`}>{number(i.skippedRows)}</td>
-                        <td className={tdClass}>{i.createdBy ?? '—'}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </TableWrap>
+              <DataTable
+                label="Past imports"
+                rows={history.data.imports}
+                rowKey={(i) => i.importId}
+                rowTestId={(i) => `import-${i.importId}`}
+                columns={[
+                  { header: 'When', cell: (i) => dateTime(i.createdAt) },
+                  {
+                    header: 'How',
+                    cell: (i) => (i.source === 'http' ? 'Upload' : `Blob ${i.location ?? ''}`),
+                  },
+                  { header: 'Format', cell: (i) => FORMAT_TEXT[i.format] },
+                  { header: 'Days', cell: (i) => `${day(i.from)} – ${day(i.to)}` },
+                  { header: 'Rows', numeric: true, cell: (i) => number(i.rows) },
+                  { header: 'Skipped', numeric: true, cell: (i) => number(i.skippedRows) },
+                  { header: 'By', cell: (i) => i.createdBy ?? '—' },
+                ]}
+              />
             )}
           </Card>
           {history.data && history.data.failed.length > 0 ? (

@@ -1,19 +1,8 @@
 import { useState } from 'react';
 import { ApiError } from '../api';
-import {
-  Card,
-  Empty,
-  ErrorBox,
-  Field,
-  inputClass,
-  Loading,
-  numClass,
-  PageTitle,
-  TableWrap,
-  tableClass,
-  tdClass,
-  thClass,
-} from '../components/ui';
+import { type Column, DataTable, LoadedView } from '../components/data';
+import { DayRangeFields } from '../components/filters';
+import { Card, Empty, ErrorBox, Field, inputClass, Loading, PageTitle } from '../components/ui';
 import { day, money, number } from '../format';
 import { useGet } from '../hooks';
 import { setQuery, useRoute } from '../router';
@@ -38,6 +27,131 @@ interface Allocation {
   service: number;
   unallocated: number;
   estimatedDays: string[];
+  days: DayTotals[];
+}
+
+interface DayTotals {
+  day: string;
+  estimated: boolean;
+  billedCost: number;
+  allocated: number;
+  idle: number;
+  system: number;
+  service: number;
+  unallocated: number;
+}
+
+/** The parts a day's bill splits into, in the order they stack, with their bar colours. */
+const PARTS = [
+  ['allocated', 'Allocated', 'bg-teal-600'],
+  ['idle', 'Idle', 'bg-amber-400'],
+  ['system', 'System', 'bg-sky-600'],
+  ['service', 'Service', 'bg-indigo-400'],
+  ['unallocated', 'Unallocated', 'bg-slate-400'],
+] as const;
+
+function allocationColumns(currency: string): Array<Column<RowCost>> {
+  return [
+    { header: 'Name', cell: (r) => r.name },
+    { header: 'CPU', numeric: true, cell: (r) => money(r.cpuCost, currency) },
+    { header: 'Memory', numeric: true, cell: (r) => money(r.memoryCost, currency) },
+    { header: 'Storage', numeric: true, cell: (r) => money(r.storageCost, currency) },
+    { header: 'Total', numeric: true, testId: 'total', cell: (r) => money(r.totalCost, currency) },
+    { header: 'Core-hours', numeric: true, cell: (r) => number(r.cpuCoreHours, 1) },
+    { header: 'GiB-hours', numeric: true, cell: (r) => number(r.memoryGiBHours, 1) },
+  ];
+}
+
+function rightsizingColumns(currency: string): Array<Column<Recommendation>> {
+  return [
+    { header: 'Container', cell: (r) => `${r.namespace}/${r.workload}/${r.container}` },
+    { header: 'Finding', cell: (r) => r.kind },
+    {
+      header: 'CPU asked → advised',
+      numeric: true,
+      cell: (r) => `${r.current.cpuCores ?? '—'} → ${number(r.recommended.cpuCores, 3)}`,
+    },
+    {
+      header: 'Memory asked → advised',
+      numeric: true,
+      cell: (r) => `${gib(r.current.memoryBytes)} → ${gib(r.recommended.memoryBytes)}`,
+    },
+    {
+      header: 'Saving a month',
+      numeric: true,
+      testId: 'saving',
+      cell: (r) => money(r.monthlySaving, currency),
+    },
+  ];
+}
+
+/** A day's bill split as one stacked bar, as wide as the day's share of the costliest day. */
+function DayBar({ d, max }: { d: DayTotals; max: number }) {
+  return (
+    <div
+      aria-hidden="true"
+      className="flex h-4 overflow-hidden rounded-sm bg-slate-100 dark:bg-slate-800"
+      style={{ width: `${max > 0 ? (d.billedCost / max) * 100 : 0}%` }}
+    >
+      {PARTS.map(([k, , colour]) =>
+        d[k] > 0 ? (
+          <div
+            key={k}
+            className={colour}
+            style={{ width: `${d.billedCost > 0 ? (d[k] / d.billedCost) * 100 : 0}%` }}
+          />
+        ) : null,
+      )}
+    </div>
+  );
+}
+
+function dayColumns(currency: string, max: number): Array<Column<DayTotals>> {
+  return [
+    {
+      header: 'Day',
+      className: 'whitespace-nowrap',
+      cell: (d) => `${day(d.day)}${d.estimated ? ' (estimated)' : ''}`,
+    },
+    {
+      header: 'Split of the bill',
+      srOnly: true,
+      className: 'w-1/3',
+      cell: (d) => <DayBar d={d} max={max} />,
+    },
+    { header: 'Billed', numeric: true, testId: 'billed', cell: (d) => money(d.billedCost, currency) },
+    ...PARTS.map(
+      ([k, label]): Column<DayTotals> => ({
+        header: label,
+        numeric: true,
+        testId: k,
+        cell: (d) => money(d[k], currency),
+      }),
+    ),
+  ];
+}
+
+/** Each day's bill as a stacked bar beside its numbers: a chart that is also a table. */
+function DailyChart({ days, currency }: { days: DayTotals[]; currency: string }) {
+  return (
+    <>
+      <ul className="mb-3 flex flex-wrap gap-3 text-xs" aria-label="Legend">
+        {PARTS.map(([k, label, colour]) => (
+          <li key={k} className="flex items-center gap-1">
+            <span aria-hidden="true" className={`inline-block h-3 w-3 rounded-sm ${colour}`} />
+            {label}
+          </li>
+        ))}
+      </ul>
+      <DataTable
+        label="Daily cost"
+        columns={dayColumns(currency, Math.max(...days.map((d) => d.billedCost), 0))}
+        rows={days}
+        rowKey={(d) => d.day}
+        rowTestId={(d) => `k8s-day-${d.day}`}
+      />
+    </>
+  );
 }
 
 interface Recommendation {
@@ -87,12 +201,12 @@ export default function Kubernetes() {
       ? `/finops/api/KubernetesCost/allocation?${new URLSearchParams({ clusterName: cluster, from, to, aggregate: aggregateParam })}`
       : null,
   );
-  const rightsizing = useGet<Recommendation[] | { recommendations: Recommendation[] }>(
+  const rightsizing = useGet<{ items: Recommendation[] }>(
     cluster
       ? `/finops/api/KubernetesCost/rightsizing?${new URLSearchParams({ clusterName: cluster })}`
       : null,
   );
-  const recs = Array.isArray(rightsizing.data) ? rightsizing.data : (rightsizing.data?.recommendations ?? []);
+  const recs = rightsizing.data?.items ?? [];
   const notDeployed = clusters.error instanceof ApiError && clusters.error.status === 404;
 
   if (notDeployed || (clusters.data && names.length === 0)) {
@@ -166,22 +280,7 @@ export default function Kubernetes() {
               />
             </Field>
           ) : null}
-          <Field label="From (day)">
-            <input
-              type="date"
-              className={inputClass}
-              value={from}
-              onChange={(e) => setQuery({ from: e.target.value })}
-            />
-          </Field>
-          <Field label="To (day)">
-            <input
-              type="date"
-              className={inputClass}
-              value={to}
-              onChange={(e) => setQuery({ to: e.target.value })}
-            />
-          </Field>
+          <DayRangeFields from={from} to={to} />
         </form>
       ) : null}
       {allocation.error ? <ErrorBox error={allocation.error} onRetry={allocation.reload} /> : null}
@@ -196,7 +295,7 @@ export default function Kubernetes() {
               <p className="text-xs">{a.costType}</p>
             </Card>
             <Card title="Idle">
-              <p className="text-2xl font-semibold tabular-nums">
+              <p className="text-2xl font-semibold tabular-nums" data-testid="k8s-idle">
                 {money(
                   a.idle.reduce((n, i) => n + i.totalCost, 0),
                   a.currency,
@@ -205,11 +304,15 @@ export default function Kubernetes() {
               <p className="text-xs">capacity no pod asked for</p>
             </Card>
             <Card title="System and service">
-              <p className="text-2xl font-semibold tabular-nums">{money(a.system + a.service, a.currency)}</p>
+              <p className="text-2xl font-semibold tabular-nums" data-testid="k8s-system-service">
+                {money(a.system + a.service, a.currency)}
+              </p>
               <p className="text-xs">system namespaces, control plane and network</p>
             </Card>
             <Card title="Unallocated">
-              <p className="text-2xl font-semibold tabular-nums">{money(a.unallocated, a.currency)}</p>
+              <p className="text-2xl font-semibold tabular-nums" data-testid="k8s-unallocated">
+                {money(a.unallocated, a.currency)}
+              </p>
               <p className="text-xs">billed without agent data</p>
             </Card>
           </div>
@@ -219,83 +322,47 @@ export default function Kubernetes() {
             </p>
           ) : null}
           <Card title="Allocation">
-            {a.rows.length === 0 ? (
-              <Empty title="Nothing allocated in these days">
-                Pick other days, or check that the agent is sending data.
-              </Empty>
-            ) : (
-              <TableWrap label="Allocation">
-                <table className={tableClass}>
-                  <thead>
-                    <tr>
-                      <th className={thClass}>Name</th>
-                      <th className={`${thClass} ${numClass}`}>CPU</th>
-                      <th className={`${thClass} ${numClass}`}>Memory</th>
-                      <th className={`${thClass} ${numClass}`}>Storage</th>
-                      <th className={`${thClass} ${numClass}`}>Total</th>
-                      <th className={`${thClass} ${numClass}`}>Core-hours</th>
-                      <th className={`${thClass} ${numClass}`}>GiB-hours</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {a.rows.map((r) => (
-                      <tr key={r.name}>
-                        <td className={tdClass}>{r.name}</td>
-                        <td className={`${tdClass} ${numClass}`}>{money(r.cpuCost, a.currency)}</td>
-                        <td className={`${tdClass} ${numClass}`}>{money(r.memoryCost, a.currency)}</td>
-                        <td className={`${tdClass} ${numClass}`}>{money(r.storageCost, a.currency)}</td>
-                        <td className={`${tdClass} ${numClass}`}>{money(r.totalCost, a.currency)}</td>
-                        <td className={`${tdClass} ${numClass}`}>{number(r.cpuCoreHours, 1)}</td>
-                        <td className={`${tdClass} ${numClass}`}>{number(r.memoryGiBHours, 1)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </TableWrap>
-            )}
+            <LoadedView
+              state={{ ...allocation, data: a.rows }}
+              empty={{
+                title: 'Nothing allocated in these days',
+                text: 'Pick other days, or check that the agent is sending data.',
+              }}
+            >
+              {(rows) => (
+                <DataTable
+                  label="Allocation"
+                  columns={allocationColumns(a.currency)}
+                  rows={rows}
+                  rowKey={(r) => r.name}
+                  rowTestId={(r) => `k8s-row-${r.name}`}
+                />
+              )}
+            </LoadedView>
           </Card>
+          {a.days.length ? (
+            <Card title="Daily cost">
+              <DailyChart days={a.days} currency={a.currency} />
+            </Card>
+          ) : null}
           <Card title="Right-sizing">
-            {rightsizing.error ? (
-              <ErrorBox error={rightsizing.error} />
-            ) : !rightsizing.data ? (
-              <Loading />
-            ) : recs.length === 0 ? (
-              <p className="text-sm">
-                No recommendations: the containers' requests fit what they use, or there is too little history
-                yet.
-              </p>
-            ) : (
-              <TableWrap label="Right-sizing">
-                <table className={tableClass}>
-                  <thead>
-                    <tr>
-                      <th className={thClass}>Container</th>
-                      <th className={thClass}>Finding</th>
-                      <th className={`${thClass} ${numClass}`}>CPU asked → advised</th>
-                      <th className={`${thClass} ${numClass}`}>Memory asked → advised</th>
-                      <th className={`${thClass} ${numClass}`}>Saving a month</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {recs.map((r) => (
-                      <tr key={`${r.namespace}/${r.workload}/${r.container}`}>
-                        <td className={tdClass}>
-                          {r.namespace}/{r.workload}/{r.container}
-                        </td>
-                        <td className={tdClass}>{r.kind}</td>
-                        <td className={`${tdClass} ${numClass}`}>
-                          {r.current.cpuCores ?? '—'} → {number(r.recommended.cpuCores, 3)}
-                        </td>
-                        <td className={`${tdClass} ${numClass}`}>
-                          {gib(r.current.memoryBytes)} → {gib(r.recommended.memoryBytes)}
-                        </td>
-                        <td className={`${tdClass} ${numClass}`}>{money(r.monthlySaving, a.currency)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </TableWrap>
-            )}
+            <LoadedView
+              state={{ ...rightsizing, data: rightsizing.data === undefined ? undefined : recs }}
+              empty={{
+                title: 'No recommendations',
+                text: "The containers' requests fit what they use, or there is too little history yet.",
+              }}
+            >
+              {(rows) => (
+                <DataTable
+                  label="Right-sizing"
+                  columns={rightsizingColumns(a.currency)}
+                  rows={rows}
+                  rowKey={(r) => `${r.namespace}/${r.workload}/${r.container}`}
+                  rowTestId={(r) => `k8s-rec-${r.namespace}/${r.workload}/${r.container}`}
+                />
+              )}
+            </LoadedView>
           </Card>
         </div>
       ) : null}

@@ -1,22 +1,9 @@
 import { useEffect, useMemo, useState } from 'react';
 import { get } from '../api';
+import { DataTable } from '../components/data';
 import { ForecastBar, ForecastNumbers, StatusBadge } from '../components/forecast';
 import { RunAnalysisButton } from '../components/runs';
-import {
-  Badge,
-  Card,
-  Empty,
-  ErrorBox,
-  Field,
-  inputClass,
-  Loading,
-  numClass,
-  PageTitle,
-  TableWrap,
-  tableClass,
-  tdClass,
-  thClass,
-} from '../components/ui';
+import { Badge, Card, Empty, ErrorBox, Field, inputClass, Loading, PageTitle } from '../components/ui';
 import { dateTime, day, money } from '../format';
 import { useGet } from '../hooks';
 import { Link } from '../router';
@@ -140,7 +127,7 @@ export default function Overview() {
     let cancelled = false;
     // Each card fills in as its own answers arrive (a forecast takes a few hundred ms to compute).
     const done: SubscriptionView[] = [];
-    Promise.all(
+    const cards = Promise.all(
       list.map((s) =>
         loadSubscription(s.id, s.name, s.run).then((v) => {
           done.push(v);
@@ -148,29 +135,34 @@ export default function Overview() {
         }),
       ),
     ).catch((e) => !cancelled && setSubsError(e));
-    // Movers load after the cards: they read each run's daily cost per resource group.
-    Promise.all(
-      list
-        .filter((s) => s.run)
-        .map(async (s) =>
-          movers(
-            await get(
-              `/finops/api/HistoricalCosts/analysis/${s.run!.id}/by-resourcegroup?page=1&pageSize=5000`,
+    // Movers load after the cards, not beside them: they read each run's daily cost per resource
+    // group, and the database answers one query at a time on a single instance.
+    cards
+      .then(() =>
+        Promise.all(
+          list
+            .filter((s) => s.run)
+            .map(async (s) =>
+              movers(
+                await get(
+                  `/finops/api/HistoricalCosts/analysis/${s.run!.id}/by-resourcegroup?page=1&pageSize=5000`,
+                ),
+                s.name,
+              ),
             ),
-            s.name,
+        ),
+      )
+      .then(
+        (all) =>
+          !cancelled &&
+          setMoverRows(
+            all
+              .flat()
+              .sort((a, b) => Math.abs(b.after - b.before) - Math.abs(a.after - a.before))
+              .slice(0, 6),
           ),
-        ),
-    ).then(
-      (all) =>
-        !cancelled &&
-        setMoverRows(
-          all
-            .flat()
-            .sort((a, b) => Math.abs(b.after - b.before) - Math.abs(a.after - a.before))
-            .slice(0, 6),
-        ),
-      () => !cancelled && setMoverRows([]),
-    );
+        () => !cancelled && setMoverRows([]),
+      );
     return () => {
       cancelled = true;
     };
@@ -332,33 +324,22 @@ export default function Overview() {
         ) : moverRows.length === 0 ? (
           <p className="text-sm">Not enough daily history yet: movers need 14 days of cost.</p>
         ) : (
-          <TableWrap label="Largest movers">
-            <table className={tableClass}>
-              <thead>
-                <tr>
-                  <th className={thClass}>Subscription</th>
-                  <th className={thClass}>Resource group</th>
-                  <th className={`${thClass} ${numClass}`}>7 days before</th>
-                  <th className={`${thClass} ${numClass}`}>Last 7 days</th>
-                  <th className={`${thClass} ${numClass}`}>Change</th>
-                </tr>
-              </thead>
-              <tbody>
-                {moverRows.map((m) => (
-                  <tr key={m.subscription + m.resourceGroup}>
-                    <td className={tdClass}>{m.subscription}</td>
-                    <td className={tdClass}>{m.resourceGroup}</td>
-                    <td className={`${tdClass} ${numClass}`}>{money(m.before, m.currency)}</td>
-                    <td className={`${tdClass} ${numClass}`}>{money(m.after, m.currency)}</td>
-                    <td className={`${tdClass} ${numClass}`}>
-                      {m.after - m.before >= 0 ? '+' : ''}
-                      {money(m.after - m.before, m.currency)}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
+          <DataTable
+            label="Largest movers"
+            rows={moverRows}
+            rowKey={(m) => m.subscription + m.resourceGroup}
+            columns={[
+              { header: 'Subscription', cell: (m) => m.subscription },
+              { header: 'Resource group', cell: (m) => m.resourceGroup },
+              { header: '7 days before', numeric: true, cell: (m) => money(m.before, m.currency) },
+              { header: 'Last 7 days', numeric: true, cell: (m) => money(m.after, m.currency) },
+              {
+                header: 'Change',
+                numeric: true,
+                cell: (m) => `${m.after - m.before >= 0 ? '+' : ''}${money(m.after - m.before, m.currency)}`,
+              },
+            ]}
+          />
         )}
       </Card>
     </>
