@@ -355,7 +355,7 @@ const settings = loadConfig({ WEBAPP_ENVIRONMENT: 'Development', DATA_DIR: 'memo
 for (const [label, kind] of TEST_DATABASES) {
   usageSourceSuite(label, async () => {
     const db = await openMigratedDatabase(kind);
-    const store = new PostgresMetricsStore(db.prisma, settings, { postgresUrl: db.url });
+    const store = new PostgresMetricsStore(db.prisma, settings, { pool: db.pool });
     return {
       store,
       prisma: db.prisma,
