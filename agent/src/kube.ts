@@ -309,35 +309,30 @@ export class KubeClient {
       let size = 0;
       let status = 0;
       let capped = false;
-      let abort: ((reason?: Error) => void) | undefined;
       const bytes = (): Buffer => (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
-      const handler: Dispatcher.DispatchHandlers = {
-        onConnect: (abortRequest) => {
-          abort = abortRequest;
-        },
-        onHeaders: (statusCode) => {
+      // undici's controller interface: a handler without onRequestStart is taken for the old one.
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart: () => {},
+        onResponseStart: (_controller, statusCode) => {
           status = statusCode;
-          return true;
         },
-        onData: (chunk) => {
+        onResponseData: (controller, chunk) => {
           const room = maxBytes - size;
           chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
           size += Math.min(chunk.length, room);
           if (size >= maxBytes && status === 200) {
             capped = true;
-            abort?.(new Error('log capped at maxBytes'));
-            return false;
+            controller.abort(new Error('log capped at maxBytes'));
           }
-          return true;
         },
-        onComplete: () => {
+        onResponseEnd: () => {
           if (status === 200) resolve(bytes());
           else {
             const text = bytes().toString('utf8', 0, 300);
             reject(new KubeError(`GET ${path}: HTTP ${status} ${text}`, status, false));
           }
         },
-        onError: (error) => {
+        onResponseError: (_controller, error) => {
           if (capped) return resolve(bytes());
           const code = (error as { code?: string }).code ?? 'ERROR';
           reject(new KubeError(`GET ${path}: ${code} ${error.message}`, undefined, status === 0));
