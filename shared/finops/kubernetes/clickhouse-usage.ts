@@ -16,13 +16,14 @@ import { type SummedChargeRow, SummedDays, type SummedNodeRow } from './summed-d
 import {
   type AgentCluster,
   type ContainerSamples,
+  containerHourOf,
   containerSamplesOf,
   type KubernetesUsageSource,
+  nodeHourOf,
   type RowKey,
   type SampleRow,
   type SummedDay,
   type UsageDay,
-  workloadOf,
 } from './usage-source.js';
 
 const DAY_MS = 86_400_000;
@@ -196,31 +197,8 @@ export class ClickHouseUsageSource implements KubernetesUsageSource {
       ),
     ]);
     return {
-      nodeHours: nodes.map((n) => ({
-        hour: n.h,
-        node: n.node,
-        scaleSetId: n.ss || null,
-        pool: n.pool,
-        vmSize: n.vm,
-        cpuCapacityCores: n.capCpu,
-        memoryCapacityBytes: n.capMem,
-        cpuAllocatableCores: n.allocCpu ?? n.capCpu,
-        memoryAllocatableBytes: n.allocMem ?? n.capMem,
-        seen: n.part,
-      })),
-      containerHours: pods.map((p) => ({
-        hour: p.h,
-        node: p.node,
-        namespace: p.namespace,
-        workload: workloadOf(p),
-        container: p.container,
-        labels: p.labels,
-        cpuUsageCores: p.cpu,
-        memoryUsageBytes: p.mem,
-        cpuRequestCores: p.cpuReq,
-        memoryRequestBytes: p.memReq,
-        seen: p.seen,
-      })),
+      nodeHours: nodes.map((n) => nodeHourOf({ ...n, seen: n.part })),
+      containerHours: pods.map(containerHourOf),
     };
   }
 

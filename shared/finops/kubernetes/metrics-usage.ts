@@ -18,14 +18,15 @@ import { type SummedChargeRow, SummedDays, type SummedNodeRow } from './summed-d
 import {
   type AgentCluster,
   type ContainerSamples,
+  containerHourOf,
   containerSamplesOf,
   type KubernetesUsageSource,
+  nodeHourOf,
   type RowKey,
   type SummedDay,
   type UsageContainerHour,
   type UsageDay,
   type UsageNodeHour,
-  workloadOf,
 } from './usage-source.js';
 
 const DAY_MS = 86_400_000;
@@ -221,18 +222,20 @@ export class MetricsStoreUsageSource implements KubernetesUsageSource {
     for (const n of nodes) cycles.set(n.h, Math.max(cycles.get(n.h) ?? 0, n.n));
     const nodeHours: UsageNodeHour[] = nodes
       .filter((n) => n.cpuCap !== null && n.memCap !== null)
-      .map((n) => ({
-        hour: n.h,
-        node: n.node,
-        scaleSetId: scaleSetOfProviderId(n.providerId),
-        pool: n.pool,
-        vmSize: n.vmSize,
-        cpuCapacityCores: n.cpuCap!,
-        memoryCapacityBytes: n.memCap!,
-        cpuAllocatableCores: n.cpuAlloc ?? n.cpuCap!,
-        memoryAllocatableBytes: n.memAlloc ?? n.memCap!,
-        seen: Math.min(1, n.n / (cycles.get(n.h) || 1)),
-      }));
+      .map((n) =>
+        nodeHourOf({
+          h: n.h,
+          node: n.node,
+          ss: scaleSetOfProviderId(n.providerId),
+          pool: n.pool,
+          vm: n.vmSize,
+          capCpu: n.cpuCap!,
+          capMem: n.memCap!,
+          allocCpu: n.cpuAlloc,
+          allocMem: n.memAlloc,
+          seen: Math.min(1, n.n / (cycles.get(n.h) || 1)),
+        }),
+      );
     return { nodeHours, cycles };
   }
 
@@ -336,19 +339,7 @@ export class MetricsStoreUsageSource implements KubernetesUsageSource {
     for (const p of pods) {
       const c = cycles.get(p.h);
       if (!c) continue; // no node seen that hour
-      containerHours.push({
-        hour: p.h,
-        node: p.node,
-        namespace: p.namespace,
-        workload: workloadOf(p),
-        container: p.container,
-        labels: p.labels ?? {},
-        cpuUsageCores: p.cpu ?? 0,
-        memoryUsageBytes: p.mem ?? 0,
-        cpuRequestCores: p.cpuReq,
-        memoryRequestBytes: p.memReq,
-        seen: Math.min(1, p.n / c),
-      });
+      containerHours.push(containerHourOf({ ...p, seen: Math.min(1, p.n / c) }));
     }
     return { nodeHours, containerHours };
   }

@@ -3,7 +3,7 @@
  * PostgreSQL and the ClickHouse store answer the same row shapes): node-hours per hour and class,
  * and charges per day, class, namespace and row, each charge on one node-hour of its class that day.
  */
-import type { RowKey, SummedDay } from './usage-source.js';
+import { nodeHourOf, type RowKey, type SummedDay } from './usage-source.js';
 
 const DAY_MS = 86_400_000;
 
@@ -57,18 +57,7 @@ export class SummedDays {
   /** Node rows first: a charge goes on a node-hour of its class. */
   nodeHours(r: SummedNodeRow): void {
     const hour = r.h - r.d * 24;
-    this.dayAt(r.d).nodeHours.push({
-      hour,
-      node: r.k,
-      scaleSetId: r.ss || null,
-      pool: r.pool,
-      vmSize: r.vm,
-      cpuCapacityCores: r.capCpu,
-      memoryCapacityBytes: r.capMem,
-      cpuAllocatableCores: r.allocCpu ?? r.capCpu,
-      memoryAllocatableBytes: r.allocMem ?? r.capMem,
-      seen: r.a,
-    });
+    this.dayAt(r.d).nodeHours.push(nodeHourOf({ ...r, h: hour, node: r.k, seen: r.a }));
     const fk = `${r.d}|${r.k}`;
     this.firstHour.set(fk, Math.min(this.firstHour.get(fk) ?? 24, hour));
   }
