@@ -17,6 +17,7 @@ import { scaleSetOfProviderId } from './discover.js';
 import { type SummedChargeRow, SummedDays, type SummedNodeRow } from './summed-days.js';
 import {
   type AgentCluster,
+  type ContainerHourRow,
   type ContainerSamples,
   containerHourOf,
   containerSamplesOf,
@@ -307,23 +308,7 @@ export class MetricsStoreUsageSource implements KubernetesUsageSource {
     const end = new Date(start.getTime() + DAY_MS);
     const cluster = clusterName.toLowerCase();
     const { nodeHours, cycles } = await this.nodeHours(cluster, start, end);
-    const pods = await this.prisma.$queryRawUnsafe<
-      Array<{
-        h: number;
-        node: string;
-        namespace: string;
-        pod: string;
-        container: string;
-        ownerKind: string | null;
-        ownerName: string | null;
-        labels: Record<string, string> | null;
-        cpuReq: number | null;
-        memReq: number | null;
-        n: number;
-        cpu: number | null;
-        mem: number | null;
-      }>
-    >(
+    const pods = await this.prisma.$queryRawUnsafe<Array<Omit<ContainerHourRow, 'seen'> & { n: number }>>(
       `SELECT (extract(epoch FROM r.bucket - $2::timestamptz) / 3600)::int AS h, s."nodeName" AS node,
               s.namespace, s.pod, s.container, s."ownerKind", s."ownerName", s.labels,
               s."cpuRequestCores"::float8 AS "cpuReq", s."memoryRequestBytes"::float8 AS "memReq", r.n,
