@@ -1,6 +1,8 @@
-// The bill of the allocation benches' cluster: one pool of `nodes` nodes billed 24 hours a day,
+// The allocation benches' cluster and its timing. The bill: one pool of `nodes` nodes billed 24 hours a day,
 // and the cluster resource (the Standard tier), per day of first..today.
 import type { PrismaClient } from '../shared/db/client.js';
+import { allocateCluster, knownClusters } from '../shared/finops/kubernetes/service.js';
+import type { KubernetesUsageSource } from '../shared/finops/kubernetes/usage-source.js';
 
 const DAY = 86_400_000;
 export const BENCH_SUB = '0b5c6a1e-1111-4a2b-8c3d-00000000b001';
@@ -53,4 +55,41 @@ export async function storeBenchBill(prisma: PrismaClient, nodes: number, first:
     );
   }
   await prisma.kubernetesBilledCost.createMany({ data: bill });
+}
+
+/** Allocates first..today-1 by namespace `runs` times, as the route does; prints min and median. */
+export async function timeAllocation(
+  prisma: PrismaClient,
+  usage: KubernetesUsageSource,
+  first: number,
+  today: number,
+  runs: number,
+  what: string,
+  aim: string,
+) {
+  const times: number[] = [];
+  let rows = 0;
+  let billed = 0;
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    const cluster = (await knownClusters(prisma, usage)).find((c) => c.clusterName === 'bench')!;
+    const answer = await allocateCluster(prisma, usage, {
+      cluster,
+      from: new Date(first).toISOString().slice(0, 10),
+      to: new Date(today - DAY).toISOString().slice(0, 10),
+      aggregate: { kind: 'namespace' },
+      costType: 'AmortizedCost',
+      sharedNamespaces: ['kube-system'],
+      shareMode: 'weighted',
+      now: new Date(),
+    });
+    times.push(performance.now() - t);
+    rows = answer.rows.length;
+    billed = answer.billedCost;
+  }
+  times.sort((a, b) => a - b);
+  console.log(
+    `${what} -> ${rows} namespaces, billed ${billed}: ` +
+      `min ${(times[0]! / 1000).toFixed(2)} s, median ${(times[Math.floor(times.length / 2)]! / 1000).toFixed(2)} s (aim ${aim})`,
+  );
 }

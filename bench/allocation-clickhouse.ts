@@ -7,10 +7,9 @@
 import { cpus, loadavg } from 'node:os';
 import { openDatabase } from '../shared/db/client.js';
 import { ClickHouseUsageSource } from '../shared/finops/kubernetes/clickhouse-usage.js';
-import { allocateCluster, knownClusters } from '../shared/finops/kubernetes/service.js';
 import { ClickHouseMetricsStore } from '../shared/metrics/store/clickhouse/store.js';
 import { CHDB_AVAILABLE, startChdbHttpBridge } from '../test/support/chdb-http-bridge.js';
-import { BENCH_VMSS, storeBenchBill } from './allocation-bill.js';
+import { BENCH_VMSS, storeBenchBill, timeAllocation } from './allocation-bill.js';
 
 const DAYS = Number(process.env.BENCH_DAYS ?? 30);
 const NODES = Number(process.env.BENCH_NODES ?? 200);
@@ -72,30 +71,14 @@ try {
     };
   }
   const usage = new ClickHouseUsageSource(store);
-  const times: number[] = [];
-  let rows = 0;
-  let billed = 0;
-  for (let i = 0; i < RUNS; i++) {
-    const t = performance.now();
-    const cluster = (await knownClusters(db.prisma, usage)).find((c) => c.clusterName === 'bench')!;
-    const answer = await allocateCluster(db.prisma, usage, {
-      cluster,
-      from: new Date(first).toISOString().slice(0, 10),
-      to: new Date(today - DAY).toISOString().slice(0, 10),
-      aggregate: { kind: 'namespace' },
-      costType: 'AmortizedCost',
-      sharedNamespaces: ['kube-system'],
-      shareMode: 'weighted',
-      now: new Date(),
-    });
-    times.push(performance.now() - t);
-    rows = answer.rows.length;
-    billed = answer.billedCost;
-  }
-  times.sort((a, b) => a - b);
-  console.log(
-    `allocation on ClickHouse (chDB): ${DAYS} days, ${NODES} nodes, ${CONTAINERS} containers -> ${rows} namespaces, billed ${billed}: ` +
-      `min ${(times[0]! / 1000).toFixed(2)} s, median ${(times[Math.floor(times.length / 2)]! / 1000).toFixed(2)} s (aim < 2 s)`,
+  await timeAllocation(
+    db.prisma,
+    usage,
+    first,
+    today,
+    RUNS,
+    `allocation on ClickHouse (chDB): ${DAYS} days, ${NODES} nodes, ${CONTAINERS} containers`,
+    '< 2 s',
   );
 } finally {
   await store.close();

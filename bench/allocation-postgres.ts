@@ -9,10 +9,9 @@ import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
 import { openDatabase } from '../shared/db/client.js';
 import { MetricsStoreUsageSource } from '../shared/finops/kubernetes/metrics-usage.js';
-import { allocateCluster, knownClusters } from '../shared/finops/kubernetes/service.js';
 import { createPartitionSql, partitionsBetween } from '../shared/metrics/store/postgres/partitions.js';
 import { NODE, POD } from '../shared/metrics/store/postgres/tables.js';
-import { BENCH_VMSS, storeBenchBill } from './allocation-bill.js';
+import { BENCH_VMSS, storeBenchBill, timeAllocation } from './allocation-bill.js';
 
 const PG_URL = process.env.FINWATCH_BENCH_PG_URL ?? process.env.FINWATCH_TEST_PG_URL;
 const DAYS = Number(process.env.BENCH_DAYS ?? 30);
@@ -92,30 +91,14 @@ try {
       `filled ${(DAYS * 24 * CONTAINERS).toLocaleString('en')} container-hours and ${(DAYS * 24 * NODES).toLocaleString('en')} node-hours in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
   const usage = new MetricsStoreUsageSource(prisma);
-  const times: number[] = [];
-  let rows = 0;
-  let billed = 0;
-  for (let i = 0; i < RUNS; i++) {
-    const t = performance.now();
-    const cluster = (await knownClusters(prisma, usage)).find((c) => c.clusterName === 'bench')!;
-    const answer = await allocateCluster(prisma, usage, {
-      cluster,
-      from: new Date(first).toISOString().slice(0, 10),
-      to: new Date(today - DAY).toISOString().slice(0, 10),
-      aggregate: { kind: 'namespace' },
-      costType: 'AmortizedCost',
-      sharedNamespaces: ['kube-system'],
-      shareMode: 'weighted',
-      now: new Date(),
-    });
-    times.push(performance.now() - t);
-    rows = answer.rows.length;
-    billed = answer.billedCost;
-  }
-  times.sort((a, b) => a - b);
-  console.log(
-    `allocation on PostgreSQL: ${DAYS} days, ${NODES} nodes, ${CONTAINERS} containers -> ${rows} namespaces, billed ${billed}: ` +
-      `min ${(times[0]! / 1000).toFixed(2)} s, median ${(times[Math.floor(times.length / 2)]! / 1000).toFixed(2)} s (aim < 10 s)`,
+  await timeAllocation(
+    prisma,
+    usage,
+    first,
+    today,
+    RUNS,
+    `allocation on PostgreSQL: ${DAYS} days, ${NODES} nodes, ${CONTAINERS} containers`,
+    '< 10 s',
   );
 } finally {
   await db.close();

@@ -15,14 +15,17 @@ import { scaleSetOfProviderId } from './discover.js';
 import { type SummedChargeRow, SummedDays, type SummedNodeRow } from './summed-days.js';
 import {
   type AgentCluster,
+  type ContainerHourRow,
   type ContainerSamples,
+  containerHourOf,
   containerSamplesOf,
   type KubernetesUsageSource,
+  type NodeHourRow,
+  nodeHourOf,
   type RowKey,
   type SampleRow,
   type SummedDay,
   type UsageDay,
-  workloadOf,
 } from './usage-source.js';
 
 const DAY_MS = 86_400_000;
@@ -156,37 +159,12 @@ export class ClickHouseUsageSource implements KubernetesUsageSource {
       to: toCh(new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS)),
     };
     const [nodes, pods] = await Promise.all([
-      this.store.read<{
-        h: number;
-        node: string;
-        ss: string;
-        pool: string | null;
-        vm: string | null;
-        part: number;
-        capCpu: number;
-        capMem: number;
-        allocCpu: number | null;
-        allocMem: number | null;
-      }>(
+      this.store.read<Omit<NodeHourRow, 'seen'> & { part: number }>(
         `WITH ${NODE_HOURS}
          SELECT h, node, ss, pool, vm, part, cap_cpu AS capCpu, cap_mem AS capMem, alloc_cpu AS allocCpu, alloc_mem AS allocMem FROM nd`,
         params,
       ),
-      this.store.read<{
-        h: number;
-        node: string;
-        namespace: string;
-        pod: string;
-        container: string;
-        ownerKind: string | null;
-        ownerName: string | null;
-        labels: Record<string, string>;
-        cpuReq: number | null;
-        memReq: number | null;
-        cpu: number;
-        mem: number;
-        seen: number;
-      }>(
+      this.store.read<ContainerHourRow>(
         `WITH ${NODE_HOURS}, ${POD_HOURS}
          SELECT nd.h AS h, nd.node AS node, p.namespace AS namespace, p.pod AS pod, p.container AS container,
                 p.sp.4 AS ownerKind, p.sp.5 AS ownerName, p.sp.6 AS labels, p.sp.2 AS cpuReq, p.sp.3 AS memReq,
@@ -196,31 +174,8 @@ export class ClickHouseUsageSource implements KubernetesUsageSource {
       ),
     ]);
     return {
-      nodeHours: nodes.map((n) => ({
-        hour: n.h,
-        node: n.node,
-        scaleSetId: n.ss || null,
-        pool: n.pool,
-        vmSize: n.vm,
-        cpuCapacityCores: n.capCpu,
-        memoryCapacityBytes: n.capMem,
-        cpuAllocatableCores: n.allocCpu ?? n.capCpu,
-        memoryAllocatableBytes: n.allocMem ?? n.capMem,
-        seen: n.part,
-      })),
-      containerHours: pods.map((p) => ({
-        hour: p.h,
-        node: p.node,
-        namespace: p.namespace,
-        workload: workloadOf(p),
-        container: p.container,
-        labels: p.labels,
-        cpuUsageCores: p.cpu,
-        memoryUsageBytes: p.mem,
-        cpuRequestCores: p.cpuReq,
-        memoryRequestBytes: p.memReq,
-        seen: p.seen,
-      })),
+      nodeHours: nodes.map((n) => nodeHourOf({ ...n, seen: n.part })),
+      containerHours: pods.map(containerHourOf),
     };
   }
 

@@ -17,15 +17,17 @@ import { scaleSetOfProviderId } from './discover.js';
 import { type SummedChargeRow, SummedDays, type SummedNodeRow } from './summed-days.js';
 import {
   type AgentCluster,
+  type ContainerHourRow,
   type ContainerSamples,
+  containerHourOf,
   containerSamplesOf,
   type KubernetesUsageSource,
+  nodeHourOf,
   type RowKey,
   type SummedDay,
   type UsageContainerHour,
   type UsageDay,
   type UsageNodeHour,
-  workloadOf,
 } from './usage-source.js';
 
 const DAY_MS = 86_400_000;
@@ -221,18 +223,20 @@ export class MetricsStoreUsageSource implements KubernetesUsageSource {
     for (const n of nodes) cycles.set(n.h, Math.max(cycles.get(n.h) ?? 0, n.n));
     const nodeHours: UsageNodeHour[] = nodes
       .filter((n) => n.cpuCap !== null && n.memCap !== null)
-      .map((n) => ({
-        hour: n.h,
-        node: n.node,
-        scaleSetId: scaleSetOfProviderId(n.providerId),
-        pool: n.pool,
-        vmSize: n.vmSize,
-        cpuCapacityCores: n.cpuCap!,
-        memoryCapacityBytes: n.memCap!,
-        cpuAllocatableCores: n.cpuAlloc ?? n.cpuCap!,
-        memoryAllocatableBytes: n.memAlloc ?? n.memCap!,
-        seen: Math.min(1, n.n / (cycles.get(n.h) || 1)),
-      }));
+      .map((n) =>
+        nodeHourOf({
+          h: n.h,
+          node: n.node,
+          ss: scaleSetOfProviderId(n.providerId),
+          pool: n.pool,
+          vm: n.vmSize,
+          capCpu: n.cpuCap!,
+          capMem: n.memCap!,
+          allocCpu: n.cpuAlloc,
+          allocMem: n.memAlloc,
+          seen: Math.min(1, n.n / (cycles.get(n.h) || 1)),
+        }),
+      );
     return { nodeHours, cycles };
   }
 
@@ -304,23 +308,7 @@ export class MetricsStoreUsageSource implements KubernetesUsageSource {
     const end = new Date(start.getTime() + DAY_MS);
     const cluster = clusterName.toLowerCase();
     const { nodeHours, cycles } = await this.nodeHours(cluster, start, end);
-    const pods = await this.prisma.$queryRawUnsafe<
-      Array<{
-        h: number;
-        node: string;
-        namespace: string;
-        pod: string;
-        container: string;
-        ownerKind: string | null;
-        ownerName: string | null;
-        labels: Record<string, string> | null;
-        cpuReq: number | null;
-        memReq: number | null;
-        n: number;
-        cpu: number | null;
-        mem: number | null;
-      }>
-    >(
+    const pods = await this.prisma.$queryRawUnsafe<Array<Omit<ContainerHourRow, 'seen'> & { n: number }>>(
       `SELECT (extract(epoch FROM r.bucket - $2::timestamptz) / 3600)::int AS h, s."nodeName" AS node,
               s.namespace, s.pod, s.container, s."ownerKind", s."ownerName", s.labels,
               s."cpuRequestCores"::float8 AS "cpuReq", s."memoryRequestBytes"::float8 AS "memReq", r.n,
@@ -336,19 +324,7 @@ export class MetricsStoreUsageSource implements KubernetesUsageSource {
     for (const p of pods) {
       const c = cycles.get(p.h);
       if (!c) continue; // no node seen that hour
-      containerHours.push({
-        hour: p.h,
-        node: p.node,
-        namespace: p.namespace,
-        workload: workloadOf(p),
-        container: p.container,
-        labels: p.labels ?? {},
-        cpuUsageCores: p.cpu ?? 0,
-        memoryUsageBytes: p.mem ?? 0,
-        cpuRequestCores: p.cpuReq,
-        memoryRequestBytes: p.memReq,
-        seen: Math.min(1, p.n / c),
-      });
+      containerHours.push(containerHourOf({ ...p, seen: Math.min(1, p.n / c) }));
     }
     return { nodeHours, containerHours };
   }

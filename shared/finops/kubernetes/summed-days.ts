@@ -3,25 +3,17 @@
  * PostgreSQL and the ClickHouse store answer the same row shapes): node-hours per hour and class,
  * and charges per day, class, namespace and row, each charge on one node-hour of its class that day.
  */
-import type { RowKey, SummedDay } from './usage-source.js';
+import { type NodeHourRow, nodeHourOf, type RowKey, type SummedDay } from './usage-source.js';
 
 const DAY_MS = 86_400_000;
 
 /** A class's node-hours of one hour (d: day of the read, h: hour of the read). */
-export interface SummedNodeRow {
+export interface SummedNodeRow extends Omit<NodeHourRow, 'node' | 'seen'> {
   d: number;
-  h: number;
   /** The class: scale set, pool, VM size, capacity and allocatable (the rates depend on nothing else). */
   k: string;
   /** Its node-hours added up. */
   a: number;
-  ss: string | null;
-  pool: string | null;
-  vm: string | null;
-  capCpu: number;
-  capMem: number;
-  allocCpu: number | null;
-  allocMem: number | null;
 }
 
 /** A class's charges of one day to one (namespace, row), already capped: core-hours (a) and byte-hours (b). */
@@ -57,18 +49,7 @@ export class SummedDays {
   /** Node rows first: a charge goes on a node-hour of its class. */
   nodeHours(r: SummedNodeRow): void {
     const hour = r.h - r.d * 24;
-    this.dayAt(r.d).nodeHours.push({
-      hour,
-      node: r.k,
-      scaleSetId: r.ss || null,
-      pool: r.pool,
-      vmSize: r.vm,
-      cpuCapacityCores: r.capCpu,
-      memoryCapacityBytes: r.capMem,
-      cpuAllocatableCores: r.allocCpu ?? r.capCpu,
-      memoryAllocatableBytes: r.allocMem ?? r.capMem,
-      seen: r.a,
-    });
+    this.dayAt(r.d).nodeHours.push(nodeHourOf({ ...r, h: hour, node: r.k, seen: r.a }));
     const fk = `${r.d}|${r.k}`;
     this.firstHour.set(fk, Math.min(this.firstHour.get(fk) ?? 24, hour));
   }

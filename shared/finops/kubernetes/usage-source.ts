@@ -155,6 +155,68 @@ export function workloadOf(r: Pick<AgentPodRecord, 'ownerKind' | 'ownerName' | '
   return r.ownerKind && r.ownerName ? `${r.ownerKind}/${r.ownerName}` : `Pod/${r.pod}`;
 }
 
+/** A store's row of a node-hour (`h`: hour of the day; `ss`: the scale set id, '' or null when none). */
+export interface NodeHourRow {
+  h: number;
+  node: string;
+  ss: string | null;
+  pool: string | null;
+  vm: string | null;
+  capCpu: number;
+  capMem: number;
+  allocCpu: number | null;
+  allocMem: number | null;
+  seen: number;
+}
+
+export function nodeHourOf(r: NodeHourRow): UsageNodeHour {
+  return {
+    hour: r.h,
+    node: r.node,
+    scaleSetId: r.ss || null,
+    pool: r.pool,
+    vmSize: r.vm,
+    cpuCapacityCores: r.capCpu,
+    memoryCapacityBytes: r.capMem,
+    cpuAllocatableCores: r.allocCpu ?? r.capCpu,
+    memoryAllocatableBytes: r.allocMem ?? r.capMem,
+    seen: r.seen,
+  };
+}
+
+/** A store's row of a container-hour (`h`: hour of the day; usage averages, spec as last sampled). */
+export interface ContainerHourRow {
+  h: number;
+  node: string;
+  namespace: string;
+  pod: string;
+  container: string;
+  ownerKind: string | null;
+  ownerName: string | null;
+  labels: Record<string, string> | null;
+  cpuReq: number | null;
+  memReq: number | null;
+  cpu: number | null;
+  mem: number | null;
+  seen: number;
+}
+
+export function containerHourOf(r: ContainerHourRow): UsageContainerHour {
+  return {
+    hour: r.h,
+    node: r.node,
+    namespace: r.namespace,
+    workload: workloadOf(r),
+    container: r.container,
+    labels: r.labels ?? {},
+    cpuUsageCores: r.cpu ?? 0,
+    memoryUsageBytes: r.mem ?? 0,
+    cpuRequestCores: r.cpuReq,
+    memoryRequestBytes: r.memReq,
+    seen: r.seen,
+  };
+}
+
 /** A container's usage at one time (a sample, or a rollup bucket's averages), oldest first. */
 export interface SampleRow {
   namespace: string;
