@@ -501,6 +501,20 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
       await text(
         page.getByTestId(`k8s-rec-${r.namespace}/${r.workload}/${r.container}`).getByTestId('saving'),
       ).toBe(money(r.monthlySaving, a.currency));
+    // A finding names the resource it is about: the one asked below the advice when under-requested.
+    const under = list.find(
+      (r) =>
+        r.kind === 'under-requested' &&
+        r.evidence.oomKills === 0 &&
+        r.current.memoryBytes < r.recommended.memoryBytes &&
+        r.current.cpuCores > r.recommended.cpuCores,
+    );
+    expect(under, 'the seeded cluster has a container short of memory and generous with CPU').toBeDefined();
+    await text(
+      page
+        .getByTestId(`k8s-rec-${under.namespace}/${under.workload}/${under.container}`)
+        .getByTestId('finding'),
+    ).toBe('under-requested: memory');
   });
 
   it('Kubernetes cost: a cluster the bill knows but no agent reports shows its bill as the API splits it', async () => {

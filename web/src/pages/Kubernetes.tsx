@@ -65,7 +65,7 @@ function allocationColumns(currency: string): Array<Column<RowCost>> {
 function rightsizingColumns(currency: string): Array<Column<Recommendation>> {
   return [
     { header: 'Container', cell: (r) => `${r.namespace}/${r.workload}/${r.container}` },
-    { header: 'Finding', cell: (r) => r.kind },
+    { header: 'Finding', testId: 'finding', cell: finding },
     {
       header: 'CPU asked → advised',
       numeric: true,
@@ -162,6 +162,25 @@ interface Recommendation {
   recommended: { cpuCores: number; memoryBytes: number };
   monthlySaving: number;
   kind: 'over-requested' | 'under-requested' | 'fits';
+  evidence: { oomKills: number };
+}
+
+/**
+ * The finding with the resources it is about. A container short of one resource and generous with
+ * the other is under-requested (the risk comes first) while its saving can be positive: naming the
+ * short resource keeps the two columns from reading as a contradiction.
+ */
+function finding(r: Recommendation): string {
+  if (r.kind === 'fits') return 'fits';
+  const needsMore = {
+    CPU: r.current.cpuCores === null || r.current.cpuCores < r.recommended.cpuCores,
+    memory: r.current.memoryBytes === null || r.current.memoryBytes < r.recommended.memoryBytes,
+  };
+  const about = Object.entries(needsMore)
+    .filter(([, more]) => more === (r.kind === 'under-requested'))
+    .map(([resource]) => resource);
+  const oom = r.evidence.oomKills > 0 ? ' (OOM killed)' : '';
+  return `${r.kind}${about.length ? `: ${about.join(' and ')}` : ''}${oom}`;
 }
 
 /** A cluster as the clusters list names it (a name, or an object with one). */
