@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { HttpRequest } from '@azure/functions';
 import type { AppServices } from '../app/services.js';
-import { type AuditActor, type AuditEntry, recordAudit } from '../audit/record.js';
+import { type AuditActor, type AuditEntry, withAudit } from '../audit/record.js';
 import type { AppConfig } from '../config/index.js';
 import type { Prisma } from '../db/generated/client.js';
 import { clientAddressOf } from '../http/client.js';
@@ -37,15 +37,11 @@ export async function changePassword(
   audit: { actor: AuditActor; request?: HttpRequest },
 ): Promise<UserRow> {
   const passwordHash = await services.auth.passwords.hash(newPassword);
-  const updated = await services.prisma.$transaction(async (tx) => {
-    const u = await writePassword(tx, user, passwordHash);
-    await recordAudit(tx, {
-      ...audit,
-      action: 'password.changed',
-      target: { type: 'user', id: user.id },
-    });
-    return u;
-  });
+  const updated = await withAudit(
+    services.prisma,
+    (tx) => writePassword(tx, user, passwordHash),
+    () => ({ ...audit, action: 'password.changed', target: { type: 'user', id: user.id } }),
+  );
   services.auth.users.forget(user.id, updated.email);
   return updated;
 }
@@ -80,25 +76,31 @@ export async function confirmReset(
   const { user } = live;
   const passwordHash = await services.auth.passwords.hash(input.newPassword);
   const now = new Date();
-  const updated = await services.prisma.$transaction(async (tx) => {
-    const burnt = await tx.passwordResetCode.updateMany({
-      where: { id: live.codeId, usedAt: null, expiresAt: { gt: now } },
-      data: { usedAt: now },
-    });
-    if (burnt.count !== 1) return null;
-    await tx.passwordResetCode.updateMany({
-      where: { userId: user.id, usedAt: null },
-      data: { usedAt: now },
-    });
-    const u = await writePassword(tx, user, passwordHash);
-    await recordAudit(tx, {
-      actor: { userId: user.id, email: user.email },
-      action: 'password.reset',
-      target: { type: 'user', id: user.id },
-      request,
-    });
-    return u;
-  });
+  const updated = await withAudit(
+    services.prisma,
+    async (tx) => {
+      const burnt = await tx.passwordResetCode.updateMany({
+        where: { id: live.codeId, usedAt: null, expiresAt: { gt: now } },
+        data: { usedAt: now },
+      });
+      if (burnt.count !== 1) return null;
+      await tx.passwordResetCode.updateMany({
+        where: { userId: user.id, usedAt: null },
+        data: { usedAt: now },
+      });
+      return writePassword(tx, user, passwordHash);
+    },
+    // A code another confirmation spent first changes nothing, so nothing is recorded.
+    (u) =>
+      u
+        ? {
+            actor: { userId: user.id, email: user.email },
+            action: 'password.reset',
+            target: { type: 'user', id: user.id },
+            request,
+          }
+        : undefined,
+  );
   if (!updated) return 'invalid';
   services.auth.users.forget(user.id, updated.email);
   return 'ok';
@@ -197,12 +199,14 @@ export async function sendResetCode(
     return;
   }
   const code = randomBytes(15).toString('base64url');
-  await prisma.$transaction(async (tx) => {
-    await tx.passwordResetCode.create({
-      data: { userId: user.id, codeHash: sha256(code), expiresAt: new Date(now + RESET_CODE_TTL_MS) },
-    });
-    await recordAudit(tx, resetRequestedEntry(user, request));
-  });
+  await withAudit(
+    prisma,
+    (tx) =>
+      tx.passwordResetCode.create({
+        data: { userId: user.id, codeHash: sha256(code), expiresAt: new Date(now + RESET_CODE_TTL_MS) },
+      }),
+    () => resetRequestedEntry(user, request),
+  );
   const link = resetLink(config, request.url, user.email, code);
   const linkText = link
     ? `Set a new password here: ${link}\n\nOr enter this reset code: ${code}`

@@ -1,6 +1,6 @@
 import type { HttpRequest } from '@azure/functions';
 import type { AppServices } from '../app/services.js';
-import { type AuditActor, recordAudit } from '../audit/record.js';
+import { type AuditActor, withAudit } from '../audit/record.js';
 
 export { USER_CACHE_SECONDS } from './users.js';
 
@@ -15,16 +15,16 @@ export async function revokeSessions(
   audit: { actor: AuditActor; request: HttpRequest; scope: 'admin' | 'self' },
 ): Promise<void> {
   const cut = new Date();
-  const user = await services.prisma.$transaction(async (tx) => {
-    const u = await tx.user.update({ where: { id: userId }, data: { credentialsChangedAt: cut } });
-    await recordAudit(tx, {
+  const user = await withAudit(
+    services.prisma,
+    (tx) => tx.user.update({ where: { id: userId }, data: { credentialsChangedAt: cut } }),
+    () => ({
       actor: audit.actor,
       action: 'user.sessionsRevoked',
       target: { type: 'user', id: userId },
       details: { scope: audit.scope, tokensIssuedBefore: cut.toISOString() },
       request: audit.request,
-    });
-    return u;
-  });
+    }),
+  );
   services.auth.users.forget(userId, user.email);
 }
