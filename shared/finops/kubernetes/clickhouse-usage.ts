@@ -61,7 +61,7 @@ nd AS (
          cityHash64(ss, ifNull(pool, ''), ifNull(vm, ''), cap_cpu, cap_mem, ifNull(alloc_cpu, -1), ifNull(alloc_mem, -1)) AS kh
   FROM nodes INNER JOIN cyc ON cyc.bucket = nodes.bucket)`;
 
-/** Container-hours of from..to: usage averages, samples, and the spec as last sampled in the hour. */
+/** Container-hours of from..to: usage averages, samples, and the requests, owner and labels as last sampled in the hour. */
 const POD_HOURS = `pods AS (
   SELECT bucket, namespace, pod, container, sum(samples) AS n, avgMerge(cpu_usage_cores) AS cpu,
          avgMerge(memory_usage_bytes) AS mem, argMaxMerge(spec) AS sp, ifNull(sp.1, '') AS pnode
