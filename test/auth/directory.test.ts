@@ -1,6 +1,7 @@
 import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { auditRecordsOf } from '../support/audit.js';
 import { apiClient, isProblem } from '../support/http.js';
 import {
   CA_FILE,
@@ -54,6 +55,22 @@ describe('directory tokens and the graph lookup', () => {
     const own = await api.post('/auth/api/Auth/refreshToken', { token: dir.sign({ email }) });
     expect((jwt.decode(own.body.token) as { id: string }).id).toBe(first.body.id);
     expect((await me(own.body.token)).body.id).toBe(first.body.id);
+  });
+
+  it('records a sign-in when a directory token is exchanged for an own token, not when an own token is renewed', async () => {
+    const email = `grace-${uniq()}@corp.example`;
+    const own = await api.post('/auth/api/Auth/refreshToken', { token: dir.sign({ email }) });
+    expect(own.status).toBe(200);
+    const { id } = jwt.decode(own.body.token) as { id: string };
+    const signIns = await auditRecordsOf(host.services.prisma, 'signIn.succeeded', id);
+    expect(signIns.map((r) => r.details)).toEqual([{ method: 'directory' }]);
+    const row = await host.services.prisma.user.findUniqueOrThrow({ where: { id } });
+    expect(row.lastLogon).not.toBeNull();
+
+    const renewed = await api.post('/auth/api/Auth/refreshToken', { token: own.body.token });
+    expect(renewed.status).toBe(200);
+    await me(dir.sign({ email }));
+    expect(await auditRecordsOf(host.services.prisma, 'signIn.succeeded', id)).toHaveLength(1);
   });
 
   it('resolves the caller by email, preferred_username, upn or unique_name, in that order', async () => {

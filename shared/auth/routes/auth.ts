@@ -38,7 +38,7 @@ async function signedIn(
   services: AppServices,
   user: UserRow,
   request: HttpRequest,
-  method: 'password' | 'mobile',
+  method: 'password' | 'mobile' | 'directory',
   extra: Record<string, unknown> = {},
 ): Promise<UserRow> {
   const current = await recordSignIn(services.prisma, user, new Date(), { method, ...extra }, request);
@@ -125,9 +125,14 @@ export const authApiRoutes: RouteDefinition[] = [
       tags: ['Auth'],
       responses: responses({ 200: { description: 'A new own token', schema: tokenSchema } }, 401, 403),
     },
-    async handler({ services, caller }) {
-      const user = await services.auth.users.byId(caller.userId);
-      if (!user) throw new HttpError(401, 'The token does not belong to a known user.');
+    async handler({ services, caller, request }) {
+      const known = await services.auth.users.byId(caller.userId);
+      if (!known) throw new HttpError(401, 'The token does not belong to a known user.');
+      // A directory token exchanged for an own token is how the web client and the console sign a
+      // directory user in: that is the sign-in the audit trail and lastLogon record. Renewing an own
+      // token is not a sign-in.
+      const user =
+        caller.tokenKind === 'directory' ? await signedIn(services, known, request, 'directory') : known;
       return json(200, { token: services.auth.issueToken(user) });
     },
   }),
