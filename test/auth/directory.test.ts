@@ -1,7 +1,7 @@
 import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestHost, type TestHost } from '../support/host.js';
 import { auditRecordsOf } from '../support/audit.js';
+import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient, isProblem } from '../support/http.js';
 import {
   CA_FILE,
