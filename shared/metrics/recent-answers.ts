@@ -41,6 +41,8 @@ const sizeOf = (r: Recent) =>
 export class RecentAnswers {
   private readonly cache: LRUCache<string, Recent> | undefined;
   private readonly building = new Map<string, Promise<Recent | HttpResponseInit>>();
+  /** Counts clears: a build started before one keeps nothing (it may show what was removed). */
+  private generation = 0;
 
   constructor(
     maxBytes: number,
@@ -56,6 +58,7 @@ export class RecentAnswers {
   clear(): void {
     this.cache?.clear();
     this.building.clear();
+    this.generation++;
   }
 
   async answer(
@@ -85,6 +88,7 @@ export class RecentAnswers {
     const running = this.building.get(key);
     if (running) return running;
     const builtAt = this.now();
+    const generation = this.generation;
     const made = (async (): Promise<Recent | HttpResponseInit> => {
       const response = await build();
       const body = bytesOf(response);
@@ -94,7 +98,7 @@ export class RecentAnswers {
         body.length < this.minCompressBytes
           ? { builtAt, headers, plain: body, coded: {} }
           : { builtAt, headers, coded: { [coding ?? 'gzip']: await compressBytes(body, coding ?? 'gzip') } };
-      this.cache?.set(key, recent);
+      if (generation === this.generation) this.cache?.set(key, recent);
       return recent;
     })();
     this.building.set(key, made);

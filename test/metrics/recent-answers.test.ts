@@ -86,6 +86,20 @@ describe('recent sample list answers', () => {
     expect(read(await t.answers.answer('k', 'gzip', t.build))[0]!.build).toBe(1);
     t.answers.clear();
     expect(read(await t.answers.answer('k', 'gzip', t.build))[0]!.build).toBe(2);
+    // A build that was running when the answers were forgotten is sent to its callers, not kept.
+    let release!: () => void;
+    const running = t.answers.answer(
+      'r',
+      'gzip',
+      () =>
+        new Promise<HttpResponseInit>((resolve) => {
+          release = () => resolve(list(-1));
+        }),
+    );
+    t.answers.clear();
+    release();
+    expect(read(await running)[0]!.build).toBe(-1);
+    expect(read(await t.answers.answer('r', 'gzip', t.build))[0]!.build).toBe(3);
     const off = setup(0);
     await off.answers.answer('k', 'gzip', off.build);
     await off.answers.answer('k', 'gzip', off.build);
