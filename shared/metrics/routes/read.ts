@@ -5,7 +5,7 @@ import { recordAudit } from '../../audit/record.js';
 import type { Caller } from '../../auth/caller.js';
 import type { MetricsSettings } from '../../config/metrics.js';
 import { intText } from '../../http/fields.js';
-import { rowsToJson } from '../../http/json-rows.js';
+import { rowsToJsonInTurns } from '../../http/json-rows.js';
 import { ok, okJsonText } from '../../http/respond.js';
 import { defineRoute, type RequestContext, type RouteDefinition, type ValidInput } from '../../http/route.js';
 import { requireVisible, visibleClusters } from '../access.js';
@@ -53,11 +53,11 @@ export function isoTime(d: Date): string {
  * A list answer with the bound and resolution headers. The store built its rows for this answer,
  * with the DTO's fields in order; their instants are written in place (rowsToJson).
  */
-function answer(result: Rows<object>, limit: number, timeKeys: readonly string[]) {
+async function answer(result: Rows<object>, limit: number, timeKeys: readonly string[]) {
   const headers: Record<string, string> = { 'X-Row-Limit': String(limit) };
   if (result.truncated) headers['X-Truncated'] = 'true';
   if (result.resolution) headers['X-Resolution'] = result.resolution;
-  return okJsonText(rowsToJson(result.rows, timeKeys, isoTime), headers);
+  return okJsonText(await rowsToJsonInTurns(result.rows, timeKeys, isoTime), headers);
 }
 
 /** The host's recent sample list answers (RecentAnswers), forgotten on a cleanup. */
