@@ -40,6 +40,8 @@ const { values: opts } = parseArgs({
     skip: { type: 'string', default: '' },
     // Keep the reads' database at the end (its URL is printed), for EXPLAIN by hand.
     'keep-db': { type: 'boolean', default: false },
+    // Metrics__ReadCacheSeconds of the host (0: every read is built, as a poll that misses is).
+    'read-cache-seconds': { type: 'string', default: '15' },
   },
 });
 const CONTAINERS = Number(opts.containers);
@@ -86,6 +88,7 @@ async function startHost(url: string | undefined, skipMigrations = false) {
     Jwt__Key: KEY,
     Jwt__Issuers: 'finwatch-bench',
     Jwt__Audiences: 'finwatch-bench',
+    Metrics__ReadCacheSeconds: opts['read-cache-seconds'],
     ...(url ? { ConnectionStrings__SqlConnectionString: url } : {}),
   });
   const host: LocalHost = await startLocalHost({
@@ -537,7 +540,7 @@ async function explainRead(host: LocalHost, path: string): Promise<string> {
 }
 
 console.log(
-  `metrics bench: fleet ${CONTAINERS} containers / ${NODES} nodes, simulated day of ${DAY_CONTAINERS} containers, ${PG_URL ? 'PostgreSQL server' : 'no PostgreSQL server set: PGlite'}`,
+  `metrics bench: fleet ${CONTAINERS} containers / ${NODES} nodes, simulated day of ${DAY_CONTAINERS} containers, ${PG_URL ? 'PostgreSQL server' : 'no PostgreSQL server set: PGlite'}, reads kept ${opts['read-cache-seconds']} s`,
 );
 if (!SKIP.has('posts')) await onePosts();
 if (!SKIP.has('batch')) await batchedAndBytes();

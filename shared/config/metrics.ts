@@ -30,6 +30,14 @@ export const metricsSettingsSchema = z.object({
    */
   Metrics__MaxPointsPerSeries: int(300, 10, 10_000),
   /**
+   * Seconds a pod, node or PVC list answer is sent again to whoever asks the same question
+   * (dashboards poll); past that, for as long again, it is still sent while one rebuild runs. So an
+   * answer misses at most the samples of the last twice this many seconds. 0: every answer is built.
+   */
+  Metrics__ReadCacheSeconds: int(15, 0, 300),
+  /** Memory (MiB) one instance may spend keeping those answers (compressed); 0 keeps none. */
+  Metrics__ReadCacheMiB: int(16, 0, 4096),
+  /**
    * Minutes without a node record after which a cluster (all of it) or one node of a cluster that
    * still reports raises a silence alert; 0 turns silence alerts off.
    */

@@ -28,3 +28,27 @@ export function rowsToJson(rows: object[], timeKeys: readonly string[], time: (d
   }
   return JSON.stringify(rows);
 }
+
+/** Rows written per turn of the event loop by rowsToJsonInTurns. */
+const ROWS_PER_TURN = 2000;
+
+/**
+ * rowsToJson written a few thousand rows at a time, the event loop free between them: a day of a
+ * namespace (34,560 rows, 10 MB of JSON) in one JSON.stringify held every other request of the
+ * instance for its whole length (tens to hundreds of milliseconds), answers kept in memory included.
+ * The text is the same as rowsToJson's.
+ */
+export async function rowsToJsonInTurns(
+  rows: object[],
+  timeKeys: readonly string[],
+  time: (d: Date) => string,
+  perTurn = ROWS_PER_TURN,
+): Promise<string> {
+  if (rows.length <= perTurn) return rowsToJson(rows, timeKeys, time);
+  const parts: string[] = [];
+  for (let i = 0; i < rows.length; i += perTurn) {
+    if (i) await new Promise<void>((resolve) => setImmediate(resolve));
+    parts.push(rowsToJson(rows.slice(i, i + perTurn), timeKeys, time).slice(1, -1));
+  }
+  return `[${parts.join(',')}]`;
+}

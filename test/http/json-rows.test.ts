@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rowsToJson } from '../../shared/http/json-rows.js';
+import { rowsToJson, rowsToJsonInTurns } from '../../shared/http/json-rows.js';
 
 describe('rowsToJson', () => {
   it('writes the rows as JSON with their instants formatted by `time`, other values as JSON.stringify does', () => {
@@ -24,5 +24,14 @@ describe('rowsToJson', () => {
 
   it('writes an empty list as []', () => {
     expect(rowsToJson([], ['t'], String)).toBe('[]');
+  });
+
+  it('writes the same text a few rows per turn (rowsToJsonInTurns)', async () => {
+    const rows = () =>
+      Array.from({ length: 7 }, (_, i) => ({ t: new Date(i * 1000), n: i / 3, s: `row "${i}"` }));
+    const whole = rowsToJson(rows(), ['t'], (d) => d.toISOString());
+    expect(await rowsToJsonInTurns(rows(), ['t'], (d) => d.toISOString(), 2)).toBe(whole);
+    expect(await rowsToJsonInTurns(rows(), ['t'], (d) => d.toISOString(), 7)).toBe(whole);
+    expect(await rowsToJsonInTurns([], ['t'], String, 2)).toBe('[]');
   });
 });

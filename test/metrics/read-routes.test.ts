@@ -284,6 +284,29 @@ describe('metrics read routes', () => {
     }
   });
 
+  it('sends a sample list again for Metrics__ReadCacheSeconds (dashboards poll), each caller its own clusters', async () => {
+    const key = (await makeKey(m, 'polled')).key;
+    const node = (at: number, name: string) => ({
+      kind: 'node',
+      collectedAt: new Date(Date.now() - at).toISOString(),
+      data: nodeData('polled', name),
+    });
+    expect((await postGzip(m.host.url, batch('polled', [node(60_000, 'n-1')]), key)).status).toBe(200);
+    const path = '/metrics/api/metrics/node?minutes=30&clusterName=polled';
+    const first = await m.api.get(path, { token: m.admin.token });
+    expect(first.body.map((n: { nodeName: string }) => n.nodeName)).toEqual(['n-1']);
+    // A node seen since: this host keeps answers 15 s (the default), so the poll right after
+    // gets the same answer, headers included; a list with other filters is built afresh.
+    expect((await postGzip(m.host.url, batch('polled', [node(1_000, 'n-2')]), key)).status).toBe(200);
+    const again = await m.api.get(path, { token: m.admin.token });
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get('x-resolution')).toBe(first.headers.get('x-resolution'));
+    const wider = await m.api.get('/metrics/api/metrics/node?minutes=31&clusterName=polled', {
+      token: m.admin.token,
+    });
+    expect(wider.body.map((n: { nodeName: string }) => n.nodeName).sort()).toEqual(['n-1', 'n-2']);
+  });
+
   it('refuses anonymous reads with 401 and bad numbers with 400', async () => {
     const anon = await m.api.get('/metrics/api/metrics/node');
     expect(anon.status).toBe(401);

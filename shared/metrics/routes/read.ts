@@ -1,12 +1,15 @@
 import { z } from 'zod';
+import { perDatabase } from '../../app/per-host.js';
+import type { AppServices } from '../../app/services.js';
 import { recordAudit } from '../../audit/record.js';
 import type { Caller } from '../../auth/caller.js';
 import type { MetricsSettings } from '../../config/metrics.js';
 import { intText } from '../../http/fields.js';
-import { rowsToJson } from '../../http/json-rows.js';
+import { rowsToJsonInTurns } from '../../http/json-rows.js';
 import { ok, okJsonText } from '../../http/respond.js';
 import { defineRoute, type RequestContext, type RouteDefinition, type ValidInput } from '../../http/route.js';
 import { requireVisible, visibleClusters } from '../access.js';
+import { RecentAnswers } from '../recent-answers.js';
 import { normalizeCluster } from '../records.js';
 import type { MetricsStore, Rows } from '../store/contract.js';
 
@@ -50,12 +53,22 @@ export function isoTime(d: Date): string {
  * A list answer with the bound and resolution headers. The store built its rows for this answer,
  * with the DTO's fields in order; their instants are written in place (rowsToJson).
  */
-function answer(result: Rows<object>, limit: number, timeKeys: readonly string[]) {
+async function answer(result: Rows<object>, limit: number, timeKeys: readonly string[]) {
   const headers: Record<string, string> = { 'X-Row-Limit': String(limit) };
   if (result.truncated) headers['X-Truncated'] = 'true';
   if (result.resolution) headers['X-Resolution'] = result.resolution;
-  return okJsonText(rowsToJson(result.rows, timeKeys, isoTime), headers);
+  return okJsonText(await rowsToJsonInTurns(result.rows, timeKeys, isoTime), headers);
 }
+
+/** The host's recent sample list answers (RecentAnswers), forgotten on a cleanup. */
+const recentOf = perDatabase(({ config }: AppServices) => {
+  const m = config.metrics;
+  return new RecentAnswers(
+    m.Metrics__ReadCacheMiB * 1024 * 1024,
+    m.Metrics__ReadCacheSeconds * 1000,
+    config.platform.Http__CompressionMinBytes,
+  );
+});
 
 async function scopeOf(ctx: RequestContext<Caller>, clusterName: string | undefined) {
   const clusters = await visibleClusters(ctx.services.prisma, ctx.caller);
@@ -170,6 +183,8 @@ interface ListKind {
   routes: Array<[string, string, string[]]>;
   limit(f: Filters, settings: MetricsSettings): number;
   read(r: ListRead): Promise<Rows<object>>;
+  /** Samples (pods, nodes, PVCs): answers sent again for a few seconds (Metrics__ReadCacheSeconds). */
+  recent?: true;
 }
 
 const str = (f: Filters, k: string) => f[k] as string | undefined;
@@ -189,6 +204,7 @@ const LISTS: ListKind[] = [
     limit: maxRows,
     read: (r) =>
       r.store.pods({ ...window(r), clusterName: str(r.f, 'clusterName'), namespace: str(r.f, 'namespace') }),
+    recent: true,
   },
   {
     summary: 'Node samples (NodeMetricDto), at most Metrics__MaxPointsPerSeries per node',
@@ -202,6 +218,7 @@ const LISTS: ListKind[] = [
     limit: maxRows,
     read: (r) =>
       r.store.nodes({ ...window(r), clusterName: str(r.f, 'clusterName'), nodeName: str(r.f, 'nodeName') }),
+    recent: true,
   },
   {
     summary: 'PVC samples (PvcMetricDto), at most Metrics__MaxPointsPerSeries per PVC',
@@ -215,6 +232,7 @@ const LISTS: ListKind[] = [
     limit: maxRows,
     read: (r) =>
       r.store.pvcs({ ...window(r), clusterName: str(r.f, 'clusterName'), namespace: str(r.f, 'namespace') }),
+    recent: true,
   },
   {
     summary: 'The latest log snapshot per container (PodLogDto)',
@@ -303,18 +321,25 @@ function listRoutes(kind: ListKind): RouteDefinition[] {
         const clusters = await scopeOf(c, str(f, 'clusterName'));
         const settings = c.services.config.metrics;
         const limit = kind.limit(f, settings);
-        const to = new Date();
-        const from = new Date(to.getTime() - ((f.minutes as number | undefined) ?? 1440) * 60_000);
-        const result = await kind.read({
-          store: c.services.metrics.store,
-          f,
-          clusters,
-          from,
-          to,
-          limit,
-          maxPoints: settings.Metrics__MaxPointsPerSeries,
-        });
-        return answer(result, limit, timeKeys);
+        const minutes = (f.minutes as number | undefined) ?? 1440;
+        const build = async () => {
+          const to = new Date();
+          const from = new Date(to.getTime() - minutes * 60_000);
+          const result = await kind.read({
+            store: c.services.metrics.store,
+            f,
+            clusters,
+            from,
+            to,
+            limit,
+            maxPoints: settings.Metrics__MaxPointsPerSeries,
+          });
+          return answer(result, limit, timeKeys);
+        };
+        if (!kind.recent) return build();
+        // Everything the answer is made of: the list, its filters and window, the caller's scope.
+        const key = JSON.stringify([routeName, f, minutes, clusters ?? null]);
+        return recentOf(c.services).answer(key, c.request.headers.get('accept-encoding'), build);
       },
     });
   });
@@ -389,6 +414,8 @@ const cleanupRoute = defineRoute({
   async handler({ services, input, caller, request }) {
     const days = input.query.days;
     const result = await services.metrics.store.cleanup(days);
+    // What the kept answers show may be gone now.
+    recentOf(services).clear();
     await recordAudit(services.prisma, {
       actor: caller,
       action: 'metrics.cleanup',
