@@ -28,8 +28,11 @@ async function subscriptionColumns(db: Awaited<ReturnType<typeof openDatabase>>)
 const kinds: Kind[] = TEST_PG_URL ? ['pglite', 'postgres'] : ['pglite'];
 
 describe.each(kinds)('database migrations on %s', (kind) => {
-  // One database for both starts' checks: each fresh database is initdb plus every migration.
-  it('creates every table on an empty database; a second start changes nothing and keeps stored rows', async () => {
+  // One database for both starts' checks: each fresh database is initdb plus every migration, half
+  // a minute of PGlite on a loaded machine.
+  it('creates every table on an empty database; a second start changes nothing and keeps stored rows', {
+    timeout: 90_000,
+  }, async () => {
     await withDatabase(kind, async (db) => {
       const first = await db.migrate();
       expect(first.mode).toBe('migrations');
