@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongFilesFirst from './test/support/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -11,5 +12,7 @@ export default defineConfig({
     pool: 'forks',
     // Two cores: two files at a time keeps PGlite/Azurite start-up from starving each other.
     maxWorkers: 2,
+    // The longest files start first, so neither core is left with one at the end.
+    sequence: { sequencer: LongFilesFirst },
   },
 });

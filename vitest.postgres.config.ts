@@ -12,7 +12,9 @@ import base from './vitest.config.js';
  * files), when it pins PGlite, or when it touches no table or only checks HTTP shape (docs, CORS,
  * access log, mail transports, route matrices, Swagger gate, the browser page, pure units), nor
  * when its time is waiting out a timer over SQL another file here runs (analysis-start-bound: 45 s
- * of back-off and bound, the same job and run writes as analysis-sync and analysis-async).
+ * of back-off and bound, the same job and run writes as analysis-sync and analysis-async). A file
+ * whose tests split between the two (`npm run admin` on the PGlite folder beside the admin command
+ * on the test host's database) is split in two, the PGlite half left out.
  */
 export const POSTGRES_PASS = [
   // The admin command's grant and revoke (transaction, advisory lock) on the server.
@@ -37,8 +39,8 @@ export const POSTGRES_PASS = [
   'test/finops-engine/waste-catalogue.test.ts',
   'test/finops-engine/waste-lifecycle.test.ts',
   'test/finops-intel/import-history.test.ts',
-  // Concurrency on a pool of connections (PGlite has one): parallel logins, job sweeps, admin writes.
-  'test/hostile/login-throttle.test.ts',
+  // Concurrency on a pool of connections (PGlite has one): job sweeps, admin writes. (Parallel
+  // logins: login-throttle runs its guesses on two instances sharing a PostgreSQL database in npm test.)
   // jsonb (the audit details) refuses an unpaired surrogate on PostgreSQL: refused at the edge.
   'test/hostile/lone-surrogates.test.ts',
   'test/hostile/mobile-key-and-admins.test.ts',

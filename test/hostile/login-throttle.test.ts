@@ -37,6 +37,8 @@ describe('login throttle under concurrency (issue 11.1)', () => {
   });
 
   it('verifies at most the allowed number of 30 parallel guesses and refuses the rest with 429', async () => {
+    // The production hash cost: the old race (count read before the check, written after) showed
+    // because every check took longer than the 30 reads.
     const user = await seedUser(host);
     const statuses = await parallelGuesses([host.url], user.email);
     const verified = statuses.filter((s) => s === 400 || s === 200);
@@ -68,7 +70,7 @@ describe('login throttle under concurrency (issue 11.1)', () => {
   });
 
   it('bounds wrong currentPassword guesses on User/updatePassword on their own, never the sign-in', async () => {
-    const user = await seedUser(host);
+    const user = await seedUser(host, { lowCostHash: true });
     const api = apiClient(host.url);
     const token = tokenOf(host, user);
     const statuses: number[] = [];
@@ -117,6 +119,8 @@ describe('password guesses are bounded per address; strangers cannot lock an acc
     apiClient(host.url, { from }).post('/auth/api/Auth/login', { json: { username, password } });
 
   it("lets the owner in after a stranger's 100 failures from ten addresses, and still bounds a burst from one", async () => {
+    // The production hash cost: the checks, one at a time through the hash gate, space the rounds
+    // of guesses, so the 20 failures before the slow-down are counted as such.
     const owner = await seedUser(host);
     // The owner signed in from home before: that address is known to the account.
     expect((await login('127.0.0.2', owner.email, PASSWORD)).status).toBe(200);
@@ -176,7 +180,7 @@ describe('password guesses are bounded per address; strangers cannot lock an acc
   }, 240_000);
 
   it('refuses an administrator only at the guessing address', async () => {
-    const admin = await seedUser(host, { isAdmin: true });
+    const admin = await seedUser(host, { isAdmin: true, lowCostHash: true });
     for (let i = 0; i < LOGIN_MAX_FAILURES; i++) {
       expect((await login('127.0.0.40', admin.email, `guess-${i}`)).status).toBe(400);
     }
