@@ -5,6 +5,7 @@
  */
 import type { Caller } from '../../auth/caller.js';
 import type { PrismaClient } from '../../db/client.js';
+import { agentIdentity, clusterScope, seesCluster } from '../../metrics/access.js';
 import {
   type AllocationDay,
   type AllocationResult,
@@ -77,26 +78,20 @@ export async function knownClusters(
   return out.sort((a, b) => a.clusterName.localeCompare(b.clusterName));
 }
 
-/** The clusters a caller may see: administrators all; others theirs by cluster or subscription. */
+/** The clusters a caller may see, by the rule the metrics API applies too (shared/metrics/access.ts). */
 export async function visibleClusters(
   prisma: PrismaClient,
   caller: Caller,
   clusters: KnownCluster[],
 ): Promise<KnownCluster[]> {
-  if (caller.isAdmin) return clusters;
-  if (!/^[0-9a-f-]{36}$/i.test(caller.userId)) return [];
-  const [names, subs] = await Promise.all([
-    prisma.userCluster.findMany({ where: { userId: caller.userId }, select: { clusterName: true } }),
-    prisma.userSubscription.findMany({ where: { userId: caller.userId }, select: { subscriptionId: true } }),
-  ]);
-  const nameSet = new Set(names.map((n) => n.clusterName.toLowerCase()));
-  const subSet = new Set(subs.map((s) => s.subscriptionId.toLowerCase()));
-  return clusters.filter(
-    (c) =>
-      nameSet.has(c.clusterName.toLowerCase()) ||
-      (c.agent && nameSet.has(c.agent.clusterName.toLowerCase())) ||
-      (c.managed && subSet.has(c.managed.subscriptionId.toLowerCase())),
-  );
+  const scope = await clusterScope(prisma, caller);
+  return clusters.filter((c) => {
+    const agent = c.agent ? agentIdentity(c.agent) : { names: [], subscriptionIds: [] };
+    return seesCluster(scope, {
+      names: [c.clusterName, ...agent.names],
+      subscriptionIds: [c.managed?.subscriptionId, ...agent.subscriptionIds],
+    });
+  });
 }
 
 export interface AllocationRequest {
