@@ -38,8 +38,15 @@ function hash(s: string): number {
 
 const round = (n: number) => Math.round(n * 10_000) / 10_000;
 
+/**
+ * The currencies simulated, at a fixed rate per US dollar (Azure converts its USD list prices
+ * monthly; a fixed rate keeps a test's expected price computable).
+ */
+export const SIM_EXCHANGE_RATES: Record<string, number> = { USD: 1, EUR: 0.92, GBP: 0.79, JPY: 150 };
+
 /** Every item the simulated catalogue has for one size in one region (factor: a price change). */
-export function itemsFor(armSkuName: string, region: string, factor = 1): RetailItem[] {
+export function itemsFor(armSkuName: string, region: string, factor = 1, currency = 'USD'): RetailItem[] {
+  const fx = SIM_EXCHANGE_RATES[currency] ?? 1;
   const m = /^Standard_([A-Za-z]+?)(\d+)([a-z]*)(?:_(v\d+))?$/.exec(armSkuName);
   if (!m || !/^[a-z0-9]+$/.test(region)) return [];
   const [, family, cpus, suffix, version] = m as unknown as [
@@ -52,8 +59,8 @@ export function itemsFor(armSkuName: string, region: string, factor = 1): Retail
   const vcpus = Number(cpus);
   const base = PER_VCPU[family.charAt(0).toUpperCase()] ?? 0.05;
   const regionFactor = 1 + (hash(region) % 30) / 100;
-  const linux = round(vcpus * base * regionFactor * factor);
-  const windows = round(linux + vcpus * 0.046 * factor);
+  const linux = round(vcpus * base * regionFactor * factor * fx);
+  const windows = round(linux + vcpus * 0.046 * factor * fx);
   const short = `${family}${cpus}${suffix}${version ? ` ${version}` : ''}`;
   const series = `${family}${suffix.replace(/\d/g, '')}${version ? version : ''} Series`;
   const productId = `DZH${(hash(`${family}${suffix}${version}`) % 1e6).toString(36).toUpperCase().padStart(6, '0')}`;
@@ -70,7 +77,7 @@ export function itemsFor(armSkuName: string, region: string, factor = 1): Retail
       .toString(16)
       .padStart(8, '0');
     return {
-      currencyCode: 'USD',
+      currencyCode: currency,
       tierMinimumUnits: 0,
       ...(o.term ? { reservationTerm: o.term } : {}),
       retailPrice: o.price,
@@ -190,8 +197,7 @@ export function answerRetailPrices(
   } catch (err) {
     return { status: 400, body: { Error: { Code: 'InvalidFilter', Message: (err as Error).message } } };
   }
-  if (currency !== 'USD') {
-    // Only USD is simulated: other currencies would need exchange rates the clients never check.
+  if (SIM_EXCHANGE_RATES[currency] === undefined) {
     return {
       status: 400,
       body: { Error: { Code: 'InvalidCurrency', Message: `Currency ${currency} is not simulated.` } },
@@ -200,7 +206,8 @@ export function answerRetailPrices(
   const skus = parsed.skus.length ? parsed.skus : CATALOGUE_SIZES;
   const regions = parsed.regions.length ? parsed.regions : CATALOGUE_REGIONS;
   const all: RetailItem[] = [];
-  for (const sku of skus) for (const region of regions) all.push(...itemsFor(sku, region, opts.factor));
+  for (const sku of skus)
+    for (const region of regions) all.push(...itemsFor(sku, region, opts.factor, currency));
   const matching = all.filter((i) => parsed.clauses.every((c) => c(i)));
   const skip = Math.max(0, Number(url.searchParams.get('$skip') ?? 0) || 0);
   const page = matching.slice(skip, skip + opts.pageSize);
@@ -214,7 +221,7 @@ export function answerRetailPrices(
   return {
     status: 200,
     body: {
-      BillingCurrency: 'USD',
+      BillingCurrency: currency,
       CustomerEntityId: 'Default',
       CustomerEntityType: 'Retail',
       Items: page,

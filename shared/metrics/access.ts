@@ -1,23 +1,88 @@
 import type { Caller } from '../auth/caller.js';
 import type { PrismaClient } from '../db/client.js';
+import type { AgentCluster } from '../finops/kubernetes/usage-source.js';
 import { forbidden } from '../http/problem.js';
 import { normalizeCluster } from './records.js';
 
 /**
- * The clusters a caller may see: administrators every cluster (undefined), anyone else the clusters
- * an administrator assigned to them (the auth service's UserClusters), in lower case as metrics
- * store them. The original left this to the browser; here every read route applies it in the query.
+ * Who sees which cluster, one rule for the metrics and the Kubernetes cost APIs: administrators every
+ * cluster; anyone else the clusters an administrator assigned to them by the agent's cluster name
+ * (the auth service's UserClusters) and the clusters of the subscriptions assigned to them
+ * (UserSubscriptions): a managed cluster's own subscription, or the subscription an agent's nodes
+ * run in (their provider ids name it). The original left this to the browser; here every read
+ * route applies it in the query.
+ */
+export type ClusterScope =
+  | { all: true }
+  | { all: false; clusterNames: ReadonlySet<string>; subscriptionIds: ReadonlySet<string> };
+
+/** What a cluster is known by: its names (the agent's, the managed cluster's) and subscriptions. */
+export interface ClusterIdentity {
+  names: Array<string | null | undefined>;
+  subscriptionIds: Array<string | null | undefined>;
+}
+
+const NOTHING: ClusterScope = { all: false, clusterNames: new Set(), subscriptionIds: new Set() };
+
+export async function clusterScope(
+  prisma: Pick<PrismaClient, 'userCluster' | 'userSubscription'>,
+  caller: Pick<Caller, 'userId' | 'isAdmin'>,
+): Promise<ClusterScope> {
+  if (caller.isAdmin) return { all: true };
+  // Assignments are keyed by the user's uuid; a caller without one has none.
+  if (!/^[0-9a-f-]{36}$/i.test(caller.userId)) return NOTHING;
+  const [names, subs] = await Promise.all([
+    prisma.userCluster.findMany({ where: { userId: caller.userId }, select: { clusterName: true } }),
+    prisma.userSubscription.findMany({ where: { userId: caller.userId }, select: { subscriptionId: true } }),
+  ]);
+  return {
+    all: false,
+    clusterNames: new Set(names.map((n) => normalizeCluster(n.clusterName))),
+    subscriptionIds: new Set(subs.map((s) => s.subscriptionId.toLowerCase())),
+  };
+}
+
+/** The rule itself: whether a scope lets its caller see a cluster. */
+export function seesCluster(scope: ClusterScope, cluster: ClusterIdentity): boolean {
+  if (scope.all) return true;
+  return (
+    cluster.names.some((n) => !!n && scope.clusterNames.has(normalizeCluster(n))) ||
+    cluster.subscriptionIds.some((s) => !!s && scope.subscriptionIds.has(s.toLowerCase()))
+  );
+}
+
+/** The subscription of a resource id (`/subscriptions/<id>/…`), lower case. */
+export function subscriptionOfResourceId(id: string): string | null {
+  return /^\/subscriptions\/([^/]+)\//i.exec(id)?.[1]?.toLowerCase() ?? null;
+}
+
+/** An agent's cluster as the rule knows it: its name and the subscriptions of its nodes' scale sets. */
+export function agentIdentity(a: Pick<AgentCluster, 'clusterName' | 'scaleSetIds'>): ClusterIdentity {
+  return { names: [a.clusterName], subscriptionIds: a.scaleSetIds.map(subscriptionOfResourceId) };
+}
+
+export interface AccessDeps {
+  prisma: Pick<PrismaClient, 'userCluster' | 'userSubscription'>;
+  /** The agents' clusters with their scale sets (read only for a caller with subscriptions). */
+  finops: { kubernetesUsage: { clusters(): Promise<AgentCluster[]> } };
+}
+
+/**
+ * The agent clusters a caller may see, by the rule above, in lower case as metrics store them:
+ * undefined for administrators (all of them).
  */
 export async function visibleClusters(
-  prisma: Pick<PrismaClient, 'userCluster'>,
+  deps: AccessDeps,
   caller: Pick<Caller, 'userId' | 'isAdmin'>,
 ): Promise<string[] | undefined> {
-  if (caller.isAdmin) return undefined;
-  const rows = await prisma.userCluster.findMany({
-    where: { userId: caller.userId },
-    select: { clusterName: true },
-  });
-  return [...new Set(rows.map((r) => normalizeCluster(r.clusterName)))];
+  const scope = await clusterScope(deps.prisma, caller);
+  if (scope.all) return undefined;
+  const visible = new Set(scope.clusterNames);
+  if (scope.subscriptionIds.size > 0) {
+    for (const a of await deps.finops.kubernetesUsage.clusters())
+      if (seesCluster(scope, agentIdentity(a))) visible.add(normalizeCluster(a.clusterName));
+  }
+  return [...visible];
 }
 
 /** Whether a cluster is in a visible set (undefined: all are). */

@@ -7,6 +7,7 @@ import {
   simAksCluster,
 } from '../../dev/azure-sim/aks.js';
 import { type AzureSimulator, startAzureSimulator } from '../../dev/azure-sim/index.js';
+import { itemsFor } from '../../dev/azure-sim/retail-prices.js';
 import { MemoryUsageSource } from '../../shared/finops/kubernetes/usage-source.js';
 import { ADMIN, type Api, SUB_A, SUB_B, startAnalysisHost, USER } from '../finops-engine/support.js';
 import type { TestHost } from '../support/host.js';
@@ -38,7 +39,11 @@ describe('Kubernetes cost through HTTP, on a simulated AKS cluster', () => {
 
   beforeAll(async () => {
     sim = await startAzureSimulator({ resourcesPerSubscription: 12, aks: true });
-    host = await startAnalysisHost(sim, { queueWorker: false });
+    // Estimated days are priced from the simulator's Retail Prices API.
+    host = await startAnalysisHost(sim, {
+      queueWorker: false,
+      extra: { Metrics__AzurePricesBaseUrl: sim.url },
+    });
     api = apiClient(host.url);
     cluster = simAksCluster(SUB_A, 1);
     for (const sub of [SUB_A, SUB_B]) {
@@ -202,6 +207,39 @@ describe('Kubernetes cost through HTTP, on a simulated AKS cluster', () => {
       { token: ADMIN },
     );
     expect(before.body.estimatedDays).toEqual([ymd(today - 2 * DAY), ymd(today - DAY)]);
+    // SUB_A is billed in EUR: its open days are priced at the EUR retail rate of each pool's size,
+    // the tier, disks and network as last billed.
+    expect(before.body.currency).toBe('EUR');
+    expect(before.body.estimatedPrices).toBe('retail-api');
+    const eurHourly = (vmSize: string) =>
+      itemsFor(vmSize, cluster.location, 1, 'EUR').find(
+        (i) =>
+          i.type === 'Consumption' &&
+          !/Windows/.test(String(i.productName)) &&
+          !/Spot|Low/.test(String(i.skuName)),
+      )!.retailPrice as number;
+    expect(eurHourly('Standard_D8s_v5')).not.toBe(
+      itemsFor('Standard_D8s_v5', cluster.location)[0]!.retailPrice,
+    );
+    const lastBilled =
+      24 * cluster.tierHourlyRate + cluster.publicIpDailyCost + cluster.loadBalancerDailyCost;
+    const disks = cluster.disks.reduce((s, d) => s + d.dailyCost, 0);
+    for (const day of [today - 2 * DAY, today - DAY]) {
+      const nodes = cluster.pools.reduce((s, p) => s + poolDayHours(p, day / DAY) * eurHourly(p.vmSize), 0);
+      const d = before.body.days.find((x: { day: string }) => x.day === ymd(day));
+      expect(d.estimated).toBe(true);
+      expect(Math.abs(cents(d.billedCost) - cents(nodes + lastBilled + disks))).toBeLessThanOrEqual(1);
+      expect(
+        cents(d.allocated) + cents(d.idle) + cents(d.system) + cents(d.service) + cents(d.unallocated),
+      ).toBe(cents(d.billedCost));
+    }
+    // The sizes' prices are cached: asking again does not call the API.
+    const asked = sim.stats.counts().prices;
+    expect(asked).toBeGreaterThan(0);
+    await api.get(`/finops/api/KubernetesCost/allocation${q({ from, to, costType: 'ActualCost' })}`, {
+      token: ADMIN,
+    });
+    expect(sim.stats.counts().prices).toBe(asked);
     // As if the bill were collected again three days later: every one of these days has closed.
     await host.services.prisma.kubernetesManagedCluster.updateMany({
       data: { collectedAt: new Date(Date.now() + 3 * DAY) },
@@ -211,6 +249,7 @@ describe('Kubernetes cost through HTTP, on a simulated AKS cluster', () => {
       { token: ADMIN },
     );
     expect(after.body.estimatedDays).toEqual([]);
+    expect(after.body.estimatedPrices).toBeNull();
     for (const d of after.body.days) {
       expect(cents(d.billedCost)).toBe(
         billedCents(cluster, Date.parse(`${d.day}T00:00:00Z`), 'AmortizedCost'),

@@ -133,3 +133,13 @@ export async function billRows(
     currency: r.currency,
   }));
 }
+
+/** The currency of the cluster's newest billed row (null: never billed). */
+export async function billCurrency(prisma: PrismaClient, clusterId: string): Promise<string | null> {
+  const row = await prisma.kubernetesBilledCost.findFirst({
+    where: { clusterId },
+    orderBy: { day: 'desc' },
+    select: { currency: true },
+  });
+  return row?.currency ?? null;
+}

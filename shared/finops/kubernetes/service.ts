@@ -5,6 +5,7 @@
  */
 import type { Caller } from '../../auth/caller.js';
 import type { PrismaClient } from '../../db/client.js';
+import { agentIdentity, clusterScope, seesCluster } from '../../metrics/access.js';
 import {
   type AllocationDay,
   type AllocationResult,
@@ -16,8 +17,15 @@ import {
   type DiskBill,
   type PoolBill,
 } from './allocation.js';
-import { type BillRow, billRows, listBilledClusters, type StoredCluster } from './bill-store.js';
-import { retailHourlyRate, TIER_HOURLY_RATE } from './prices.js';
+import {
+  type BillRow,
+  billCurrency,
+  billRows,
+  listBilledClusters,
+  type StoredCluster,
+} from './bill-store.js';
+import { TIER_HOURLY_RATE } from './prices.js';
+import { BUILT_IN_RATES, type RetailRates } from './retail-rates.js';
 import { type PoolRate, type Recommendation, recommend } from './rightsizing.js';
 import type { AgentCluster, KubernetesUsageSource, RowKey, UsageContainerHour } from './usage-source.js';
 
@@ -70,26 +78,20 @@ export async function knownClusters(
   return out.sort((a, b) => a.clusterName.localeCompare(b.clusterName));
 }
 
-/** The clusters a caller may see: administrators all; others theirs by cluster or subscription. */
+/** The clusters a caller may see, by the rule the metrics API applies too (shared/metrics/access.ts). */
 export async function visibleClusters(
   prisma: PrismaClient,
   caller: Caller,
   clusters: KnownCluster[],
 ): Promise<KnownCluster[]> {
-  if (caller.isAdmin) return clusters;
-  if (!/^[0-9a-f-]{36}$/i.test(caller.userId)) return [];
-  const [names, subs] = await Promise.all([
-    prisma.userCluster.findMany({ where: { userId: caller.userId }, select: { clusterName: true } }),
-    prisma.userSubscription.findMany({ where: { userId: caller.userId }, select: { subscriptionId: true } }),
-  ]);
-  const nameSet = new Set(names.map((n) => n.clusterName.toLowerCase()));
-  const subSet = new Set(subs.map((s) => s.subscriptionId.toLowerCase()));
-  return clusters.filter(
-    (c) =>
-      nameSet.has(c.clusterName.toLowerCase()) ||
-      (c.agent && nameSet.has(c.agent.clusterName.toLowerCase())) ||
-      (c.managed && subSet.has(c.managed.subscriptionId.toLowerCase())),
-  );
+  const scope = await clusterScope(prisma, caller);
+  return clusters.filter((c) => {
+    const agent = c.agent ? agentIdentity(c.agent) : { names: [], subscriptionIds: [] };
+    return seesCluster(scope, {
+      names: [c.clusterName, ...agent.names],
+      subscriptionIds: [c.managed?.subscriptionId, ...agent.subscriptionIds],
+    });
+  });
 }
 
 export interface AllocationRequest {
@@ -103,11 +105,18 @@ export interface AllocationRequest {
   now: Date;
   /** Keep each day's rows (anomaly detection's daily series). */
   keepDayRows?: boolean;
+  /** Prices of the node sizes on estimated days (default: the built-in USD table). */
+  retail?: RetailRates;
 }
 
 export interface AllocationAnswer extends AllocationResult {
   currency: string | null;
   costType: CostType;
+  /**
+   * Where the estimated days' node-hours were priced: `retail-api` (the Azure Retail Prices API, in
+   * the bill's currency), `built-in-usd` (the API could not be reached), null (no estimated day).
+   */
+  estimatedPrices: 'retail-api' | 'built-in-usd' | null;
   /** With `keepDayRows`: each day's rows, in cents. */
   dayRows?: Map<string, Map<string, number>>;
 }
@@ -174,6 +183,20 @@ export async function allocateCluster(
   // The last billed cost of each disk and network resource: what an estimated day carries forward.
   const lastDaily = new Map<string, BillRow>();
   for (const r of bill) if (r.kind !== 'pool') lastDaily.set(r.resourceId, r);
+  // A period of estimated days only has no bill rows: the currency is the cluster's last collected.
+  const currency = bill[0]?.currency ?? (m ? await billCurrency(prisma, m.id) : null);
+  const retail = req.retail ?? BUILT_IN_RATES;
+  const rateOf = new Map<string, Promise<{ hourly: number; source: 'api' | 'built-in' }>>();
+  const retailRate = (vmSize: string | null) => {
+    const key = vmSize?.toLowerCase() ?? '';
+    let r = rateOf.get(key);
+    if (!r) {
+      r = retail(vmSize, m?.location ?? '', currency ?? 'USD');
+      rateOf.set(key, r);
+    }
+    return r;
+  };
+  let estimatedPrices: AllocationAnswer['estimatedPrices'] = null;
   const poolName = new Map((m?.pools ?? []).map((p) => [p.scaleSetId.toLowerCase(), p.name]));
   const poolSize = new Map((m?.pools ?? []).map((p) => [p.scaleSetId.toLowerCase(), p.vmSize]));
   const claims = new Map((m?.disks ?? []).map((d) => [d.id.toLowerCase(), d]));
@@ -244,17 +267,29 @@ export async function allocateCluster(
         if (n.scaleSetId) seen.set(n.scaleSetId, (seen.get(n.scaleSetId) ?? 0) + n.seen);
       const sizeSeen = new Map<string, string | null>();
       for (const n of u.nodeHours) if (n.scaleSetId) sizeSeen.set(n.scaleSetId, n.vmSize);
-      pools = [...seen].map(([poolId, hours]) => ({
-        poolId,
-        poolName: poolName.get(poolId) ?? poolId,
-        cost: round6(hours * retailHourlyRate(poolSize.get(poolId) ?? sizeSeen.get(poolId) ?? null)),
-        billedHours: hours,
-      }));
-      clusterCost = m ? round6(24 * (TIER_HOURLY_RATE[(m.tier ?? 'Free').toLowerCase()] ?? 0)) : 0;
+      pools = [];
+      for (const [poolId, hours] of seen) {
+        const rate = await retailRate(poolSize.get(poolId) ?? sizeSeen.get(poolId) ?? null);
+        if (rate.source === 'built-in' || estimatedPrices === null)
+          estimatedPrices = rate.source === 'api' ? 'retail-api' : 'built-in-usd';
+        pools.push({
+          poolId,
+          poolName: poolName.get(poolId) ?? poolId,
+          cost: round6(hours * rate.hourly),
+          billedHours: hours,
+        });
+      }
+      // The tier as last billed (in the bill's currency); its USD list price when never billed.
+      let tierBilled = false;
       for (const r of lastDaily.values()) {
         if (r.kind === 'disk') diskOf(r.resourceId, cost(r));
-        else if (r.kind !== 'cluster') networkCost += cost(r);
+        else if (r.kind === 'cluster') {
+          clusterCost += cost(r);
+          tierBilled = true;
+        } else networkCost += cost(r);
       }
+      if (!tierBilled && m)
+        clusterCost = round6(24 * (TIER_HOURLY_RATE[(m.tier ?? 'Free').toLowerCase()] ?? 0));
     }
     const containers: ContainerHour[] = u.containerHours.map((c) => ({
       hour: c.hour,
@@ -301,8 +336,9 @@ export async function allocateCluster(
     allocator.addDay(input);
   }
   return {
-    currency: bill[0]?.currency ?? null,
+    currency,
     costType: req.costType,
+    estimatedPrices,
     ...allocator.result(),
     ...(req.keepDayRows ? { dayRows: allocator.dayRows } : {}),
   };

@@ -6,6 +6,7 @@ import { ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { allocationCsv } from '../kubernetes/allocation-csv.js';
 import { forecastNamespaces } from '../kubernetes/namespace-forecast.js';
+import { retailRates } from '../kubernetes/retail-rates.js';
 import {
   type Aggregate,
   type AllocationAnswer,
@@ -98,6 +99,12 @@ const AllocationOut = z.object({
   service: z.number(),
   unallocated: z.number(),
   estimatedDays: z.array(z.string()),
+  estimatedPrices: z
+    .enum(['retail-api', 'built-in-usd'])
+    .nullable()
+    .describe(
+      "how estimated days' node-hours were priced: the Azure Retail Prices API in the bill's currency, or the built-in USD table when the API could not be reached; null without estimated days",
+    ),
   days: z.array(
     z.object({
       day: z.string(),
@@ -272,6 +279,7 @@ export const kubernetesRoutes: RouteDefinition[] = [
           sharedNamespaces: sharedNamespaces(settings.KubernetesCost__SharedNamespaces),
           shareMode: settings.KubernetesCost__ShareMode,
           now,
+          retail: retailRates(services.metricsAlerts.prices),
         },
       );
       const p = pageOf(query);

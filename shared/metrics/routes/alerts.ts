@@ -50,7 +50,7 @@ async function alertList(
     pageSize?: number;
   },
 ) {
-  const visible = await visibleClusters(services.prisma, caller);
+  const visible = await visibleClusters(services, caller);
   const clusterName = q.clusterName !== undefined ? normalizeCluster(q.clusterName) : undefined;
   requireVisible(visible, clusterName);
   const p = pageOf(q);
@@ -166,7 +166,7 @@ export const metricsAlertRoutes: RouteDefinition[] = [
     },
     async handler({ services, caller, input: { params } }) {
       const cluster = normalizeCluster(params.clusterName);
-      requireVisible(await visibleClusters(services.prisma, caller), cluster);
+      requireVisible(await visibleClusters(services, caller), cluster);
       return ok(await listClusterNotifications(services.prisma, cluster));
     },
   }),
@@ -192,7 +192,7 @@ export const metricsAlertRoutes: RouteDefinition[] = [
     },
     async handler({ services, caller, input: { body } }) {
       const cluster = normalizeCluster(body.clusterName);
-      requireVisible(await visibleClusters(services.prisma, caller), cluster);
+      requireVisible(await visibleClusters(services, caller), cluster);
       const outcome = await addClusterNotification(services.prisma, cluster, body.notificationId);
       if (outcome === 'exists') {
         throw badRequest('Notification already exists for this cluster', {
@@ -225,7 +225,7 @@ export const metricsAlertRoutes: RouteDefinition[] = [
     },
     async handler({ services, caller, input: { body } }) {
       const cluster = normalizeCluster(body.clusterName);
-      requireVisible(await visibleClusters(services.prisma, caller), cluster);
+      requireVisible(await visibleClusters(services, caller), cluster);
       await removeClusterNotification(services.prisma, cluster, body.notificationId);
       return emptyOk();
     },

@@ -61,7 +61,7 @@ async function priceList(
     pageSize?: number;
   },
 ) {
-  const visible = await visibleClusters(services.prisma, caller);
+  const visible = await visibleClusters(services, caller);
   const clusterName = q.clusterName !== undefined ? normalizeCluster(q.clusterName) : undefined;
   requireVisible(visible, clusterName);
   const p = pageOf(q);

@@ -71,7 +71,7 @@ const recentOf = perDatabase(({ config }: AppServices) => {
 });
 
 async function scopeOf(ctx: RequestContext<Caller>, clusterName: string | undefined) {
-  const clusters = await visibleClusters(ctx.services.prisma, ctx.caller);
+  const clusters = await visibleClusters(ctx.services, ctx.caller);
   requireVisible(clusters, clusterName);
   return clusters;
 }
@@ -362,7 +362,7 @@ const clustersRoute = defineRoute({
     responses: { 200: { description: 'Cluster names', schema: z.array(z.string()) } },
   },
   async handler({ services, caller }) {
-    const clusters = await visibleClusters(services.prisma, caller);
+    const clusters = await visibleClusters(services, caller);
     return ok(await services.metrics.store.clusters(listedSince(services.config.metrics), clusters));
   },
 });
