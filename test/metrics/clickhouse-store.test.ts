@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClickHouseUsageSource } from '../../shared/finops/kubernetes/clickhouse-usage.js';
 import {
   type EventRecord,
   eventRecordSchema,
@@ -435,6 +436,143 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
     expect(ttl('pod_1h')).toContain('toIntervalDay(30)');
     expect(ttl('pod_5m')).toContain('toIntervalDay(90)');
   });
+
+  it('fills the cost rollups from the samples already stored when they are added to an existing store', async () => {
+    // A store made before the cost rollups existed: samples, but no k8s_* tables or views.
+    const older = `metrics_${randomUUID().replaceAll('-', '').slice(0, 8)}`;
+    const open = () =>
+      ClickHouseMetricsStore.open({
+        url: bridge.url,
+        username: 'finwatch',
+        password: 'pw',
+        database: older,
+        retention,
+      });
+    const first = await open();
+    const spec = { cpuRequestCores: 0.5, memoryRequestBytes: 1e9, ownerKind: 'Deployment', ownerName: 'api' };
+    await first.write({
+      clusterName: 'prod',
+      records: [
+        node(0, {
+          cpuCapacityCores: 4,
+          memoryCapacityBytes: 16e9,
+          providerId: 'azure:///vm/0',
+          nodePool: 'np1',
+        }),
+        node(30, {
+          cpuCapacityCores: 4,
+          memoryCapacityBytes: 16e9,
+          providerId: 'azure:///vm/0',
+          nodePool: 'np1',
+        }),
+        pod(0, {
+          cpuUsageCores: 0.2,
+          memoryUsageBytes: 2e8,
+          nodeName: 'aks-np1-0',
+          labels: { team: 'a' },
+          ...spec,
+        }),
+        pod(30, {
+          cpuUsageCores: 0.4,
+          memoryUsageBytes: 4e8,
+          nodeName: 'aks-np1-0',
+          labels: { team: 'b' },
+          ...spec,
+        }),
+      ],
+    });
+    await first.close();
+    for (const t of ['k8s_pod_1h', 'k8s_node_1h']) {
+      bridge.session.query(`DROP VIEW ${older}.${t}_mv`);
+      bridge.session.query(`DROP TABLE ${older}.${t}`);
+    }
+    const reopened = await open();
+    // A sample written after the reopening is counted once, by the view.
+    await reopened.write({
+      clusterName: 'prod',
+      records: [
+        node(45, {
+          cpuCapacityCores: 4,
+          memoryCapacityBytes: 16e9,
+          providerId: 'azure:///vm/0',
+          nodePool: 'np1',
+        }),
+        pod(45, {
+          cpuUsageCores: 0.6,
+          memoryUsageBytes: 6e8,
+          nodeName: 'aks-np1-0',
+          labels: { team: 'c' },
+          ...spec,
+        }),
+      ],
+    });
+    const hour = T0.toISOString().slice(0, 10);
+    const usage = await new ClickHouseUsageSource(reopened).day('prod', hour);
+    expect(usage.nodeHours).toEqual([
+      expect.objectContaining({ node: 'aks-np1-0', pool: 'np1', cpuCapacityCores: 4, seen: 1 }),
+    ]);
+    expect(usage.containerHours).toEqual([
+      expect.objectContaining({
+        node: 'aks-np1-0',
+        workload: 'Deployment/api',
+        labels: { team: 'c' },
+        cpuUsageCores: expect.closeTo(0.4, 9),
+        memoryUsageBytes: 4e8,
+        cpuRequestCores: 0.5,
+        seen: 1,
+      }),
+    ]);
+    // Opening again does not fill them a second time.
+    await (await open()).close();
+    const again = await new ClickHouseUsageSource(reopened).day('prod', hour);
+    expect(again.containerHours).toHaveLength(1);
+    expect(again.containerHours[0]?.cpuUsageCores).toBeCloseTo(0.4, 9);
+    expect(again.containerHours[0]?.seen).toBe(1);
+    await reopened.close();
+  }, 180_000);
+
+  it('sets a cost rollup of the first layout aside and makes it again from the samples', async () => {
+    const older = `metrics_${randomUUID().replaceAll('-', '').slice(0, 8)}`;
+    const open = () =>
+      ClickHouseMetricsStore.open({
+        url: bridge.url,
+        username: 'finwatch',
+        password: 'pw',
+        database: older,
+        retention,
+      });
+    const first = await open();
+    await first.write({
+      clusterName: 'prod',
+      records: [
+        node(0, { cpuCapacityCores: 4, memoryCapacityBytes: 16e9, nodePool: 'np1' }),
+        pod(0, { cpuUsageCores: 0.2, memoryUsageBytes: 2e8, nodeName: 'aks-np1-0', cpuRequestCores: 0.5 }),
+      ],
+    });
+    await first.close();
+    // The first layout: one argMax state over a tuple of every attribute.
+    bridge.session.query(`DROP VIEW ${older}.k8s_pod_1h_mv`);
+    bridge.session.query(`DROP TABLE ${older}.k8s_pod_1h`);
+    bridge.session.query(
+      `CREATE TABLE ${older}.k8s_pod_1h (cluster String, bucket DateTime('UTC'),
+         spec AggregateFunction(argMax, Tuple(Nullable(String), Map(String, String)), DateTime64(3, 'UTC')))
+       ENGINE = AggregatingMergeTree ORDER BY (cluster, bucket)`,
+    );
+    bridge.session.query(`INSERT INTO ${older}.k8s_pod_1h (cluster, bucket) VALUES ('prod', now())`);
+    const reopened = await open();
+    const usage = await new ClickHouseUsageSource(reopened).day('prod', T0.toISOString().slice(0, 10));
+    expect(usage.containerHours).toEqual([
+      expect.objectContaining({
+        node: 'aks-np1-0',
+        cpuUsageCores: expect.closeTo(0.2, 9),
+        cpuRequestCores: 0.5,
+      }),
+    ]);
+    expect(bridge.session.query(`SELECT count() FROM ${older}.k8s_pod_1h_v1`, 'TabSeparated').trim()).toBe(
+      '1',
+    );
+    await reopened.close();
+  }, 180_000);
 
   it('refuses wrong credentials at open with the server’s error', async () => {
     await expect(

@@ -38,7 +38,7 @@ const fromCh = (s: string) => new Date(`${s.replace(' ', 'T')}Z`);
 const toCh = (d: Date) => d.toISOString().slice(0, 19).replace('T', ' ');
 
 /** The scale set id in a provider id, as scaleSetOfProviderId reads it ('' when none). */
-const SCALE_SET = `lower(extract(ifNull(a.1, ''), '(?i)^azure://(/subscriptions/[^/]+/resourcegroups/[^/]+/providers/microsoft\\\\.compute/virtualmachinescalesets/[^/]+)'))`;
+const SCALE_SET = `lower(extract(pid, '(?i)^azure://(/subscriptions/[^/]+/resourcegroups/[^/]+/providers/microsoft\\\\.compute/virtualmachinescalesets/[^/]+)'))`;
 
 /**
  * Node-hours of from..to with the part of the hour seen (`part`), what their containers may take
@@ -47,24 +47,31 @@ const SCALE_SET = `lower(extract(ifNull(a.1, ''), '(?i)^azure://(/subscriptions/
  */
 const NODE_HOURS = `nodes AS (
   SELECT bucket, node_name AS node, sum(samples) AS n, avgMerge(cpu_capacity_cores) AS cap_cpu,
-         avgMerge(memory_capacity_bytes) AS cap_mem, argMaxMerge(attrs) AS a
+         avgMerge(memory_capacity_bytes) AS cap_mem, argMaxMerge(provider_id) AS pid,
+         nullIf(argMaxMerge(node_pool), '') AS pool, nullIf(argMaxMerge(instance_type), '') AS vm,
+         argMaxMerge(cpu_allocatable_cores) AS alloc_cpu, argMaxMerge(memory_allocatable_bytes) AS alloc_mem
   FROM {db}.k8s_node_1h
   WHERE cluster = {cluster:String} AND bucket >= {from:${T}} AND bucket < {to:${T}}
   GROUP BY bucket, node_name),
 cyc AS (SELECT bucket, max(n) AS c FROM nodes GROUP BY bucket),
 nd AS (
   SELECT nodes.bucket AS bucket, nodes.node AS node, toInt32(dateDiff('hour', {from:${T}}, nodes.bucket)) AS h,
-         cyc.c AS c, least(1, nodes.n / cyc.c) AS part, ${SCALE_SET} AS ss, a.2 AS pool, a.3 AS vm,
-         nodes.cap_cpu AS cap_cpu, nodes.cap_mem AS cap_mem, a.4 AS alloc_cpu, a.5 AS alloc_mem,
+         cyc.c AS c, least(1, nodes.n / cyc.c) AS part, ${SCALE_SET} AS ss, nodes.pool AS pool, nodes.vm AS vm,
+         nodes.cap_cpu AS cap_cpu, nodes.cap_mem AS cap_mem, nodes.alloc_cpu AS alloc_cpu, nodes.alloc_mem AS alloc_mem,
          least(ifNull(alloc_cpu, cap_cpu), cap_cpu) * part AS lim_cpu,
          least(ifNull(alloc_mem, cap_mem), cap_mem) * part AS lim_mem,
          cityHash64(ss, ifNull(pool, ''), ifNull(vm, ''), cap_cpu, cap_mem, ifNull(alloc_cpu, -1), ifNull(alloc_mem, -1)) AS kh
   FROM nodes INNER JOIN cyc ON cyc.bucket = nodes.bucket)`;
 
-/** Container-hours of from..to: usage averages, samples, and the requests, owner and labels as last sampled in the hour. */
-const POD_HOURS = `pods AS (
+/**
+ * Container-hours of from..to: usage averages, samples, and the requests, owner and (when asked
+ * for: the JSON text is the costliest column to merge) labels as last sampled in the hour.
+ */
+const podHours = (labels: boolean) => `pods AS (
   SELECT bucket, namespace, pod, container, sum(samples) AS n, avgMerge(cpu_usage_cores) AS cpu,
-         avgMerge(memory_usage_bytes) AS mem, argMaxMerge(spec) AS sp, ifNull(sp.1, '') AS pnode
+         avgMerge(memory_usage_bytes) AS mem, argMaxMerge(node_name) AS pnode, argMaxMerge(cpu_request_cores) AS cpu_req,
+         argMaxMerge(memory_request_bytes) AS mem_req, argMaxMerge(owner_kind) AS owner_kind,
+         argMaxMerge(owner_name) AS owner_name${labels ? ', argMaxMerge(labels) AS labels' : ''}
   FROM {db}.k8s_pod_1h
   WHERE cluster = {cluster:String} AND bucket >= {from:${T}} AND bucket < {to:${T}}
   GROUP BY namespace, pod, container, bucket)`;
@@ -74,24 +81,34 @@ function rowExpression(row: RowKey): string {
     case 'namespace':
       return 'p.namespace';
     case 'workload':
-      return `concat(p.namespace, '/', if(ifNull(p.sp.4, '') != '' AND ifNull(p.sp.5, '') != '',
-                concat(p.sp.4, '/', p.sp.5), concat('Pod/', p.pod)))`;
+      return `concat(p.namespace, '/', if(p.owner_kind != '' AND p.owner_name != '',
+                concat(p.owner_kind, '/', p.owner_name), concat('Pod/', p.pod)))`;
     case 'label':
-      return `if(mapContains(p.sp.6, {label:String}), p.sp.6[{label:String}], '(none)')`;
+      return `if(JSONHas(p.labels, {label:String}), JSONExtractString(p.labels, {label:String}), '(none)')`;
     case 'node':
     case 'day':
       return "''";
   }
 }
 
-/** Each container-hour's max(request, usage) times the part seen, capped at its node-hour's allocatable, per day, class and row. */
-const chargesSql = (rowSql: string) => `WITH ${NODE_HOURS}, ${POD_HOURS},
+/**
+ * Each container-hour's max(request, usage) times the part seen, capped at its node-hour's
+ * allocatable, per day, class and row. The container-hours are first summed per node-hour,
+ * namespace and row (the cap scales a node-hour's containers alike, so it applies to their sum):
+ * the join with the node-hours and the per-node-hour totals then work on those sums, tens of rows
+ * per node-hour instead of one per container.
+ */
+const chargesSql = (rowSql: string, labels: boolean) => `WITH ${NODE_HOURS}, ${podHours(labels)},
+px AS (
+  SELECT p.bucket AS bucket, p.pnode AS node, p.namespace AS namespace, ${rowSql} AS row,
+         sum(greatest(ifNull(p.cpu_req, 0), p.cpu) * least(1, p.n / cyc.c)) AS xc,
+         sum(greatest(ifNull(p.mem_req, 0), p.mem) * least(1, p.n / cyc.c)) AS xm
+  FROM pods AS p INNER JOIN cyc ON cyc.bucket = p.bucket
+  GROUP BY bucket, node, namespace, row),
 x AS (
   SELECT nd.h AS h, nd.node AS node, nd.kh AS kh, nd.lim_cpu AS lim_cpu, nd.lim_mem AS lim_mem,
-         p.namespace AS namespace, ${rowSql} AS row,
-         greatest(ifNull(p.sp.2, 0), p.cpu) * least(1, p.n / nd.c) AS xc,
-         greatest(ifNull(p.sp.3, 0), p.mem) * least(1, p.n / nd.c) AS xm
-  FROM pods AS p INNER JOIN nd ON nd.bucket = p.bucket AND nd.node = p.pnode)
+         px.namespace AS namespace, px.row AS row, px.xc AS xc, px.xm AS xm
+  FROM px INNER JOIN nd ON nd.bucket = px.bucket AND nd.node = px.node)
 SELECT intDiv(h, 24) AS d, toString(kh) AS k, namespace, row,
        sum(xc * if(tc > lim_cpu, lim_cpu / tc, 1)) AS a, sum(xm * if(tm > lim_mem, lim_mem / tm, 1)) AS b
 FROM (SELECT *, sum(xc) OVER (PARTITION BY h, node) AS tc, sum(xm) OVER (PARTITION BY h, node) AS tm FROM x)
@@ -113,7 +130,7 @@ export class ClickHouseUsageSource implements KubernetesUsageSource {
       lastSeen: string;
     }>(
       `SELECT cluster AS clusterName, groupUniqArray(pid) AS providerIds, min(first) AS firstSeen, max(last) AS lastSeen
-       FROM (SELECT cluster, node_name, argMaxMerge(attrs).1 AS pid, min(bucket) AS first, max(bucket) AS last
+       FROM (SELECT cluster, node_name, nullIf(argMaxMerge(provider_id), '') AS pid, min(bucket) AS first, max(bucket) AS last
              FROM {db}.k8s_node_1h GROUP BY cluster, node_name)
        GROUP BY cluster ORDER BY cluster`,
       {},
@@ -144,7 +161,7 @@ export class ClickHouseUsageSource implements KubernetesUsageSource {
     };
     const [classes, charges] = await Promise.all([
       this.store.read<SummedNodeRow>(classHoursSql, params),
-      this.store.read<SummedChargeRow>(chargesSql(rowExpression(row)), params),
+      this.store.read<SummedChargeRow>(chargesSql(rowExpression(row), row.kind === 'label'), params),
     ]);
     const days = new SummedDays(start, row, new Map());
     for (const r of classes) days.nodeHours(r);
@@ -165,9 +182,10 @@ export class ClickHouseUsageSource implements KubernetesUsageSource {
         params,
       ),
       this.store.read<ContainerHourRow>(
-        `WITH ${NODE_HOURS}, ${POD_HOURS}
+        `WITH ${NODE_HOURS}, ${podHours(true)}
          SELECT nd.h AS h, nd.node AS node, p.namespace AS namespace, p.pod AS pod, p.container AS container,
-                p.sp.4 AS ownerKind, p.sp.5 AS ownerName, p.sp.6 AS labels, p.sp.2 AS cpuReq, p.sp.3 AS memReq,
+                nullIf(p.owner_kind, '') AS ownerKind, nullIf(p.owner_name, '') AS ownerName,
+                JSONExtract(p.labels, 'Map(String, String)') AS labels, p.cpu_req AS cpuReq, p.mem_req AS memReq,
                 p.cpu AS cpu, p.mem AS mem, least(1, p.n / nd.c) AS seen
          FROM pods AS p INNER JOIN nd ON nd.bucket = p.bucket AND nd.node = p.pnode`,
         params,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
 
 /**
@@ -340,16 +341,52 @@ TTL stored_at + INTERVAL ${BATCH_ID_DAYS} DAY`,
  * The Kubernetes cost's hourly rollups: per container-hour its node, requests, owner and labels
  * (as last sampled in the hour) with its usage; per node-hour its provider id, pool, VM size and
  * allocatable with its capacity. The usage rollups keep none of these (they are the agent's extra
- * fields), and the allocation reads months, past the raw samples' retention. Tables of their own,
- * created IF NOT EXISTS like the rest, so adding them needs no change to a table already holding
- * data; they fill from their creation on.
+ * fields), and the allocation reads months, past the raw samples' retention.
+ *
+ * Each attribute is an argMax state of its own over a plain String or Float64: ClickHouse merges
+ * those with its fast string and number paths, where one argMax over a tuple holding a map goes
+ * through its generic value path (a month of a 6,000-container cluster read ~5 times slower, see
+ * docs/benchmarks.md). Labels are kept as their JSON text for the same reason. An empty string
+ * stands for a missing node, owner, pool or VM size.
+ *
+ * Tables of their own, created IF NOT EXISTS like the rest; when their view is created on a store
+ * that already holds samples, ensureSchema fills them from those samples (costRollupBackfill).
  */
+export const COST_ROLLUP_VERSION_COLUMNS = { k8s_pod_1h: 'node_name', k8s_node_1h: 'provider_id' } as const;
+
+const LAST_STRING = "AggregateFunction(argMax, String, DateTime64(3, 'UTC'))";
+const LAST_NUMBER = "AggregateFunction(argMax, Nullable(Float64), DateTime64(3, 'UTC'))";
+
+/** The SELECT of each cost rollup's view: also what a backfill inserts (over the raw rows it names). */
+export function costRollupSelect(db: string, table: (typeof COST_ROLLUP_TABLES)[number], where = ''): string {
+  if (table === 'k8s_pod_1h') {
+    return `SELECT cluster, namespace, pod, container, toStartOfHour(ts) AS bucket, count() AS samples,
+  avgState(toFloat64(cpu_usage_cores)) AS cpu_usage_cores, avgState(toFloat64(memory_usage_bytes)) AS memory_usage_bytes,
+  argMaxState(assumeNotNull(ifNull(toString(node_name), '')), ts) AS node_name,
+  argMaxState(CAST(cpu_request_cores, 'Nullable(Float64)'), ts) AS cpu_request_cores,
+  argMaxState(CAST(memory_request_bytes, 'Nullable(Float64)'), ts) AS memory_request_bytes,
+  argMaxState(assumeNotNull(ifNull(toString(owner_kind), '')), ts) AS owner_kind,
+  argMaxState(assumeNotNull(ifNull(toString(owner_name), '')), ts) AS owner_name,
+  argMaxState(toJSONString(CAST(labels, 'Map(String, String)')), ts) AS labels
+FROM ${db}.pod_raw${where}
+GROUP BY cluster, namespace, pod, container, bucket`;
+  }
+  return `SELECT cluster, node_name, toStartOfHour(ts) AS bucket, count() AS samples,
+  avgState(cpu_capacity_cores) AS cpu_capacity_cores, avgState(memory_capacity_bytes) AS memory_capacity_bytes,
+  argMaxState(assumeNotNull(ifNull(toString(provider_id), '')), ts) AS provider_id,
+  argMaxState(assumeNotNull(ifNull(toString(node_pool), '')), ts) AS node_pool,
+  argMaxState(assumeNotNull(ifNull(toString(instance_type), '')), ts) AS instance_type,
+  argMaxState(cpu_allocatable_cores, ts) AS cpu_allocatable_cores,
+  argMaxState(memory_allocatable_bytes, ts) AS memory_allocatable_bytes
+FROM ${db}.node_raw${where}
+GROUP BY cluster, node_name, bucket`;
+}
+
+/** The raw table each cost rollup is computed from. */
+export const COST_ROLLUP_SOURCE = { k8s_pod_1h: 'pod_raw', k8s_node_1h: 'node_raw' } as const;
+
 function costRollupStatements(db: string, r: Retention): Array<[string, string]> {
   const settings = `SETTINGS ttl_only_drop_parts = 1, non_replicated_deduplication_window = ${DEDUP_WINDOW}`;
-  const spec =
-    'Tuple(Nullable(String), Nullable(Float64), Nullable(Float64), Nullable(String), Nullable(String), Map(String, String))';
-  const attrs =
-    'Tuple(Nullable(String), Nullable(String), Nullable(String), Nullable(Float64), Nullable(Float64))';
   return [
     [
       'k8s_pod_1h',
@@ -362,7 +399,12 @@ function costRollupStatements(db: string, r: Retention): Array<[string, string]>
   samples SimpleAggregateFunction(sum, UInt64),
   cpu_usage_cores AggregateFunction(avg, Float64),
   memory_usage_bytes AggregateFunction(avg, Float64),
-  spec AggregateFunction(argMax, ${spec}, DateTime64(3, 'UTC'))
+  node_name ${LAST_STRING},
+  cpu_request_cores ${LAST_NUMBER},
+  memory_request_bytes ${LAST_NUMBER},
+  owner_kind ${LAST_STRING},
+  owner_name ${LAST_STRING},
+  labels ${LAST_STRING}
 ) ENGINE = AggregatingMergeTree
 PARTITION BY toYYYYMM(bucket)
 ORDER BY (cluster, namespace, pod, container, bucket)
@@ -372,13 +414,7 @@ ${settings}`,
     [
       'k8s_pod_1h_mv',
       `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.k8s_pod_1h_mv TO ${db}.k8s_pod_1h AS
-SELECT cluster, namespace, pod, container, toStartOfHour(ts) AS bucket, count() AS samples,
-  avgState(toFloat64(cpu_usage_cores)) AS cpu_usage_cores, avgState(toFloat64(memory_usage_bytes)) AS memory_usage_bytes,
-  argMaxState(tuple(CAST(node_name, 'Nullable(String)'), CAST(cpu_request_cores, 'Nullable(Float64)'),
-    CAST(memory_request_bytes, 'Nullable(Float64)'), CAST(owner_kind, 'Nullable(String)'),
-    CAST(owner_name, 'Nullable(String)'), CAST(labels, 'Map(String, String)')), ts) AS spec
-FROM ${db}.pod_raw
-GROUP BY cluster, namespace, pod, container, bucket`,
+${costRollupSelect(db, 'k8s_pod_1h')}`,
     ],
     [
       'k8s_node_1h',
@@ -389,7 +425,11 @@ GROUP BY cluster, namespace, pod, container, bucket`,
   samples SimpleAggregateFunction(sum, UInt64),
   cpu_capacity_cores AggregateFunction(avg, Float64),
   memory_capacity_bytes AggregateFunction(avg, Float64),
-  attrs AggregateFunction(argMax, ${attrs}, DateTime64(3, 'UTC'))
+  provider_id ${LAST_STRING},
+  node_pool ${LAST_STRING},
+  instance_type ${LAST_STRING},
+  cpu_allocatable_cores ${LAST_NUMBER},
+  memory_allocatable_bytes ${LAST_NUMBER}
 ) ENGINE = AggregatingMergeTree
 PARTITION BY toYYYYMM(bucket)
 ORDER BY (cluster, node_name, bucket)
@@ -399,12 +439,7 @@ ${settings}`,
     [
       'k8s_node_1h_mv',
       `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.k8s_node_1h_mv TO ${db}.k8s_node_1h AS
-SELECT cluster, node_name, toStartOfHour(ts) AS bucket, count() AS samples,
-  avgState(cpu_capacity_cores) AS cpu_capacity_cores, avgState(memory_capacity_bytes) AS memory_capacity_bytes,
-  argMaxState(tuple(CAST(provider_id, 'Nullable(String)'), CAST(node_pool, 'Nullable(String)'),
-    CAST(instance_type, 'Nullable(String)'), cpu_allocatable_cores, memory_allocatable_bytes), ts) AS attrs
-FROM ${db}.node_raw
-GROUP BY cluster, node_name, bucket`,
+${costRollupSelect(db, 'k8s_node_1h')}`,
     ],
   ];
 }
@@ -440,18 +475,45 @@ export function ttlByTable(r: Retention): Map<string, string> {
  */
 export async function ensureSchema(client: ClickHouseClient, db: string, r: Retention): Promise<void> {
   await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${db}` });
-  for (const [, ddl] of schemaStatements(db, r)) {
-    await client.command({ query: ddl });
+  const columns = await selectRows<{ table: string; name: string }>(
+    client,
+    'SELECT table, name FROM system.columns WHERE database = {db:String}',
+    { db },
+  );
+  const existing = new Set(columns.map((c) => c.table));
+  const views = await selectRows<{ name: string }>(
+    client,
+    "SELECT name FROM system.tables WHERE database = {db:String} AND engine = 'MaterializedView'",
+    { db },
+  );
+  for (const v of views) existing.add(v.name);
+  // A cost rollup of the first layout (one argMax over a tuple of every attribute) is set aside as
+  // <table>_v1, its view dropped, and the table made again from the samples still stored: the
+  // hours older than those stay readable in <table>_v1 until an operator drops it.
+  for (const table of COST_ROLLUP_TABLES) {
+    const current = columns.filter((c) => c.table === table).map((c) => c.name);
+    if (current.length > 0 && !current.includes(COST_ROLLUP_VERSION_COLUMNS[table])) {
+      await client.command({ query: `DROP VIEW IF EXISTS ${db}.${table}_mv` });
+      await client.command({ query: `RENAME TABLE ${db}.${table} TO ${db}.${table}_v1` });
+      existing.delete(table);
+      existing.delete(`${table}_mv`);
+    }
+  }
+  for (const [name, ddl] of schemaStatements(db, r)) {
+    const costTable = COST_ROLLUP_TABLES.find((t) => `${t}_mv` === name);
+    if (costTable && !existing.has(name)) await createCostView(client, db, costTable, ddl);
+    else await client.command({ query: ddl });
   }
   // A changed retention setting: MODIFY TTL applies to new parts at once and to existing ones as
   // they merge (materialize_ttl_after_modify = 0 avoids rewriting the whole table at startup).
-  const rs = await client.query({
-    query: 'SELECT name, engine_full FROM system.tables WHERE database = {db:String}',
-    query_params: { db },
-    format: 'JSONEachRow',
-  });
   const current = new Map(
-    (await rs.json<{ name: string; engine_full: string }>()).map((t) => [t.name, t.engine_full]),
+    (
+      await selectRows<{ name: string; engine_full: string }>(
+        client,
+        'SELECT name, engine_full FROM system.tables WHERE database = {db:String}',
+        { db },
+      )
+    ).map((t) => [t.name, t.engine_full]),
   );
   for (const [table, ttl] of ttlByTable(r)) {
     const full = current.get(table) ?? '';
@@ -461,5 +523,51 @@ export async function ensureSchema(client: ClickHouseClient, db: string, r: Rete
         clickhouse_settings: { materialize_ttl_after_modify: 0 },
       });
     }
+  }
+}
+
+async function selectRows<T>(client: ClickHouseClient, query: string, params: Record<string, unknown>) {
+  const rs = await client.query({ query, query_params: params, format: 'JSONEachRow' });
+  return rs.json<T>();
+}
+
+/**
+ * Creates a cost rollup's view and fills the rollup from the samples stored before it: a store
+ * opened on existing samples (made before the cost rollups existed, or with their first layout)
+ * would otherwise allocate nothing for those hours. The raw table's parts are listed before the
+ * view exists, with merges stopped so that none of them is merged with a newer part meanwhile;
+ * the backfill reads only those parts, so a batch written after the view's creation is counted
+ * once (by the view). A batch whose part is committed between the listing and the view's creation
+ * is missed by both; that window is one statement long and only exists at this first start. The
+ * backfill carries a deduplication token made of the parts it read, so two instances starting
+ * together on the same parts store it once.
+ */
+async function createCostView(
+  client: ClickHouseClient,
+  db: string,
+  table: (typeof COST_ROLLUP_TABLES)[number],
+  ddl: string,
+): Promise<void> {
+  const source = COST_ROLLUP_SOURCE[table];
+  await client.command({ query: `SYSTEM STOP MERGES ${db}.${source}` });
+  try {
+    const parts = (
+      await selectRows<{ name: string }>(
+        client,
+        'SELECT name FROM system.parts WHERE database = {db:String} AND table = {table:String} AND active ORDER BY name',
+        { db, table: source },
+      )
+    ).map((p) => p.name);
+    await client.command({ query: ddl });
+    if (parts.length === 0) return;
+    await client.command({
+      query: `INSERT INTO ${db}.${table}\n${costRollupSelect(db, table, '\nWHERE _part IN {parts:Array(String)}')}`,
+      query_params: { parts },
+      clickhouse_settings: {
+        insert_deduplication_token: `backfill/${table}/${createHash('sha256').update(parts.join(',')).digest('hex')}`,
+      },
+    });
+  } finally {
+    await client.command({ query: `SYSTEM START MERGES ${db}.${source}` });
   }
 }
