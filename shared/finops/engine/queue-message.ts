@@ -13,8 +13,8 @@ export interface QueueMessage {
   source?: JobSource;
 }
 
-/** Parses a queue message (object or JSON text); undefined when it is not one of ours. */
-export function parseQueueMessage(message: unknown): QueueMessage | undefined {
+/** A queue message's object, from an object or JSON text; undefined when it is neither. */
+export function messageObject(message: unknown): Record<string, unknown> | undefined {
   let m = message;
   if (typeof m === 'string') {
     try {
@@ -23,8 +23,13 @@ export function parseQueueMessage(message: unknown): QueueMessage | undefined {
       return undefined;
     }
   }
-  if (!m || typeof m !== 'object') return undefined;
-  const o = m as Record<string, unknown>;
+  return m && typeof m === 'object' ? (m as Record<string, unknown>) : undefined;
+}
+
+/** Parses a queue message (object or JSON text); undefined when it is not one of ours. */
+export function parseQueueMessage(message: unknown): QueueMessage | undefined {
+  const o = messageObject(message);
+  if (!o) return undefined;
   const subscriptionId = typeof o.subscriptionId === 'string' ? o.subscriptionId.trim() : '';
   if (!GUID.test(subscriptionId)) return undefined;
   const monthSelection = o.monthSelection === 'previous' ? 'previous' : 'current';
