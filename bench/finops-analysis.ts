@@ -96,7 +96,10 @@ if (
   !process.env.BENCH_UNBUNDLED &&
   !process.argv.includes('--migrate')
 ) {
-  const { bundleEsm } = await import('../scripts/package.js');
+  // A specifier esbuild cannot follow: the bundle must not take in the packaging script, which
+  // brings the console's build tools (vite) with it. Only this unbundled parent runs it.
+  const packaging = '../scripts/package.js';
+  const { bundleEsm } = (await import(packaging)) as typeof import('../scripts/package.js');
   const outdir = `${root}/dist/bench`;
   await bundleEsm({ 'finops-analysis': 'bench/finops-analysis.ts' }, outdir, {
     extension: '.mjs',

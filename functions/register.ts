@@ -1,19 +1,11 @@
 import type { app as azureApp, HttpRequest, InvocationContext } from '@azure/functions';
 import type { Startup } from '../shared/app/startup.js';
-import {
-  jobSweepTimerTrigger,
-  metricsHousekeepingTimerTrigger,
-  metricsSilenceTimerTrigger,
-  notificationTimerTrigger,
-  queueTrigger,
-  weeklyTimerTrigger,
-} from '../shared/app/triggers.js';
+import { timerFunctions } from '../shared/app/timer-functions.js';
+import { queueTrigger } from '../shared/app/triggers.js';
 import { consoleFunction } from '../shared/console/function.js';
-import { exportImportTimerTrigger } from '../shared/finops/imports/exports.js';
 import type { RouteDefinition, Service } from '../shared/http/route.js';
 import { Router } from '../shared/http/router.js';
 import { serveRequest } from '../shared/http/serve.js';
-import { deliverDue, outboxDeps } from '../shared/notify/outbox.js';
 import { withInvocationScope } from '../shared/observability/invocation-scope.js';
 import type { Logger } from '../shared/observability/logger.js';
 
@@ -66,64 +58,14 @@ export function registerFunctions(app: App, startup: Startup, routes: RouteDefin
         (await startup.services()).finops.handleQueueMessage(message, context),
       ),
   });
-  const timer = weeklyTimerTrigger(config);
-  if (timer) {
-    app.timer(timer.name, {
-      schedule: timer.schedule,
-      runOnStartup: false,
-      handler: (tick, context) =>
-        withInvocationScope({ invocationId: context.invocationId }, async () =>
-          (await startup.services()).finops.handleWeeklyTimer(tick, context),
-        ),
-    });
-  }
-  const exportsTimer = exportImportTimerTrigger(config);
-  if (exportsTimer) {
-    app.timer(exportsTimer.name, {
-      schedule: exportsTimer.schedule,
+  for (const t of timerFunctions(config)) {
+    app.timer(t.name, {
+      schedule: t.schedule,
       runOnStartup: false,
       handler: (tick, context) =>
         withInvocationScope({ invocationId: context.invocationId }, async () => {
-          await (await startup.services()).finops.handleExportTimer(tick, context);
+          await t.run(await startup.services(), tick, context);
         }),
     });
   }
-  const sweeper = jobSweepTimerTrigger();
-  app.timer(sweeper.name, {
-    schedule: sweeper.schedule,
-    runOnStartup: false,
-    handler: (_tick, context) =>
-      withInvocationScope({ invocationId: context.invocationId }, async () => {
-        await (await startup.services()).finops.engine.sweepJobs();
-      }),
-  });
-  const housekeeping = metricsHousekeepingTimerTrigger();
-  app.timer(housekeeping.name, {
-    schedule: housekeeping.schedule,
-    runOnStartup: false,
-    handler: (_tick, context) =>
-      withInvocationScope({ invocationId: context.invocationId }, async () => {
-        await (await startup.services()).metrics.housekeeping();
-      }),
-  });
-  const silence = metricsSilenceTimerTrigger(config);
-  if (silence) {
-    app.timer(silence.name, {
-      schedule: silence.schedule,
-      runOnStartup: false,
-      handler: (_tick, context) =>
-        withInvocationScope({ invocationId: context.invocationId }, async () => {
-          await (await startup.services()).metricsAlerts.checkSilence();
-        }),
-    });
-  }
-  const outbox = notificationTimerTrigger(config);
-  app.timer(outbox.name, {
-    schedule: outbox.schedule,
-    runOnStartup: false,
-    handler: (_tick, context) =>
-      withInvocationScope({ invocationId: context.invocationId }, async () => {
-        await deliverDue(outboxDeps(await startup.services()));
-      }),
-  });
 }

@@ -4,7 +4,10 @@
  */
 import { instancesAt, poolDayCost, poolDayHours, type SimCostType, simAksCluster } from './aks.js';
 import { createRng, guid, hashString, type Rng, unitFrom } from './prng.js';
+import type { SimResource } from './resource.js';
 import { buildWasteCatalogue, CASE_TAG } from './waste-catalogue.js';
+
+export type { SimResource } from './resource.js';
 
 export type WasteCase =
   | 'unattached-disk'
@@ -30,26 +33,6 @@ export const WASTE_CASES: readonly WasteCase[] = [
   'acr-admin-user',
   'redis-non-ssl-port',
 ];
-
-/** A resource as Resource Graph's `Resources` table holds it. */
-export interface SimResource {
-  id: string;
-  name: string;
-  type: string;
-  tenantId: string;
-  kind: string;
-  location: string;
-  resourceGroup: string;
-  subscriptionId: string;
-  managedBy: string;
-  sku: Record<string, unknown> | null;
-  plan: null;
-  properties: Record<string, unknown>;
-  tags: Record<string, string>;
-  identity: null;
-  zones: null;
-  extendedLocation: null;
-}
 
 export interface SimSubscription {
   subscriptionId: string;

@@ -4,7 +4,7 @@
  * tag `finwatch-case` = `<Code>:positive` or `<Code>:negative:<why>`. Switched on by the simulator's
  * `wasteCatalogue` option (and by `npm start`), off by default so other tests see the plain data.
  */
-import type { SimResource } from './data.js';
+import type { SimResource } from './resource.js';
 
 export const CATALOGUE_GROUP = 'rg-waste-catalogue';
 export const EMPTY_GROUP = 'rg-waste-empty';

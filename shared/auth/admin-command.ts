@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
-import { recordAudit } from '../audit/record.js';
+import { recordAudit, withAudit } from '../audit/record.js';
 import type { PrismaClient } from '../db/generated/client.js';
 import { MAX_EMAIL_CHARS } from '../http/limits.js';
 import { normalizeEmail, UserStore } from './users.js';
@@ -94,21 +94,24 @@ export async function runAdminCommand(prisma: PrismaClient, argv: string[]): Pro
   // abort it, so the store's retry-on-conflict cannot be used there.
   const base = email.split('@')[0]!;
   const username = (await users.byUsername(base)) ? `${base}-${randomBytes(3).toString('hex')}` : base;
-  const outcome = await prisma.$transaction(async (tx) => {
-    const user = existing ?? (await users.create({ email, username, passwordHash: null }, tx));
-    const updated = await tx.user.update({
-      where: { id: user.id },
-      data: {
-        isAdmin: true,
-        // Removing the password and ending the sessions takes the account back from whoever
-        // registered it; its owner sets a password by the reset email or signs in with the directory.
-        ...(resetCredentials ? { passwordHash: null, credentialsChangedAt: new Date() } : {}),
-      },
-    });
-    await recordAudit(tx, {
+  const outcome = await withAudit(
+    prisma,
+    async (tx) => {
+      const user = existing ?? (await users.create({ email, username, passwordHash: null }, tx));
+      return tx.user.update({
+        where: { id: user.id },
+        data: {
+          isAdmin: true,
+          // Removing the password and ending the sessions takes the account back from whoever
+          // registered it; its owner sets a password by the reset email or signs in with the directory.
+          ...(resetCredentials ? { passwordHash: null, credentialsChangedAt: new Date() } : {}),
+        },
+      });
+    },
+    (updated) => ({
       actor,
       action: 'admin.granted',
-      target: { type: 'user', id: user.id },
+      target: { type: 'user', id: updated.id },
       details: {
         email,
         via: 'admin command',
@@ -116,9 +119,8 @@ export async function runAdminCommand(prisma: PrismaClient, argv: string[]): Pro
         wasAdmin: existing?.isAdmin ?? false,
         credentialsReset: resetCredentials,
       },
-    });
-    return updated;
-  });
+    }),
+  );
   const lines = [`${email} is an administrator${existing ? '' : ' (account created without a password)'}`];
   if (resetCredentials) lines.push('its password was removed and its sessions ended');
   if (!outcome.passwordHash) {

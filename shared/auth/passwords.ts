@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import argon2 from 'argon2';
+import { Semaphore } from 'async-mutex';
 
 /**
  * argon2id above OWASP's minimum (m = 19 MiB, t = 2, p = 1): m = 32 MiB, t = 3 costs 60-90 ms
@@ -21,31 +22,12 @@ export const MIN_PASSWORD_LENGTH = 8;
  */
 export const MAX_CONCURRENT_HASHES = Math.max(1, availableParallelism() - 1);
 
-/** A counting semaphore for the hashing work of one module. */
-export class HashGate {
-  #running = 0;
-  readonly #waiting: (() => void)[] = [];
-  constructor(readonly limit = MAX_CONCURRENT_HASHES) {}
-
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.#running >= this.limit) await new Promise<void>((r) => this.#waiting.push(r));
-    else this.#running++;
-    try {
-      return await work();
-    } finally {
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#running--;
-    }
-  }
-}
-
-export function hashPassword(password: string, gate?: HashGate): Promise<string> {
+export function hashPassword(password: string, gate?: Semaphore): Promise<string> {
   const work = () => argon2.hash(password, PASSWORD_HASH_OPTIONS);
-  return gate ? gate.run(work) : work();
+  return gate ? gate.runExclusive(work) : work();
 }
 
-export async function verifyPassword(hash: string, password: string, gate?: HashGate): Promise<boolean> {
+export async function verifyPassword(hash: string, password: string, gate?: Semaphore): Promise<boolean> {
   const work = async () => {
     try {
       return await argon2.verify(hash, password);
@@ -53,7 +35,7 @@ export async function verifyPassword(hash: string, password: string, gate?: Hash
       return false;
     }
   };
-  return gate ? gate.run(work) : work();
+  return gate ? gate.runExclusive(work) : work();
 }
 
 /**
@@ -62,7 +44,8 @@ export async function verifyPassword(hash: string, password: string, gate?: Hash
  */
 export class PasswordChecker {
   #dummy: Promise<string> | undefined;
-  readonly gate = new HashGate();
+  /** At most MAX_CONCURRENT_HASHES hashes at once; the others wait in arrival order. */
+  readonly gate = new Semaphore(MAX_CONCURRENT_HASHES);
 
   /** A new hash, through this module's gate. */
   hash(password: string): Promise<string> {

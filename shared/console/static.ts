@@ -9,6 +9,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { HttpResponseInit } from '@azure/functions';
+import { negotiateEncoding } from '../http/compression.js';
 import { problemResponse } from '../http/problem.js';
 import { type ConsoleConfig, connectSources } from './config.js';
 
@@ -114,10 +115,6 @@ async function fileIfAny(dir: string, rel: string): Promise<{ file: string; size
   }
 }
 
-function acceptsGzip(header: string | null | undefined): boolean {
-  return /(?:^|,)\s*gzip\s*(?:;\s*q=(?!0(?:\.0*)?\s*(?:,|$))[\d.]+)?\s*(?:,|$)/i.test(header ?? '');
-}
-
 /**
  * Answers a GET or HEAD below /console from the built files in `dir`, and `config.json` from the
  * settings (`config`; absent while the settings are invalid: the password form alone).
@@ -149,7 +146,10 @@ export async function serveConsole(
       'Cache-Control': isAsset ? IMMUTABLE : 'no-cache',
       Vary: 'Accept-Encoding',
     };
-    const gz = acceptsGzip(request.acceptEncoding) ? await fileIfAny(root, `${rel}.gz`) : undefined;
+    const gz =
+      negotiateEncoding(request.acceptEncoding, ['gzip']) === 'gzip'
+        ? await fileIfAny(root, `${rel}.gz`)
+        : undefined;
     if (gz) headers['Content-Encoding'] = 'gzip';
     const body = await readFile((gz ?? found).file);
     headers['Content-Length'] = String(body.length);

@@ -4,38 +4,36 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { HttpResponseInit } from '@azure/functions';
 import type { LRUCache } from 'lru-cache';
+import Negotiator from 'negotiator';
 import { byteBoundedCache } from './byte-bounded-cache.js';
 import { dropHeader, headerRecord, headerValue } from './headers.js';
 import { isStreamBody, toReadable } from './stream-body.js';
 
 export type ContentCoding = 'br' | 'gzip';
 
+/** negotiator's `encoding` with its `preferred` option, which its type declarations leave out. */
+type EncodingWithPreference = (
+  this: Negotiator,
+  available: readonly string[],
+  options: { preferred: readonly string[] },
+) => string | undefined;
+
 /**
- * The coding to answer with, from Accept-Encoding's q-values (RFC 9110 section 12.5.3): the
- * highest-weighted of br and gzip, br on a tie (smaller at the same speed at the quality used
- * here); `*` stands for any coding not named; q=0 refuses. None acceptable: identity.
+ * The coding to answer with, from Accept-Encoding's q-values (negotiator: RFC 9110 section
+ * 12.5.3): the highest-weighted of br and gzip, br on a tie (smaller at the same speed at the
+ * quality used here); `*` stands for any coding not named; q=0 or a malformed weight refuses.
+ * None acceptable: identity. `offered`: the codings the answer is available in, best first.
  */
-export function negotiateEncoding(header: string | null | undefined): ContentCoding | undefined {
+export function negotiateEncoding(
+  header: string | null | undefined,
+  offered: readonly ContentCoding[] = ['br', 'gzip'],
+): ContentCoding | undefined {
   if (!header) return undefined;
-  const weights = new Map<string, number>();
-  for (const part of header.split(',')) {
-    const [token = '', ...params] = part.split(';');
-    const name = token.trim().toLowerCase();
-    if (!name) continue;
-    let q = 1;
-    for (const param of params) {
-      const m = /^\s*q\s*=\s*([0-9]+(?:\.[0-9]*)?)\s*$/i.exec(param);
-      if (m) q = Math.min(1, Number(m[1]));
-      else if (/^\s*q\s*=/i.test(param)) q = 0; // a malformed weight is not an acceptance
-    }
-    weights.set(name, q);
-  }
-  const weightOf = (coding: string, alias?: string) =>
-    weights.get(coding) ?? (alias ? weights.get(alias) : undefined) ?? weights.get('*') ?? 0;
-  const br = weightOf('br');
-  const gzip = weightOf('gzip', 'x-gzip');
-  if (br <= 0 && gzip <= 0) return undefined;
-  return br >= gzip ? 'br' : 'gzip';
+  // x-gzip is gzip's old name (RFC 9110 section 8.4.1.3).
+  const names = offered.flatMap((c) => (c === 'gzip' ? ['gzip', 'x-gzip'] : [c]));
+  const negotiator = new Negotiator({ headers: { 'accept-encoding': header } });
+  const best = (negotiator.encoding as EncodingWithPreference).call(negotiator, names, { preferred: names });
+  return best === undefined ? undefined : best === 'br' ? 'br' : 'gzip';
 }
 
 /** Content types worth compressing: text, JSON, JavaScript, XML and SVG; never images or archives. */

@@ -37,7 +37,7 @@ const compressedCopiesOf = perHost(
 );
 
 /** The per-user limit of heavy requests of a configuration (one per host). */
-const heavyLimitOf = perHost(
+export const heavyLimitOf = perHost(
   (platform: PlatformSettings) => new PerKeyLimit(platform.Http__MaxHeavyRequestsPerUser),
 );
 

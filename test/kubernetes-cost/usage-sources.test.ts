@@ -62,95 +62,92 @@ interface Container {
   inCycle?: (day: number, h: number, cycle: number) => boolean;
 }
 
+/** One container of the fixture: where it runs, what it asks (cores, GiB), who owns it, what it uses. */
+function container(
+  [namespace, pod, name]: [string, string, string],
+  node: string,
+  requests: [cores: number, gib: number] | null,
+  owner: [string, string] | null,
+  labels: Record<string, string>,
+  use: { cpu: number | Container['cpu']; gib: number },
+  inCycle?: Container['inCycle'],
+): Container {
+  const cpu = use.cpu;
+  return {
+    namespace,
+    pod,
+    container: name,
+    node,
+    cpuRequest: requests ? requests[0] : null,
+    memRequest: requests ? requests[1] * GiB : null,
+    owner,
+    labels,
+    cpu: typeof cpu === 'number' ? () => cpu : cpu,
+    mem: use.gib * GiB,
+    ...(inCycle ? { inCycle } : {}),
+  };
+}
+
 const CONTAINERS: Container[] = [
-  {
-    namespace: 'web',
-    pod: 'api-7d9-x1',
-    container: 'api',
-    node: NODES[0]!.node,
-    cpuRequest: 1,
-    memRequest: 2 * GiB,
-    owner: ['Deployment', 'api'],
-    labels: { team: 'shop' },
-    cpu: () => 0.5,
-    mem: 1.5 * GiB,
-  },
-  {
-    namespace: 'web',
-    pod: 'debug',
-    container: 'sh',
-    node: NODES[0]!.node,
-    cpuRequest: null,
-    memRequest: null,
-    owner: null,
-    labels: {},
-    cpu: () => 0.3,
-    mem: 0.2 * GiB,
-  },
-  {
-    // Asks more than its node's 3.8 allocatable cores in hour 5 of the first day: capped.
-    namespace: 'batch',
-    pod: 'report-1',
-    container: 'main',
-    node: NODES[1]!.node,
-    cpuRequest: 0.5,
-    memRequest: 1 * GiB,
-    owner: ['Job', 'report'],
-    labels: { team: 'data' },
-    cpu: (day, h) => (day === D1 && h === 5 ? 3.9 : 0.4),
-    mem: 3 * GiB,
-  },
-  {
-    namespace: 'kube-system',
-    pod: 'coredns-1',
-    container: 'coredns',
-    node: NODES[1]!.node,
-    cpuRequest: 0.1,
-    memRequest: 0.07 * GiB,
-    owner: ['Deployment', 'coredns'],
-    labels: {},
-    cpu: () => 0.02,
-    mem: 0.05 * GiB,
-  },
-  {
-    namespace: 'data',
-    pod: 'db-0',
-    container: 'postgres',
-    node: NODES[2]!.node,
-    cpuRequest: 2,
-    memRequest: 8 * GiB,
-    owner: ['StatefulSet', 'db'],
-    labels: { team: 'data' },
-    cpu: () => 2.5,
-    mem: 6 * GiB,
-  },
-  {
-    // Seen in one cycle of each hour from 9 on.
-    namespace: 'shop',
-    pod: 'cart-1',
-    container: 'cart',
-    node: NODES[2]!.node,
-    cpuRequest: 0.25,
-    memRequest: 0.5 * GiB,
-    owner: ['Deployment', 'cart'],
-    labels: { team: 'shop' },
-    cpu: () => 0.1,
-    mem: 0.3 * GiB,
-    inCycle: (_d, h, cycle) => h < 9 || cycle === 0,
-  },
-  {
-    // On a node the agent never reported: nothing to charge it against.
-    namespace: 'shop',
-    pod: 'lost-1',
-    container: 'lost',
-    node: 'aks-c-1-vmss000000',
-    cpuRequest: 1,
-    memRequest: 1 * GiB,
-    owner: ['Deployment', 'lost'],
-    labels: { team: 'shop' },
-    cpu: () => 1,
-    mem: 1 * GiB,
-  },
+  container(
+    ['web', 'api-7d9-x1', 'api'],
+    NODES[0]!.node,
+    [1, 2],
+    ['Deployment', 'api'],
+    { team: 'shop' },
+    { cpu: 0.5, gib: 1.5 },
+  ),
+  container(['web', 'debug', 'sh'], NODES[0]!.node, null, null, {}, { cpu: 0.3, gib: 0.2 }),
+  // Asks more than its node's 3.8 allocatable cores in hour 5 of the first day: capped.
+  container(
+    ['batch', 'report-1', 'main'],
+    NODES[1]!.node,
+    [0.5, 1],
+    ['Job', 'report'],
+    { team: 'data' },
+    {
+      cpu: (day, h) => (day === D1 && h === 5 ? 3.9 : 0.4),
+      gib: 3,
+    },
+  ),
+  container(
+    ['kube-system', 'coredns-1', 'coredns'],
+    NODES[1]!.node,
+    [0.1, 0.07],
+    ['Deployment', 'coredns'],
+    {},
+    {
+      cpu: 0.02,
+      gib: 0.05,
+    },
+  ),
+  container(
+    ['data', 'db-0', 'postgres'],
+    NODES[2]!.node,
+    [2, 8],
+    ['StatefulSet', 'db'],
+    { team: 'data' },
+    { cpu: 2.5, gib: 6 },
+  ),
+  // Seen in one cycle of each hour from 9 on.
+  container(
+    ['shop', 'cart-1', 'cart'],
+    NODES[2]!.node,
+    [0.25, 0.5],
+    ['Deployment', 'cart'],
+    { team: 'shop' },
+    { cpu: 0.1, gib: 0.3 },
+    (_d, h, cycle) => h < 9 || cycle === 0,
+  ),
+  // On a node the agent never reported: nothing to charge it against.
+  container(
+    ['shop', 'lost-1', 'lost'],
+    'aks-c-1-vmss000000',
+    [1, 1],
+    ['Deployment', 'lost'],
+    { team: 'shop' },
+    { cpu: 1, gib: 1 },
+  ),
 ];
 
 function agentRecords(): { nodes: AgentNodeRecord[]; pods: AgentPodRecord[] } {

@@ -208,7 +208,7 @@ export async function runCostQuery(
   do {
     if (q.beforePage) await q.beforePage(pages);
     const link: string | null = nextLink;
-    const page: Page = await costQueryMutex.run(async () => {
+    const page: Page = await costQueryMutex.runExclusive(async () => {
       if (link === null) {
         const r = await client.query.usage(scope, toDefinition(body));
         return {

@@ -7,6 +7,7 @@
  */
 
 import { sleep as realSleep } from '../../app/sleep.js';
+import { type Clock, systemClock } from './clock.js';
 
 export interface AiSettings {
   url: string;
@@ -17,6 +18,8 @@ export interface AiSettings {
   maxAttempts?: number;
   sleep?: (ms: number) => Promise<void>;
   signal?: AbortSignal;
+  /** The clock a Retry-After date is counted from. */
+  now?: Clock;
 }
 
 export interface AiAnswer {
@@ -65,13 +68,13 @@ export function parseAiAnswer(body: unknown): Omit<AiAnswer, 'attempts'> | undef
   };
 }
 
-function retryAfterMs(res: Response): number | undefined {
+function retryAfterMs(res: Response, now: Date): number | undefined {
   const v = res.headers.get('retry-after');
   if (!v) return undefined;
   const s = Number(v);
   if (Number.isFinite(s)) return s * 1000;
   const d = Date.parse(v);
-  return Number.isNaN(d) ? undefined : Math.max(0, d - Date.now());
+  return Number.isNaN(d) ? undefined : Math.max(0, d - now.getTime());
 }
 
 export async function requestRecommendation(settings: AiSettings, prompt: string): Promise<AiAnswer> {
@@ -108,7 +111,7 @@ export async function requestRecommendation(settings: AiSettings, prompt: string
       }
       lastReason = `HTTP ${res.status}`;
       retryable = res.status === 429 || res.status >= 500;
-      wait = retryAfterMs(res);
+      wait = retryAfterMs(res, (settings.now ?? systemClock)());
       if (!retryable) throw new AiStepError(`The AI agent answered ${lastReason}.`, attempt);
     } catch (err) {
       if (err instanceof AiStepError) throw err;

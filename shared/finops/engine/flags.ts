@@ -72,7 +72,7 @@ export function estimateSaving(
 export function computeFlags(
   resource: AzureResource,
   monthToDateCost: number | undefined,
-  context: Date | FlagContext = new Date(),
+  context: Date | FlagContext,
 ): ResourceFlag[] {
   const rules = RULES_BY_TYPE.get(resource.type.toLowerCase());
   if (!rules) return [];

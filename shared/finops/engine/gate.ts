@@ -2,7 +2,7 @@
  * The single-analysis gate (design.md "Queue, gate, timer"): every analysis, sync, async or weekly,
  * runs inside it, so one analysis (and so one stream of cost queries) runs at a time.
  *
- * - In-process: a FIFO mutex (callers run in arrival order).
+ * - In-process: a mutex (async-mutex: callers run in arrival order).
  * - Across instances (PostgreSQL): a session-level advisory lock held on ONE dedicated connection
  *   (a pg.Client opened for the analysis, not a pooled Prisma connection, so lock and unlock are on the
  *   same session). It is taken with pg_try_advisory_lock in a poll loop, so a waiter can give up
@@ -10,6 +10,7 @@
  * - PGlite is in-process and single-connection: only one process can open its data directory, so
  *   the in-process mutex already covers everything that can reach that database.
  */
+import { Mutex } from 'async-mutex';
 import pg from 'pg';
 import { sleep } from '../../app/sleep.js';
 import type { DatabaseTimeouts } from '../../db/timeouts.js';
@@ -18,19 +19,6 @@ import { AnalysisAborted } from './errors.js';
 
 /** pg_advisory_lock key of the analysis gate (any constant bigint; "finwatch" in ASCII). */
 export const GATE_LOCK_KEY = 0x66696e7761746368n;
-
-class FifoMutex {
-  private tail: Promise<void> = Promise.resolve();
-  acquire(): Promise<() => void> {
-    let release!: () => void;
-    const next = new Promise<void>((r) => {
-      release = r;
-    });
-    const ready = this.tail.then(() => release);
-    this.tail = this.tail.then(() => next);
-    return ready;
-  }
-}
 
 export interface GateOptions {
   /** A postgres:// URL turns the advisory lock on; undefined (PGlite) keeps the in-process mutex only. */
@@ -42,7 +30,8 @@ export interface GateOptions {
 }
 
 export class AnalysisGate {
-  private readonly mutex = new FifoMutex();
+  /** async-mutex's waiters are served in arrival order. */
+  private readonly mutex = new Mutex();
   private readonly pollMs: number;
 
   constructor(private readonly opts: GateOptions) {

@@ -67,7 +67,7 @@ export async function sendJobMessage(
   }
 }
 
-export async function sweepJobs(deps: SweepDeps, now = Date.now()): Promise<SweepResult> {
+export async function sweepJobs(deps: SweepDeps, now = deps.jobs.now().getTime()): Promise<SweepResult> {
   const { jobs, log } = deps;
   const result: SweepResult = { restarted: 0, failed: 0, sent: 0 };
   const silentFor = `${Math.round(jobs.staleMs / 1000)} s`;

@@ -4,6 +4,7 @@
  */
 import type { AnalysisJob, Prisma, PrismaClient } from '../../db/generated/client.js';
 import { analysisFailedEvent, enqueueEvents } from '../../notify/events.js';
+import { type Clock, systemClock } from './clock.js';
 import type { MonthSelection } from './period.js';
 
 export type JobStatus = 'pending' | 'running' | 'completed' | 'failed';
@@ -58,6 +59,35 @@ export function toJobDto(job: AnalysisJob): JobDto {
   };
 }
 
+/** POST /Analysis/start's answer when the analysis finished in time (the original's shape). */
+export interface SyncSummary {
+  success: boolean;
+  subscriptionId: string;
+  subscriptionName: string;
+  analysisRunId: number;
+  resourcesAnalyzed: number;
+  totalMonthlyCost: number;
+  message: string;
+  errorDetails: string | null;
+  jobId: string;
+}
+
+export function toSyncSummary(job: AnalysisJob): SyncSummary {
+  const success = job.status === 'completed' && job.success === true;
+  return {
+    success,
+    subscriptionId: job.subscriptionId,
+    subscriptionName: job.subscriptionName ?? 'Unknown',
+    analysisRunId: job.analysisRunId ?? 0,
+    resourcesAnalyzed: job.resourcesAnalyzed ?? 0,
+    totalMonthlyCost: job.totalMonthlyCost === null ? 0 : Number(job.totalMonthlyCost),
+    message:
+      job.message ?? (success ? 'Analysis completed successfully' : 'Error: the analysis did not finish.'),
+    errorDetails: success ? null : job.errorDetails,
+    jobId: job.id,
+  };
+}
+
 export interface JobResult {
   subscriptionName: string | null;
   analysisRunId: number;
@@ -73,6 +103,8 @@ export class JobStore {
     private readonly prisma: PrismaClient,
     /** A running job whose heartbeat is older than this is abandoned (its host stopped). */
     readonly staleMs: number,
+    /** The engine's clock: every time a job row records is read from it. */
+    readonly now: Clock = systemClock,
   ) {}
 
   /**
@@ -91,7 +123,7 @@ export class JobStore {
         monthSelection,
         source,
         status: 'pending',
-        ...(fromMessage ? { messageSentAt: new Date(), messageSends: 1 } : {}),
+        ...(fromMessage ? { messageSentAt: this.now(), messageSends: 1 } : {}),
       },
     });
   }
@@ -100,7 +132,7 @@ export class JobStore {
     return this.prisma.analysisJob.findUnique({ where: { id } });
   }
 
-  isStale(job: AnalysisJob, now = Date.now()): boolean {
+  isStale(job: AnalysisJob, now = this.now().getTime()): boolean {
     const beat = job.heartbeatAt ?? job.startedAt;
     return !beat || now - beat.getTime() > this.staleMs;
   }
@@ -110,7 +142,7 @@ export class JobStore {
    * again (a restart). Atomic, so two hosts given the same message never both run it.
    */
   async claim(job: AnalysisJob): Promise<boolean> {
-    const now = new Date();
+    const now = this.now();
     const staleBefore = new Date(now.getTime() - this.staleMs);
     const r = await this.prisma.analysisJob.updateMany({
       where: {
@@ -141,7 +173,7 @@ export class JobStore {
     await this.prisma.analysisJob.updateMany({
       where: { id, status: 'running' },
       data: {
-        heartbeatAt: new Date(),
+        heartbeatAt: this.now(),
         ...(phase !== undefined ? { phase } : {}),
         ...(progress !== undefined ? { progress: Math.max(0, Math.min(100, Math.round(progress))) } : {}),
       },
@@ -156,8 +188,8 @@ export class JobStore {
         phase: 'completed',
         progress: 100,
         success: true,
-        completedAt: new Date(),
-        heartbeatAt: new Date(),
+        completedAt: this.now(),
+        heartbeatAt: this.now(),
         subscriptionName: r.subscriptionName,
         analysisRunId: r.analysisRunId,
         totalMonthlyCost: r.totalMonthlyCost,
@@ -177,7 +209,7 @@ export class JobStore {
         data: {
           status: 'failed',
           success: false,
-          completedAt: new Date(),
+          completedAt: this.now(),
           analysisRunId: 0,
           subscriptionName: subscriptionName ?? 'Unknown',
           message,
@@ -200,7 +232,7 @@ export class JobStore {
   async touch(id: string): Promise<void> {
     await this.prisma.analysisJob.updateMany({
       where: { id, status: 'pending' },
-      data: { heartbeatAt: new Date() },
+      data: { heartbeatAt: this.now() },
     });
   }
 
@@ -210,7 +242,7 @@ export class JobStore {
    * time identifies this send for `unsend`.
    */
   async takeSend(id: string, since: Date | null): Promise<Date | undefined> {
-    const at = new Date();
+    const at = this.now();
     const r = await this.prisma.analysisJob.updateMany({
       where: { id, status: 'pending', messageSentAt: since },
       data: { messageSentAt: at, messageSends: { increment: 1 } },
@@ -238,7 +270,7 @@ export class JobStore {
    * Queued jobs sent more than staleMs ago that no host has touched for as long: their message is in
    * the queue still (a backlog) or lost; the sweeper tells which by the queue's length.
    */
-  silentQueued(now = Date.now()): Promise<AnalysisJob[]> {
+  silentQueued(now = this.now().getTime()): Promise<AnalysisJob[]> {
     const before = new Date(now - this.staleMs);
     return this.prisma.analysisJob.findMany({
       where: {
@@ -252,7 +284,7 @@ export class JobStore {
   }
 
   /** Running jobs whose heartbeat stopped, and sync jobs whose host stopped while they waited. */
-  abandoned(now = Date.now()): Promise<AnalysisJob[]> {
+  abandoned(now = this.now().getTime()): Promise<AnalysisJob[]> {
     const before = new Date(now - this.staleMs);
     return this.prisma.analysisJob.findMany({
       where: {
@@ -300,7 +332,7 @@ export class JobStore {
         data: {
           status: 'failed',
           success: false,
-          completedAt: new Date(),
+          completedAt: this.now(),
           analysisRunId: 0,
           subscriptionName: job.subscriptionName ?? 'Unknown',
           message,

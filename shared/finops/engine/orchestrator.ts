@@ -16,6 +16,7 @@ import { detectNamespaceAnomalies } from '../kubernetes/namespace-anomalies.js';
 import type { KubernetesUsageSource } from '../kubernetes/usage-source.js';
 import type { AiSettings } from './ai.js';
 import { budgetStatus } from './budget.js';
+import { type Clock, systemClock } from './clock.js';
 import { add, costDetailLines, costDetailRows, round4 } from './cost-aggregate.js';
 import type { AgeThresholds } from './flag-age.js';
 import { flagResources } from './flag-step.js';
@@ -38,7 +39,8 @@ export interface AnalysisDeps {
   ai?: Omit<AiSettings, 'signal'>;
   /** Minimum ages of age-gated flags (Waste__* settings). */
   ageThresholds?: AgeThresholds;
-  now?: () => Date;
+  /** The engine's clock (default: the system's). */
+  now?: Clock;
   /** Anomaly detection settings (defaults when unset). */
   intel?: DetectSettings;
   /** Namespace cost anomalies after the Kubernetes bill is collected (unset: none). */
@@ -78,7 +80,7 @@ export async function runAnalysis(
   progress: ProgressFn,
   signal?: AbortSignal,
 ): Promise<AnalysisResult> {
-  const now = deps.now?.() ?? new Date();
+  const now = (deps.now ?? systemClock)();
   const { azure, prisma } = deps;
   const subscriptionId = input.subscriptionId;
   const period = analysisPeriod(input.monthSelection, now);
@@ -179,7 +181,7 @@ async function analyseAndSave(
 ): Promise<AnalysisResult> {
   const { prisma, log } = deps;
   const { now, period, subscriptionName, resources, mtd, perResource, writer } = g;
-  const clock = () => deps.now?.() ?? new Date();
+  const clock = deps.now ?? systemClock;
   const subscriptionId = input.subscriptionId;
   const currency = mtd.currency || g.historyCurrency || perResource.currency || 'USD';
   const totalMonthlyCost = mtd.total;

@@ -22,7 +22,7 @@ export interface AnalysisPeriod {
 
 const ymd = (d: Date) => d.toISOString().slice(0, 10);
 
-export function analysisPeriod(monthSelection: MonthSelection, now: Date = new Date()): AnalysisPeriod {
+export function analysisPeriod(monthSelection: MonthSelection, now: Date): AnalysisPeriod {
   if (monthSelection === 'previous') {
     const cost = previousMonthPeriod(now);
     if (cost.kind !== 'Range') throw new Error('previous month period must be a range');

@@ -10,10 +10,10 @@ import { randomUUID } from 'node:crypto';
 import type { InvocationContext } from '@azure/functions';
 import type { CoreServices } from '../../app/services.js';
 import type { AnalysisJob, Prisma } from '../../db/generated/client.js';
-import { MAX_DEQUEUE_COUNT } from '../engine/engine.js';
 import { AnalysisAborted, JobBusyElsewhere, shortReason } from '../engine/errors.js';
 import { sendJobMessage } from '../engine/job-sweeper.js';
 import type { JobStore } from '../engine/jobs.js';
+import { MAX_DEQUEUE_COUNT, messageObject } from '../engine/queue-message.js';
 import { blobFiles, withoutQuery } from './blob.js';
 import { ImportError } from './columns.js';
 import { runExportJob } from './exports.js';
@@ -27,15 +27,7 @@ export const IMPORT_SOURCE = 'import';
 
 /** True for a queue message of an import job (the analysis engine takes the others). */
 export function isImportMessage(message: unknown): boolean {
-  let m = message;
-  if (typeof m === 'string') {
-    try {
-      m = JSON.parse(m);
-    } catch {
-      return false;
-    }
-  }
-  return !!m && typeof m === 'object' && (m as Record<string, unknown>).source === IMPORT_SOURCE;
+  return messageObject(message)?.source === IMPORT_SOURCE;
 }
 
 export class SpoolUnavailable extends Error {
