@@ -51,7 +51,7 @@ import {
   partitionFor,
   rangeOfName,
 } from './partitions.js';
-import { samplesSql, seriesSql } from './reads.js';
+import { parseSampleRows, samplesSql, seriesSql } from './reads.js';
 import { type Exec, pgSql, prismaSql, type Query, retryTransient, type Sql } from './sql.js';
 import {
   BUCKET,
@@ -540,7 +540,7 @@ export class PostgresMetricsStore implements MetricsStore {
     if (!series.length) return { series, rows: [], page: { truncated: false, resolution: plan.resolution } };
     const ids = series.map((s) => Number(s[0]));
     const read = samplesSql(kind, plan, columns, { from: q.from, to: q.to, limit: limit + 1 }, ids);
-    let rows = await this.sql.queryArrays(read.text, ...read.params);
+    let rows = parseSampleRows(await this.sql.queryArrays(read.text, ...read.params));
     const truncated = rows.length > limit;
     if (truncated) rows = rows.slice(0, limit);
     if (plan.level === 'raw') rows = latestPerStep(rows, plan.stepMs);

@@ -94,7 +94,11 @@ function rollupColumns(c: SampleColumn): Array<[string, string]> {
   return [[c.name, c.type]];
 }
 
-/** The DDL of one kind's three tables (the migration's text comes from here). */
+/**
+ * The DDL of one kind's three tables (the first metrics migration's text comes from here). A later
+ * migration gave the pod rollups' key the columns a read returns (INCLUDE, for index-only reads of
+ * a namespace): that step is in its own migration, not here.
+ */
 export function createTablesSql(kind: SampleKind): string {
   const raw = tableName(kind, 'raw');
   const cols = kind.columns.map((c) => `  ${c.name} ${c.type}${c.nullable ? '' : ' NOT NULL'}`).join(',\n');
