@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import base from './vitest.config.js';
+import base, { GLOBAL_SETUP } from './vitest.config.js';
 
 /**
  * `npm run test:postgres`: the files run a second time with every test host on the PostgreSQL server
@@ -57,4 +57,14 @@ export const POSTGRES_PASS = [
   'test/metrics/read-routes.test.ts',
 ];
 
-export default defineConfig({ ...base, test: { ...base.test, include: POSTGRES_PASS } });
+// None of these mocks a module: they share their worker's modules (isolate: false), as in npm test.
+export default defineConfig({
+  ...base,
+  test: {
+    ...base.test,
+    projects: undefined,
+    isolate: false,
+    globalSetup: [GLOBAL_SETUP],
+    include: POSTGRES_PASS,
+  },
+});
