@@ -87,7 +87,8 @@ export class KeptAnswers {
   }
 }
 
-function bytesOf(response: HttpResponseInit): Buffer | undefined {
+/** A built answer's body as bytes, or undefined when it is a stream (not kept). */
+export function bytesOf(response: HttpResponseInit): Buffer | undefined {
   const { body } = response;
   if (typeof body === 'string') return Buffer.from(body);
   if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);

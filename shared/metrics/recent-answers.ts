@@ -5,6 +5,7 @@ import type { LRUCache } from 'lru-cache';
 import { byteBoundedCache } from '../http/byte-bounded-cache.js';
 import { type ContentCoding, compressBytes, negotiateEncoding } from '../http/compression.js';
 import { headerRecord } from '../http/headers.js';
+import { bytesOf } from '../http/kept-answers.js';
 
 const gunzip = promisify(zlib.gunzip);
 const unbrotli = promisify(zlib.brotliDecompress);
@@ -124,11 +125,4 @@ export class RecentAnswers {
     }
     return { status: 200, body: coded, headers: { ...headers, 'Content-Encoding': coding } };
   }
-}
-
-function bytesOf(response: HttpResponseInit): Buffer | undefined {
-  const { body } = response;
-  if (typeof body === 'string') return Buffer.from(body);
-  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  return undefined;
 }
