@@ -1,3 +1,4 @@
+import { sleep } from '../app/sleep.js';
 import type { PrismaClient } from '../db/generated/client.js';
 import { HttpError } from '../http/problem.js';
 
@@ -96,8 +97,6 @@ async function isKnownAddress(prisma: PrismaClient, key: Key, limits: ThrottleLi
   });
   return row !== null && row.lastSignInAt.getTime() > now - limits.knownAddressDays * 86_400_000;
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Counts a password guess before the password is checked, refuses it with 429, or makes it wait.
