@@ -99,3 +99,19 @@ export function requireVisible(visible: string[] | undefined, clusterName: strin
     throw forbidden(`You have no access to the cluster ${clusterName}; an administrator assigns clusters.`);
   }
 }
+
+/**
+ * What a read or change that may name a cluster works on: the caller's visible clusters and the
+ * named cluster in stored (lower) case, or 403 when the caller may not see it.
+ */
+export async function clusterAccess<Name extends string | undefined>(
+  deps: AccessDeps,
+  caller: Pick<Caller, 'userId' | 'isAdmin'>,
+  clusterName: Name,
+): Promise<{ visible: string[] | undefined; clusterName: Name }> {
+  const visible = await visibleClusters(deps, caller);
+  // A name stays a name and no name stays none, so the caller's type carries over.
+  const name = (clusterName === undefined ? undefined : normalizeCluster(clusterName)) as Name;
+  requireVisible(visible, name);
+  return { visible, clusterName: name };
+}

@@ -9,14 +9,13 @@ import { pagedHeaders, pageOf, pagingQuery } from '../../http/paging.js';
 import { badRequest, HttpError } from '../../http/problem.js';
 import { emptyOk, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
-import { requireVisible, visibleClusters } from '../access.js';
+import { clusterAccess } from '../access.js';
 import {
   addClusterNotification,
   listAlerts,
   listClusterNotifications,
   removeClusterNotification,
 } from '../alerts/queries.js';
-import { normalizeCluster } from '../records.js';
 
 const alertTags = ['MetricsAlert'];
 const notificationTags = ['MetricsNotification'];
@@ -50,9 +49,7 @@ async function alertList(
     pageSize?: number;
   },
 ) {
-  const visible = await visibleClusters(services, caller);
-  const clusterName = q.clusterName !== undefined ? normalizeCluster(q.clusterName) : undefined;
-  requireVisible(visible, clusterName);
+  const { visible, clusterName } = await clusterAccess(services, caller, q.clusterName);
   const p = pageOf(q);
   const since = new Date(Date.now() - (q.days ?? 30) * 86_400_000);
   const { rows, total } = await listAlerts(
@@ -165,8 +162,7 @@ export const metricsAlertRoutes: RouteDefinition[] = [
       },
     },
     async handler({ services, caller, input: { params } }) {
-      const cluster = normalizeCluster(params.clusterName);
-      requireVisible(await visibleClusters(services, caller), cluster);
+      const cluster = (await clusterAccess(services, caller, params.clusterName)).clusterName;
       return ok(await listClusterNotifications(services.prisma, cluster));
     },
   }),
@@ -191,8 +187,7 @@ export const metricsAlertRoutes: RouteDefinition[] = [
       },
     },
     async handler({ services, caller, input: { body } }) {
-      const cluster = normalizeCluster(body.clusterName);
-      requireVisible(await visibleClusters(services, caller), cluster);
+      const cluster = (await clusterAccess(services, caller, body.clusterName)).clusterName;
       const outcome = await addClusterNotification(services.prisma, cluster, body.notificationId);
       if (outcome === 'exists') {
         throw badRequest('Notification already exists for this cluster', {
@@ -224,8 +219,7 @@ export const metricsAlertRoutes: RouteDefinition[] = [
       },
     },
     async handler({ services, caller, input: { body } }) {
-      const cluster = normalizeCluster(body.clusterName);
-      requireVisible(await visibleClusters(services, caller), cluster);
+      const cluster = (await clusterAccess(services, caller, body.clusterName)).clusterName;
       await removeClusterNotification(services.prisma, cluster, body.notificationId);
       return emptyOk();
     },

@@ -12,12 +12,11 @@ import { pagedHeaders, pageOf, pagingQuery } from '../../http/paging.js';
 import { badRequest, HttpError, serviceUnavailable } from '../../http/problem.js';
 import { json, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
-import { requireVisible, visibleClusters } from '../access.js';
+import { clusterAccess } from '../access.js';
 import { listClusterPrices } from '../alerts/queries.js';
 import { PerMinuteLimit } from '../prices/client-rate.js';
 import { PricesUnavailable } from '../prices/price-lookup.js';
 import { priceRequestSchema } from '../prices/retail-api.js';
-import { normalizeCluster } from '../records.js';
 
 const tags = ['ClusterPrices'];
 
@@ -61,9 +60,7 @@ async function priceList(
     pageSize?: number;
   },
 ) {
-  const visible = await visibleClusters(services, caller);
-  const clusterName = q.clusterName !== undefined ? normalizeCluster(q.clusterName) : undefined;
-  requireVisible(visible, clusterName);
+  const { visible, clusterName } = await clusterAccess(services, caller, q.clusterName);
   const p = pageOf(q);
   const { rows, total } = await listClusterPrices(
     services.prisma,
