@@ -148,7 +148,9 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<Azurit
     stderr = (stderr + String(d)).slice(-2000);
   });
   try {
-    await waitForPort(port, child, 20_000);
+    // It listens within a second or two on an idle machine; a busy one (a test run beside other
+    // work) has been seen to take over 20 s loading its modules.
+    await waitForPort(port, child, 60_000);
   } catch (e) {
     child.kill();
     unlock();
