@@ -166,9 +166,12 @@ async function onePosts(): Promise<void> {
       bodies,
     };
     await load.measure({ ...request, seconds: 2 });
+    const settled = process.memoryUsage();
     let peak = mb();
+    let atPeak = settled;
     const sampler = setInterval(() => {
-      peak = Math.max(peak, mb());
+      const m = process.memoryUsage();
+      if (m.rss / 1048576 > peak) [peak, atPeak] = [Math.round(m.rss / 1048576), m];
     }, 200);
     const cpu = process.cpuUsage();
     const r = await load.measure({ ...request, seconds: SECONDS });
@@ -181,6 +184,11 @@ async function onePosts(): Promise<void> {
         `p99 ${r.p99} ms (${ratio(r.p99, 100, true)}), errors ${errors}, host RSS peak ${peak} MB (${ratio(peak, 400, true)}), ` +
         `host CPU ${((used.user + used.system) / r.requests / 1000).toFixed(3)} ms per post`,
     );
+    // Where the RSS is: V8's heap (live objects and what it reserved), buffers outside it, and the
+    // rest (code, the runtime's own, freed memory not yet handed back).
+    const parts = (m: NodeJS.MemoryUsage) =>
+      `RSS ${Math.round(m.rss / 1048576)} MB = heap ${Math.round(m.heapTotal / 1048576)} MB (${Math.round(m.heapUsed / 1048576)} live) + external ${Math.round(m.external / 1048576)} MB (buffers ${Math.round(m.arrayBuffers / 1048576)}) + other ${Math.round((m.rss - m.heapTotal - m.external) / 1048576)} MB`;
+    console.log(`  host memory after warm-up: ${parts(settled)}; at the peak: ${parts(atPeak)}`);
   } finally {
     load.stop();
     await close();
