@@ -13,8 +13,10 @@
 // postgresql://postgres@127.0.0.1:5432/postgres; a fresh database is made and dropped. Without
 // one they run on in-memory PGlite and say so. The fleet size is a parameter: a quick run is
 // `--containers 600 --nodes 20 --day-containers 200`.
+import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
@@ -30,6 +32,18 @@ import { NODE, POD } from '../shared/metrics/store/postgres/tables.js';
 import { planRead } from '../shared/metrics/store/read-plan.js';
 import { createLogger } from '../shared/observability/logger.js';
 import { startLoadGenerator } from './load-generator.js';
+import { workerNodeArguments } from './worker-flags.js';
+
+// The host runs in this process: with the V8 flags the deployed Functions worker has, so its RSS
+// and CPU figures are the deployment's (without them the host peaked ~25 MB higher under posts).
+if (process.env.FINWATCH_BENCH_WORKER_FLAGS !== '1') {
+  const r = spawnSync(
+    process.execPath,
+    [...workerNodeArguments(), ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    { stdio: 'inherit', env: { ...process.env, FINWATCH_BENCH_WORKER_FLAGS: '1' } },
+  );
+  process.exit(r.status ?? 1);
+}
 
 const { values: opts } = parseArgs({
   options: {
@@ -166,9 +180,12 @@ async function onePosts(): Promise<void> {
       bodies,
     };
     await load.measure({ ...request, seconds: 2 });
+    const settled = process.memoryUsage();
     let peak = mb();
+    let atPeak = settled;
     const sampler = setInterval(() => {
-      peak = Math.max(peak, mb());
+      const m = process.memoryUsage();
+      if (m.rss / 1048576 > peak) [peak, atPeak] = [Math.round(m.rss / 1048576), m];
     }, 200);
     const cpu = process.cpuUsage();
     const r = await load.measure({ ...request, seconds: SECONDS });
@@ -181,6 +198,11 @@ async function onePosts(): Promise<void> {
         `p99 ${r.p99} ms (${ratio(r.p99, 100, true)}), errors ${errors}, host RSS peak ${peak} MB (${ratio(peak, 400, true)}), ` +
         `host CPU ${((used.user + used.system) / r.requests / 1000).toFixed(3)} ms per post`,
     );
+    // Where the RSS is: V8's heap (live objects and what it reserved), buffers outside it, and the
+    // rest (code, the runtime's own, freed memory not yet handed back).
+    const parts = (m: NodeJS.MemoryUsage) =>
+      `RSS ${Math.round(m.rss / 1048576)} MB = heap ${Math.round(m.heapTotal / 1048576)} MB (${Math.round(m.heapUsed / 1048576)} live) + external ${Math.round(m.external / 1048576)} MB (buffers ${Math.round(m.arrayBuffers / 1048576)}) + other ${Math.round((m.rss - m.heapTotal - m.external) / 1048576)} MB`;
+    console.log(`  host memory after warm-up: ${parts(settled)}; at the peak: ${parts(atPeak)}`);
   } finally {
     load.stop();
     await close();

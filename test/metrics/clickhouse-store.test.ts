@@ -132,7 +132,7 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
     );
     expect(inserts).toHaveLength(3);
 
-    // 10 minutes over 300 points: a 2-second step, the raw samples.
+    // 10 minutes over 150 points: a 5-second step, the raw samples.
     const pods = await store.pods({ from: at(-5), to: at(5), limit: 1000, clusterName: 'prod' });
     expect(pods.resolution).toBe('raw');
     expect(pods.truncated).toBe(false);
@@ -252,11 +252,13 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
     }
     await store.write({ clusterName: 'roll', batchId: randomUUID(), records });
 
+    // At 300 points a series, a day is 5-minute steps and a week hourly ones: the rollups' own buckets.
     const fiveMinutes = await store.pods({
       from: day(-1, 12),
       to: day(0, 12),
       limit: 1000,
       clusterName: 'roll',
+      maxPoints: 300,
     });
     expect(fiveMinutes.resolution).toBe('5m');
     expect(fiveMinutes.rows).toHaveLength(24);
@@ -273,6 +275,7 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
       to: day(2),
       limit: 1000,
       clusterName: 'roll',
+      maxPoints: 300,
     });
     expect(hourly.resolution).toBe('1h');
     expect(
@@ -313,7 +316,7 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
         },
       ],
     });
-    const window = { from: day(0, 12), to: day(1, 12), limit: 1000 };
+    const window = { from: day(0, 12), to: day(1, 12), limit: 1000, maxPoints: 300 };
     const nodes = await store.nodes({ ...window, clusterName: 'nodes' });
     expect(nodes.resolution).toBe('5m');
     expect(nodes.rows).toHaveLength(1);
@@ -410,7 +413,7 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
     );
     expect((await store.pods({ from: at(-60), to: at(60), limit: 10 })).rows.length).toBeGreaterThan(0);
     // The rollups outlive the raw rows.
-    const hourly = await store.pods({ from: day(-5), to: day(2), limit: 1000 });
+    const hourly = await store.pods({ from: day(-5), to: day(2), limit: 1000, maxPoints: 300 });
     expect(hourly.rows.length).toBe(2);
 
     expect(await store.cleanup(0)).toEqual({ scope: 'all metrics' });

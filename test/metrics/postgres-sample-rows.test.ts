@@ -1,21 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { parseSampleRows } from '../../shared/metrics/store/postgres/reads.js';
 
-/** The PostgreSQL store's samples arrive as one JSON text; the store reads them newest first. */
+/** The columns of rows, as the samples statement's json_agg per column writes them. */
+const columnsOf = (rows: unknown[][]) => JSON.stringify(rows[0]!.map((_, c) => rows.map((row) => row[c])));
+
+/** The PostgreSQL store's samples arrive as one JSON text of columns; the store reads rows, newest first. */
 describe('sample rows read from the samples statement', () => {
-  it('keeps rows that arrive newest first, then by series, as they are', () => {
-    const text = JSON.stringify([
+  it('turns the columns into rows and keeps rows that arrive newest first, then by series, as they are', () => {
+    const rows = [
       [2000, 1, 0.5, 1e8, 0, null, 1],
       [2000, 2, 0.25, 2e8, 1, 60, null],
       [1000, 1, 0.125, 3e8, 0, 30, 2],
-    ]);
-    expect(parseSampleRows([[text]])).toEqual(JSON.parse(text));
+    ];
+    expect(parseSampleRows([[columnsOf(rows)]])).toEqual(rows);
   });
 
   it('puts rows in that order when the database sent them otherwise', () => {
     const rows = parseSampleRows([
       [
-        JSON.stringify([
+        columnsOf([
           [1000, 2, 3],
           [2000, 2, 2],
           [2000, 1, 1],
@@ -31,7 +34,8 @@ describe('sample rows read from the samples statement', () => {
     ]);
   });
 
-  it('answers no rows when the window holds none (the aggregate is NULL)', () => {
+  it('answers no rows when the window holds none (every column is NULL)', () => {
+    expect(parseSampleRows([['[null, null, null]']])).toEqual([]);
     expect(parseSampleRows([[null]])).toEqual([]);
     expect(parseSampleRows([])).toEqual([]);
   });

@@ -5,7 +5,7 @@
  *     cluster / namespace / lastSeenAt indexes), whose names are sent once per series;
  *  2. their samples in the window: timestamp, series id and the numbers only, from the one level
  *     the plan picked, by the (series_id, ts) index of the window's partitions, sent as one JSON
- *     text (see samplesSql).
+ *     text of columns (see samplesSql).
  * Joining the names to every sample in SQL sent the same strings tens of thousands of times.
  */
 import type { ReadPlan } from '../read-plan.js';
@@ -57,6 +57,12 @@ export function samplesRowsSql(
 ): Statement {
   const table = `metrics.${tableName(kind, plan.level)}`;
   const ts = plan.level === 'raw' ? 'x.ts' : 'x.bucket';
+  // Epoch milliseconds. A raw time may hold a fraction of a millisecond, so it is computed in
+  // numeric (exact); a bucket or step starts on a whole second, which float8 holds exactly, and
+  // float8 arithmetic on the sort and group key cost a fraction of numeric's (a day of a namespace:
+  // 17,400 groups of 34,680 buckets).
+  const epochMs = (t: string) =>
+    plan.level === 'raw' ? `(extract(epoch FROM ${t}) * 1000)::float8` : `date_part('epoch', ${t}) * 1000`;
   const from = plan.level === 'raw' ? q.from : stepStart(q.from, plan.stepMs);
   const params: unknown[] = [ids, from.toISOString(), q.to.toISOString()];
   const where = `x.series_id = ANY($1::integer[]) AND ${ts} >= $2::timestamptz AND ${ts} < $3::timestamptz`;
@@ -66,7 +72,7 @@ export function samplesRowsSql(
   );
   if (!grouped) {
     return {
-      text: `SELECT (extract(epoch FROM ${ts}) * 1000)::float8 AS t, x.series_id AS id, ${values.join(', ')}
+      text: `SELECT ${epochMs(ts)} AS t, x.series_id AS id, ${values.join(', ')}
   FROM ${table} x
  WHERE ${where}
  ORDER BY ${ts} DESC, x.series_id
@@ -76,7 +82,7 @@ export function samplesRowsSql(
   }
   params.push(`${plan.stepMs / 1000} seconds`);
   return {
-    text: `SELECT (extract(epoch FROM date_bin($4::interval, x.bucket, timestamptz '1970-01-01 00:00:00+00')) * 1000)::float8 AS t,
+    text: `SELECT ${epochMs("date_bin($4::interval, x.bucket, timestamptz '1970-01-01 00:00:00+00')")} AS t,
        x.series_id AS id, ${values.join(', ')}
   FROM ${table} x
  WHERE ${where}
@@ -88,14 +94,19 @@ export function samplesRowsSql(
 }
 
 /**
- * The rows of samplesRowsSql as one JSON text: an array of [t, id, ...columns] in the same order, or
- * NULL when there are none (parse it with parseSampleRows). `pg` turns every field of every row into
- * a string before it parses the number in it, which was the largest part of the host's CPU in a
- * read of tens of thousands of rows; one field read by JSON.parse costs a fraction of that.
- * PostgreSQL writes each float8 as the same shortest text it sends in a column, so every number
- * arrives unchanged. The aggregate takes the rows in the order the subquery sorted them (what
- * PostgreSQL does for a plain aggregate over a sorted input; an ORDER BY inside json_agg sorted them
- * a second time, which cost more than it saved), and parseSampleRows checks that order.
+ * The rows of samplesRowsSql as one JSON text: an array of columns [t[], id[], ...columns[]], each in
+ * the rows' order, or columns of null when there are none (parseSampleRows turns them into rows).
+ * `pg` turns every field of every row into a string before it parses the number in it, which was
+ * the largest part of the host's CPU in a read of tens of thousands of rows; one field read by
+ * JSON.parse costs a fraction of that. PostgreSQL writes each float8 as the same shortest text it
+ * sends in a column, so every number arrives unchanged. One json_agg per column, not one
+ * json_build_array per row: PostgreSQL looks up how to write each value of a json_build_array on
+ * every call, and for a day of a namespace (17,400 rows) that was more than the rows' read itself
+ * (the whole statement, best of 7 at load 12: 273 ms before, 179 ms with the columns, the float8
+ * times above and the step's state by max). Every aggregate takes
+ * the rows in the order the subquery sorted them, each row to all of them at once (what PostgreSQL
+ * does for plain aggregates over a sorted input; an ORDER BY inside them sorted the rows again),
+ * and parseSampleRows checks that order.
  */
 export function samplesSql(
   kind: SampleKind,
@@ -105,9 +116,9 @@ export function samplesSql(
   ids: number[],
 ): Statement {
   const rows = samplesRowsSql(kind, plan, columns, q, ids);
-  const fields = ['t', 'id', ...columns].map((c) => `r.${c}`).join(', ');
+  const fields = ['t', 'id', ...columns].map((c) => `json_agg(r.${c})`).join(', ');
   return {
-    text: `SELECT json_agg(json_build_array(${fields}))::text AS rows
+    text: `SELECT json_build_array(${fields})::text AS rows
   FROM (${rows.text}) r`,
     params: rows.params,
   };
@@ -117,7 +128,15 @@ export function samplesSql(
 export function parseSampleRows(answer: unknown[][]): unknown[][] {
   const text = answer[0]?.[0];
   if (typeof text !== 'string') return [];
-  const rows = JSON.parse(text) as Array<[number, number, ...unknown[]]>;
+  const columns = JSON.parse(text) as Array<unknown[] | null>;
+  const first = columns[0];
+  if (!first) return [];
+  const rows = new Array<[number, number, ...unknown[]]>(first.length);
+  for (let i = 0; i < first.length; i++) {
+    const row = new Array(columns.length) as [number, number, ...unknown[]];
+    for (let c = 0; c < columns.length; c++) row[c] = columns[c]![i];
+    rows[i] = row;
+  }
   for (let i = 1; i < rows.length; i++) {
     if (newestFirst(rows[i - 1]!, rows[i]!) > 0) return rows.sort(newestFirst);
   }

@@ -197,7 +197,8 @@ export function readColumn(
     case 'max':
       return `max(${x})`;
     case 'last':
-      return `(array_agg(${x} ORDER BY ${alias}.last_ts DESC))[1]`;
+      // The value of the latest bucket; an ordered array_agg sorted every step's few rows apart.
+      return `(max(ARRAY[date_part('epoch', ${alias}.last_ts), ${x}]))[2]`;
     case 'all':
       return `bool_and(${x})`;
     case 'any':
