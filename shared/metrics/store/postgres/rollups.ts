@@ -47,14 +47,25 @@ const toNumber = (v: unknown, real: boolean): number => {
 export function rollupArrays(kind: SampleKind, level: RollupLevel, s: SampleArrays): unknown[][] {
   const width = BUCKET_MS[level];
   const cols = kind.columns;
-  // Per group: [bucketMs, seriesId, n, lastTs, ...one or two slots per column].
-  const groups = new Map<string, unknown[]>();
+  // Per group: [bucketMs, seriesId, n, lastTs, ...one or two slots per column], by bucket then
+  // series (a batch spans a few buckets: numeric keys, no key text per sample).
+  const byBucket = new Map<number, Map<number, unknown[]>>();
+  let size = 0;
+  let lastBucket = Number.NaN;
+  let groups: Map<number, unknown[]> | undefined;
   for (let i = 0; i < s.ts.length; i++) {
     const t = s.ts[i]!;
     const bucket = t - (((t % width) + width) % width);
+    if (bucket !== lastBucket) {
+      groups = byBucket.get(bucket);
+      if (!groups) {
+        groups = new Map();
+        byBucket.set(bucket, groups);
+      }
+      lastBucket = bucket;
+    }
     const id = s.ids[i]!;
-    const key = `${id}:${bucket}`;
-    let g = groups.get(key);
+    let g = groups!.get(id);
     const newest = !g || t >= (g[3] as number);
     if (!g) {
       g = [bucket, id, 0, t];
@@ -62,7 +73,8 @@ export function rollupArrays(kind: SampleKind, level: RollupLevel, s: SampleArra
         if (c.rollup === 'avg') g.push(null, 0);
         else g.push(null);
       }
-      groups.set(key, g);
+      groups!.set(id, g);
+      size++;
     }
     g[2] = (g[2] as number) + 1;
     if (newest) g[3] = t;
@@ -97,15 +109,18 @@ export function rollupArrays(kind: SampleKind, level: RollupLevel, s: SampleArra
       slot++;
     }
   }
-  const out: unknown[][] = rollupColumnNames(kind).map(() => new Array(groups.size));
+  const out: unknown[][] = rollupColumnNames(kind).map(() => new Array(size));
   let r = 0;
-  for (const g of groups.values()) {
-    out[0]![r] = new Date(g[0] as number).toISOString();
-    out[1]![r] = g[1];
-    out[2]![r] = g[2];
-    out[3]![r] = new Date(g[3] as number).toISOString();
-    for (let c = 4; c < g.length; c++) out[c]![r] = g[c];
-    r++;
+  for (const [bucket, groups] of byBucket) {
+    const bucketIso = new Date(bucket).toISOString();
+    for (const g of groups.values()) {
+      out[0]![r] = bucketIso;
+      out[1]![r] = g[1];
+      out[2]![r] = g[2];
+      out[3]![r] = new Date(g[3] as number).toISOString();
+      for (let c = 4; c < g.length; c++) out[c]![r] = g[c];
+      r++;
+    }
   }
   return out;
 }
@@ -127,4 +142,27 @@ export function rollupUpsertSql(
     `SELECT * FROM unnest(${casts.map((c, n) => `$${first + n}::${c}[]`).join(', ')}) ` +
     `ON CONFLICT (series_id, bucket) DO UPDATE SET ${merge.join(', ')}`
   );
+}
+
+/** Characters that would need quoting inside a PostgreSQL array literal. */
+const NEEDS_QUOTES = /[{},"\\\s]|^null$/i;
+
+/**
+ * A column's values as a PostgreSQL array literal, for values that need no quoting (numbers,
+ * booleans, null, ISO times, digit texts): a join instead of pg's per-element escaping, which
+ * cost about 4 µs a sample on a batch's ten-odd arrays. Anything else goes to pg as it is.
+ */
+export function plainArray(values: unknown[]): unknown[] | string {
+  const parts = new Array<string>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v === null || v === undefined) parts[i] = 'NULL';
+    else if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return values;
+      parts[i] = String(v);
+    } else if (typeof v === 'boolean') parts[i] = v ? 't' : 'f';
+    else if (typeof v === 'string' && v !== '' && !NEEDS_QUOTES.test(v)) parts[i] = v;
+    else return values;
+  }
+  return `{${parts.join(',')}}`;
 }

@@ -52,7 +52,7 @@ import {
   rangeOfName,
 } from './partitions.js';
 import { parseSampleRows, samplesSql, seriesSql } from './reads.js';
-import { rollupArrays, rollupCasts, rollupUpsertSql, type SampleArrays } from './rollups.js';
+import { plainArray, rollupArrays, rollupCasts, rollupUpsertSql, type SampleArrays } from './rollups.js';
 import { type Exec, pgSql, prismaSql, type Query, retryTransient, type Sql } from './sql.js';
 import {
   LEVELS,
@@ -292,7 +292,7 @@ export class PostgresMetricsStore implements MetricsStore {
         const records = byKind[w.kind] as SampleRecord[];
         if (!records.length) continue;
         const ids = await this.seriesIds(query, w.series, records, w.seriesRow, learned);
-        await exec(SAMPLE_SQL.get(w.table)!, ...sampleColumns(w, records, ids, states));
+        await exec(SAMPLE_SQL.get(w.table)!, ...sampleColumns(w, records, ids, states).map(plainArray));
       }
       const logs = byKind.podLog;
       const events = byKind.event;
@@ -1000,10 +1000,18 @@ function sampleColumns(
     values: w.table.columns.map(() => new Array(n)),
   };
   const isoTs = new Array<string>(n);
+  // A cycle's records share one collection time: its text is made once.
+  let lastMs = Number.NaN;
+  let lastIso = '';
   for (let i = 0; i < n; i++) {
     const r = records[i]!;
-    s.ts[i] = r.collectedAt.getTime();
-    isoTs[i] = iso(r.collectedAt);
+    const ms = r.collectedAt.getTime();
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastIso = iso(r.collectedAt);
+    }
+    s.ts[i] = ms;
+    isoTs[i] = lastIso;
     const values = w.values(r.data as never, states);
     for (let c = 0; c < values.length; c++) s.values[c]![i] = values[c];
   }
