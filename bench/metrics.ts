@@ -270,9 +270,10 @@ async function batchedAndBytes(): Promise<void> {
         `host CPU ${(((used.user + used.system) / written) * 1).toFixed(2)} µs per sample`,
     );
     const prisma = host.services.prisma;
-    await prisma.$executeRawUnsafe('VACUUM ANALYZE').catch(() => undefined);
-    const [size] = await prisma.$queryRawUnsafe<Array<{ heap: number; raw: number; all: number }>>(
-      `SELECT
+    const measure = async (what: string) => {
+      await prisma.$executeRawUnsafe('VACUUM ANALYZE').catch(() => undefined);
+      const [size] = await prisma.$queryRawUnsafe<Array<{ heap: number; raw: number; all: number }>>(
+        `SELECT
          (SELECT coalesce(sum(pg_table_size(i.inhrelid)), 0) FROM pg_inherits i
            WHERE i.inhparent = 'metrics.pod_raw'::regclass)::float8 AS heap,
          (SELECT coalesce(sum(pg_total_relation_size(i.inhrelid)), 0) FROM pg_inherits i
@@ -280,14 +281,24 @@ async function batchedAndBytes(): Promise<void> {
          (SELECT coalesce(sum(pg_total_relation_size(i.inhrelid)), 0) FROM pg_inherits i
            WHERE i.inhparent IN ('metrics.pod_raw'::regclass, 'metrics.pod_5m'::regclass, 'metrics.pod_1h'::regclass))::float8
            + pg_total_relation_size('"MetricsPodSeries"')::float8 AS all`,
+      );
+      const heap = Number(size!.heap) / written;
+      const raw = Number(size!.raw) / written;
+      const all = Number(size!.all) / written;
+      console.log(
+        `bytes on disk per pod sample ${what} (${DAY_CONTAINERS} containers, 1 sample/min): raw table and its index ${raw.toFixed(1)} ` +
+          `(table ${heap.toFixed(1)}, index ${(raw - heap).toFixed(1)}; ${ratio(raw, 100, true)}); with both rollups and the label sets ${all.toFixed(1)}`,
+      );
+    };
+    await measure('after a simulated day');
+    // Housekeeping rebuilds a day partition's indexes once the day has closed (an hour after it
+    // ends): run as of 02:00 tomorrow, when both days the samples span have closed.
+    const store = new PostgresMetricsStore(
+      prisma,
+      loadConfig({ WEBAPP_ENVIRONMENT: 'Development', DATA_DIR: 'memory://' }).metrics,
     );
-    const heap = Number(size!.heap) / written;
-    const raw = Number(size!.raw) / written;
-    const all = Number(size!.all) / written;
-    console.log(
-      `bytes on disk per pod sample after a simulated day (${DAY_CONTAINERS} containers, 1 sample/min): raw table and its index ${raw.toFixed(1)} ` +
-        `(table ${heap.toFixed(1)}, index ${(raw - heap).toFixed(1)}; ${ratio(raw, 100, true)}); with both rollups and the label sets ${all.toFixed(1)}`,
-    );
+    const packed = await store.housekeeping(new Date(Math.ceil(Date.now() / (24 * H)) * 24 * H + 2 * H));
+    await measure(`once housekeeping packed the closed days (${packed.packed?.length ?? 0} partitions)`);
   } finally {
     load.stop();
     await close();

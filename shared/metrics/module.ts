@@ -52,7 +52,8 @@ export function createMetricsModule(core: CoreServices, store?: MetricsStore): M
     },
     async housekeeping() {
       const result = await metricsStore.housekeeping();
-      if (result.created.length || result.dropped.length) core.log.info(result, 'metrics partitions');
+      if (result.created.length || result.dropped.length || result.packed?.length)
+        core.log.info(result, 'metrics partitions');
       return result;
     },
     close: () => metricsStore.close(),

@@ -248,9 +248,12 @@ export const batchEnvelopeSchema = z.object({
         error: `must be one of ${RECORD_KINDS.join(', ')}`,
       }),
       collectedAt: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 UTC date and time' }),
-      // Any object: its fields are checked by the record's kind (a record of unknowns would copy
-      // and check every key of thousands of records first).
-      data: z.looseObject({}, { error: 'must be an object' }),
+      // Any object: its fields are checked by the record's kind. A check, not an object schema:
+      // even a loose one copies every key of thousands of records (2 µs of a record's 3).
+      data: z
+        .unknown()
+        .refine((v) => v !== null && typeof v === 'object' && !Array.isArray(v), 'must be an object')
+        .meta({ type: 'object' }),
     }),
     { error: 'must be an array' },
   ),

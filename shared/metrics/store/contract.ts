@@ -192,6 +192,8 @@ export interface HousekeepingResult {
   created: string[];
   /** Partitions dropped past their retention. */
   dropped: string[];
+  /** Closed partitions whose indexes were rebuilt packed (PostgreSQL; absent when none were). */
+  packed?: string[];
 }
 
 export interface MetricsStore {

@@ -52,17 +52,15 @@ import {
   rangeOfName,
 } from './partitions.js';
 import { parseSampleRows, samplesSql, seriesSql } from './reads.js';
+import { plainArray, rollupArrays, rollupCasts, rollupUpsertSql, type SampleArrays } from './rollups.js';
 import { type Exec, pgSql, prismaSql, type Query, retryTransient, type Sql } from './sql.js';
 import {
-  BUCKET,
   LEVELS,
   type Level,
   NODE,
   POD,
   PVC,
-  rollupColumnNames,
   rollupMerge,
-  rollupSelect,
   SAMPLE_KINDS,
   type SampleKind,
   tableName,
@@ -79,6 +77,11 @@ const MAX_CACHED_SERIES = 200_000;
 const MAX_POD_STATES = 1000;
 /** Partitions made ahead of today by housekeeping (days for day partitions). */
 const DAYS_AHEAD = 3;
+/**
+ * A day (or month) partition is packed this long after it closed: the last cycles of the day and
+ * a retry or two have landed by then.
+ */
+const PACK_AFTER_MS = 60 * 60_000;
 /** Rows a read answers at most, whatever the caller asks. */
 const MAX_LIMIT = 1_000_000;
 
@@ -94,9 +97,15 @@ interface CachedSeries {
   seenAt: number;
 }
 
-/** One label set to upsert: its key, the columns, and the attribute fingerprint for the cache. */
+/**
+ * One label set to upsert: its identity, the columns, and the attribute fingerprint for the cache.
+ * The cache is keyed by the identity's texts joined by NUL (which no validated text holds); the
+ * stored seriesKey (an MD5 of the identity) is worked out only for a label set the cache lacks,
+ * so a batch of known containers hashes nothing.
+ */
 interface SeriesRow {
-  key: string;
+  cacheKey: string;
+  identity: unknown[];
   info: string;
   seenAt: Date;
   values: unknown[];
@@ -185,29 +194,21 @@ const SERIES_SQL = new Map<SeriesSpec, string>(
   [POD_SERIES, NODE_SERIES, PVC_SERIES].map((s) => [s, seriesUpsertSql(s)]),
 );
 
-/** Casts of the raw columns for the unnest of a sample insert. */
-function castOf(type: string): string {
-  return type;
-}
-
-/** One statement: the batch's samples into the raw table and merged into both rollups. */
+/**
+ * One statement: the batch's samples into the raw table and its rollup rows (merged per series and
+ * bucket on the host, see rollups.ts) into both rollups. One statement keeps a one-object post
+ * atomic without a transaction.
+ */
 function sampleWriteSql(kind: SampleKind): string {
   const names = ['ts', 'series_id', ...kind.columns.map((c) => c.name)];
-  const casts = ['timestamptz', 'integer', ...kind.columns.map((c) => castOf(c.type))];
-  const rollups = (['5m', '1h'] as const).map((level) => {
-    const t = `metrics.${tableName(kind, level)}`;
-    return (
-      `INSERT INTO ${t} AS r (${rollupColumnNames(kind).join(', ')}) ` +
-      `SELECT date_bin('${BUCKET[level]}', i.ts, timestamptz '2000-01-01 00:00:00+00'), i.series_id, count(*)::integer, max(i.ts), ${rollupSelect(kind).join(', ')} ` +
-      `FROM i GROUP BY 1, 2 ` +
-      `ON CONFLICT (series_id, bucket) DO UPDATE SET ${rollupMerge(kind).join(', ')}`
-    );
-  });
+  const casts = ['timestamptz', 'integer', ...kind.columns.map((c) => c.type)];
+  const merge = rollupMerge(kind);
+  const r5 = rollupUpsertSql(kind, '5m', names.length + 1, merge);
+  const r1 = rollupUpsertSql(kind, '1h', names.length + rollupCasts(kind).length + 1, merge);
   return (
-    `WITH i AS (SELECT * FROM unnest(${casts.map((c, n) => `$${n + 1}::${c}[]`).join(', ')}) AS i(${names.join(', ')})), ` +
-    `raw AS (INSERT INTO metrics.${tableName(kind, 'raw')} (${names.join(', ')}) SELECT ${names.join(', ')} FROM i), ` +
-    `r5 AS (${rollups[0]}) ` +
-    rollups[1]
+    `WITH raw AS (INSERT INTO metrics.${tableName(kind, 'raw')} (${names.join(', ')}) ` +
+    `SELECT * FROM unnest(${casts.map((c, n) => `$${n + 1}::${c}[]`).join(', ')})), ` +
+    `r5 AS (${r5}) ${r1}`
   );
 }
 
@@ -291,7 +292,7 @@ export class PostgresMetricsStore implements MetricsStore {
         const records = byKind[w.kind] as SampleRecord[];
         if (!records.length) continue;
         const ids = await this.seriesIds(query, w.series, records, w.seriesRow, learned);
-        await exec(SAMPLE_SQL.get(w.table)!, ...sampleColumns(w, records, ids, states));
+        await exec(SAMPLE_SQL.get(w.table)!, ...sampleColumns(w, records, ids, states).map(plainArray));
       }
       const logs = byKind.podLog;
       const events = byKind.event;
@@ -316,7 +317,7 @@ export class PostgresMetricsStore implements MetricsStore {
   private remember(spec: SeriesSpec, row: SeriesRow, id: number): void {
     const cache = this.series.get(spec)!;
     if (cache.size >= MAX_CACHED_SERIES) cache.clear();
-    cache.set(row.key, { id, info: row.info, seenAt: row.seenAt.getTime() });
+    cache.set(row.cacheKey, { id, info: row.info, seenAt: row.seenAt.getTime() });
   }
 
   /** Series ids for each record, in order: from the cache, else one upsert of the missing ones. */
@@ -333,28 +334,31 @@ export class PostgresMetricsStore implements MetricsStore {
     const missing = new Map<string, SeriesRow>();
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!;
-      const hit = cache.get(row.key);
+      const hit = cache.get(row.cacheKey);
       if (hit && hit.info === row.info && row.seenAt.getTime() - hit.seenAt < SERIES_REFRESH_MS) {
         ids[i] = hit.id;
         continue;
       }
-      const had = missing.get(row.key);
-      if (!had || had.seenAt <= row.seenAt) missing.set(row.key, row);
+      const had = missing.get(row.cacheKey);
+      if (!had || had.seenAt <= row.seenAt) missing.set(row.cacheKey, row);
     }
     if (missing.size) {
       const list = [...missing.values()];
+      const keys = list.map((row) => md5(row.identity));
       const width = spec.columns.length + 3;
       const arrays: unknown[][] = Array.from({ length: width }, () => []);
-      for (const row of list) {
-        arrays[0]!.push(row.key);
+      for (const [n, row] of list.entries()) {
+        arrays[0]!.push(keys[n]);
         for (let c = 0; c < spec.columns.length; c++) arrays[c + 1]!.push(row.values[c]);
         arrays[width - 2]!.push(iso(row.seenAt));
         arrays[width - 1]!.push(iso(row.seenAt));
       }
       const returned = await query<{ id: number; seriesKey: string }>(SERIES_SQL.get(spec)!, ...arrays);
       const byKey = new Map(returned.map((r) => [r.seriesKey, Number(r.id)]));
-      for (const row of list) learned.push([spec, row, byKey.get(row.key)!]);
-      for (let i = 0; i < rows.length; i++) if (ids[i] === undefined) ids[i] = byKey.get(rows[i]!.key)!;
+      const byCacheKey = new Map(list.map((row, n) => [row.cacheKey, byKey.get(keys[n]!)!]));
+      for (const row of list) learned.push([spec, row, byCacheKey.get(row.cacheKey)!]);
+      for (let i = 0; i < rows.length; i++)
+        if (ids[i] === undefined) ids[i] = byCacheKey.get(rows[i]!.cacheKey)!;
     }
     return ids;
   }
@@ -736,7 +740,38 @@ export class PostgresMetricsStore implements MetricsStore {
     );
     const longest = Math.max(...Object.values(retentionDays));
     await this.dropUnseenSeries(new Date(now.getTime() - longest * DAY_MS));
-    return { created, dropped };
+    const packed = await this.packClosedPartitions(now);
+    return { created, dropped, ...(packed.length ? { packed } : {}) };
+  }
+
+  /**
+   * Rebuilds the indexes of each partition whose day (or month) has closed, once per partition.
+   * Samples arrive in time order across every series, so each index page of (series_id, ts) or of
+   * the rollups' key takes rows from many cycles and is split half-full again and again: a day's
+   * index ends up about two thirds full. Rebuilt once no more rows are expected, it is packed to
+   * the B-tree's fill factor (90%), and stays so, since a closed partition is not written again
+   * (bar a late retry). CONCURRENTLY: writes and reads of other partitions are never blocked, and
+   * this one's reads go on during the rebuild. metrics.packed_partitions records what was done.
+   */
+  private async packClosedPartitions(now: Date): Promise<string[]> {
+    const done = new Set(
+      (await this.query<{ name: string }>(`SELECT name FROM metrics.packed_partitions`)).map((r) => r.name),
+    );
+    const packed: string[] = [];
+    for (const kind of SAMPLE_KINDS) {
+      for (const level of LEVELS) {
+        for (const p of await this.partitionsOf(kind, level)) {
+          if (done.has(p.name) || p.to.getTime() > now.getTime() - PACK_AFTER_MS) continue;
+          await this.exec(`REINDEX TABLE CONCURRENTLY metrics.${p.name}`);
+          await this.exec(
+            `INSERT INTO metrics.packed_partitions (name) VALUES ($1) ON CONFLICT DO NOTHING`,
+            p.name,
+          );
+          packed.push(p.name);
+        }
+      }
+    }
+    return packed;
   }
 
   private async dropUnseenSeries(before: Date): Promise<void> {
@@ -752,6 +787,8 @@ export class PostgresMetricsStore implements MetricsStore {
 
   private async dropPartition(name: string): Promise<void> {
     await this.exec(`DROP TABLE IF EXISTS metrics.${name}`);
+    // A partition made again under this name (a late retry of a dropped day) is not packed yet.
+    await this.exec(`DELETE FROM metrics.packed_partitions WHERE name = $1`, name);
     this.partitions.delete(name);
   }
 
@@ -881,10 +918,11 @@ function pvcSeriesRow(r: Rec<'pvc'>): SeriesRow {
   );
 }
 
-/** A label set row: its identity (hashed into the key) and its attributes (compared via `info`). */
-function seriesRow(r: { collectedAt: Date }, identity: unknown[], attrs: unknown[]): SeriesRow {
+/** A label set row: its identity (hashed into the stored key) and its attributes (compared via `info`). */
+function seriesRow(r: { collectedAt: Date }, identity: string[], attrs: unknown[]): SeriesRow {
   return {
-    key: md5(identity),
+    cacheKey: identity.join('\u0000'),
+    identity,
     info: JSON.stringify(attrs),
     seenAt: r.collectedAt,
     values: [...identity, ...attrs],
@@ -948,21 +986,36 @@ const SAMPLE_WRITERS: SampleWriter[] = [
   }),
 ];
 
-/** Column arrays for the sample statement: ts, series_id, then the writer's values. */
+/** Parameters of the sample statement: the raw columns (ts, series_id, the writer's values), then each rollup's rows. */
 function sampleColumns(
   w: SampleWriter,
   records: SampleRecord[],
   ids: number[],
   states: Map<string, number>,
 ): unknown[][] {
-  const cols: unknown[][] = Array.from({ length: 2 + w.table.columns.length }, () => []);
-  records.forEach((r, i) => {
-    cols[0]!.push(iso(r.collectedAt));
-    cols[1]!.push(ids[i]);
+  const n = records.length;
+  const s: SampleArrays = {
+    ts: new Array(n),
+    ids,
+    values: w.table.columns.map(() => new Array(n)),
+  };
+  const isoTs = new Array<string>(n);
+  // A cycle's records share one collection time: its text is made once.
+  let lastMs = Number.NaN;
+  let lastIso = '';
+  for (let i = 0; i < n; i++) {
+    const r = records[i]!;
+    const ms = r.collectedAt.getTime();
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastIso = iso(r.collectedAt);
+    }
+    s.ts[i] = ms;
+    isoTs[i] = lastIso;
     const values = w.values(r.data as never, states);
-    for (let c = 0; c < values.length; c++) cols[c + 2]!.push(values[c]);
-  });
-  return cols;
+    for (let c = 0; c < values.length; c++) s.values[c]![i] = values[c];
+  }
+  return [isoTs, ids, ...s.values, ...rollupArrays(w.table, '5m', s), ...rollupArrays(w.table, '1h', s)];
 }
 
 /** The batch's records by kind, in the order they came. */

@@ -120,26 +120,6 @@ export function createTablesSql(kind: SampleKind): string {
   return out.join('\n\n');
 }
 
-/** `SELECT` expressions that aggregate raw rows `i` (columns ts, series_id, …) into a rollup row. */
-export function rollupSelect(kind: SampleKind): string[] {
-  return kind.columns.flatMap((c) => {
-    switch (c.rollup) {
-      case 'avg':
-        return [`sum(i.${c.name})`, `count(i.${c.name})::integer`];
-      case 'max':
-        return [`max(i.${c.name})`];
-      case 'last':
-        return [`(array_agg(i.${c.name} ORDER BY i.ts DESC))[1]`];
-      case 'all':
-        return [`bool_and(i.${c.name})`];
-      case 'any':
-        return [`bool_or(i.${c.name})`];
-      default:
-        throw new Error(`unknown rollup ${String(c.rollup)}`);
-    }
-  });
-}
-
 /** The `ON CONFLICT … DO UPDATE SET` list merging a new partial bucket into a stored one (`r`). */
 export function rollupMerge(kind: SampleKind): string[] {
   const merged = kind.columns.flatMap((c) => {
