@@ -85,9 +85,10 @@ export async function clearCostDays(exec: Exec, cutoff?: Date): Promise<void> {
  * series row no longer has (or a series since removed).
  */
 export const DAYS_TO_SUM_SQL = `SELECT to_char(d, 'YYYY-MM-DD') AS day FROM (
-  SELECT g::date AS d FROM generate_series(($2::timestamptz AT TIME ZONE 'UTC')::date,
-                                           ($3::timestamptz AT TIME ZONE 'UTC')::date - 1, interval '1 day') g
-  WHERE NOT EXISTS (SELECT 1 FROM metrics.cost_day_summed m WHERE m.cluster = $1 AND m.day = g::date)
+  SELECT d FROM (
+    SELECT ($2::timestamptz AT TIME ZONE 'UTC')::date + i AS d
+    FROM generate_series(0, ($3::timestamptz AT TIME ZONE 'UTC')::date - ($2::timestamptz AT TIME ZONE 'UTC')::date - 1) i) g
+  WHERE NOT EXISTS (SELECT 1 FROM metrics.cost_day_summed m WHERE m.cluster = $1 AND m.day = g.d)
   UNION
   SELECT day FROM metrics.cost_day_late
   WHERE cluster = $1 AND day >= ($2::timestamptz AT TIME ZONE 'UTC')::date AND day < ($3::timestamptz AT TIME ZONE 'UTC')::date
