@@ -11,6 +11,10 @@
  * The hourly rule (as the in-memory source's): a rollup row's `n` counts the agent's samples of
  * that node or container in the hour; the hour's cycles are the most samples any node of the
  * cluster has in it; a node or container seen in fewer cycles counts that part of the hour.
+ *
+ * Closed days are read from per-day sums the store keeps (metrics.cost_day and cost_node_hour, see
+ * shared/metrics/store/postgres/cost-days.ts), summed here on a day's first read; the open day from
+ * the hourly rollup. Both give the same rows.
  */
 import type { PrismaClient } from '../../db/client.js';
 import {
