@@ -44,6 +44,7 @@ import type {
   WriteResult,
 } from '../contract.js';
 import { planRead } from '../read-plan.js';
+import { clearCostDays, dropCostDaysBefore, markLateDays } from './cost-days.js';
 import {
   createPartitionSql,
   listPartitionsSql,
@@ -294,6 +295,7 @@ export class PostgresMetricsStore implements MetricsStore {
         const ids = await this.seriesIds(query, w.series, records, w.seriesRow, learned);
         await exec(SAMPLE_SQL.get(w.table)!, ...sampleColumns(w, records, ids, states).map(plainArray));
       }
+      await markLateDays(exec, batch.records, this.now());
       const logs = byKind.podLog;
       const events = byKind.event;
       if (logs.length) await writeLogs(exec, logs);
@@ -682,6 +684,7 @@ export class PostgresMetricsStore implements MetricsStore {
       await this.exec(
         `TRUNCATE ${SAMPLE_KINDS.flatMap((k) => LEVELS.map((l) => `metrics.${tableName(k, l)}`)).join(', ')}, "MetricsPodLogs", "MetricsEvents", "MetricsIngestBatches"`,
       );
+      await clearCostDays(this.exec);
       await this.dropUnseenSeries(new Date(now.getTime() - SEEN_SLACK_MS));
       return { scope: 'all metrics' };
     }
@@ -698,6 +701,7 @@ export class PostgresMetricsStore implements MetricsStore {
         }
       }
     }
+    await clearCostDays(this.exec, cutoff);
     await this.exec(`DELETE FROM "MetricsPodLogs" WHERE "collectedAt" < $1::timestamptz`, iso(cutoff));
     await this.exec(`DELETE FROM "MetricsEvents" WHERE "collectedAt" < $1::timestamptz`, iso(cutoff));
     await this.dropUnseenSeries(new Date(Math.min(cutoff.getTime(), now.getTime() - SEEN_SLACK_MS)));
@@ -730,6 +734,11 @@ export class PostgresMetricsStore implements MetricsStore {
         }
       }
     }
+    // The cost read's per-day sums live as long as the hourly partitions they were summed from.
+    await dropCostDaysBefore(
+      this.exec,
+      partitionFor(POD, '1h', new Date(now.getTime() - retentionDays['1h'] * DAY_MS)).from,
+    );
     const logHorizon = iso(new Date(now.getTime() - this.settings.Metrics__RetentionLogsDays * DAY_MS));
     await this.exec(`DELETE FROM "MetricsPodLogs" WHERE "collectedAt" < $1::timestamptz`, logHorizon);
     await this.exec(`DELETE FROM "MetricsEvents" WHERE "collectedAt" < $1::timestamptz`, logHorizon);
