@@ -44,7 +44,14 @@ export function timerFunctions(config: AppConfig): TimerFunction[] {
   timers.push({
     kind: 'housekeeping',
     ...metricsHousekeepingTimerTrigger(),
-    run: (s) => s.metrics.housekeeping(),
+    run: async (s) => {
+      const partitions = await s.metrics.housekeeping();
+      // The cost read's per-day sums of the days that closed since the last run, so a month's
+      // first read does not sum them itself.
+      const costDays = await s.finops.kubernetesUsage.prepareClosedDays?.();
+      if (costDays?.length) s.log.info({ costDays }, 'Kubernetes cost days summed');
+      return { ...partitions, costDays };
+    },
   });
   const silence = metricsSilenceTimerTrigger(config);
   if (silence) timers.push({ kind: 'silence', ...silence, run: (s) => s.metricsAlerts.checkSilence() });

@@ -404,6 +404,24 @@ function costDaysSuite(label: string, kind: 'pglite' | 'postgres'): void {
       },
     );
 
+    it('sums the closed days ahead of a read when the housekeeping timer asks, and the read then sums none', async () => {
+      await db.prisma.$executeRawUnsafe(`DELETE FROM metrics.cost_day_summed`);
+      await db.prisma.$executeRawUnsafe(`DELETE FROM metrics.cost_day`);
+      const source = stored();
+      const prepared = await source.prepareClosedDays();
+      const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+      // The month of closed days up to yesterday (today has not closed), D1 and D2 among them.
+      const yesterday = day(Date.now() - DAY - 3_600_000);
+      expect(prepared).toHaveLength(1);
+      expect(prepared[0]!.clusterName).toBe('shop-agent');
+      expect(prepared[0]!.days).toHaveLength(31);
+      expect(prepared[0]!.days).toEqual(expect.arrayContaining([day(D1), day(D2)]));
+      expect(prepared[0]!.days.at(-1)).toBe(yesterday);
+      expect(await summedRows()).toBe(14);
+      expect(await source.sumClosedDays('shop-agent', new Date(D1), new Date(D2 + DAY))).toEqual([]);
+      expect(await source.prepareClosedDays()).toEqual([]);
+    });
+
     it('sums a closed day again when a late batch lands in it', async () => {
       const before = await allocate(db.prisma, stored(), { kind: 'namespace' });
       expect(before.rows.map((r) => r.name)).not.toContain('late');

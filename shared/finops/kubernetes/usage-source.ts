@@ -133,6 +133,12 @@ export interface KubernetesUsageSource {
    * without it answer `day`.
    */
   summedDays?(clusterName: string, from: string, to: string, row: RowKey): Promise<Map<string, SummedDay>>;
+  /**
+   * Optional: does ahead of time what the first read of the recent closed days would do (a source
+   * that keeps per-day sums stores them), so that read is fast. Called by the hourly housekeeping
+   * timer; answers the days prepared per cluster.
+   */
+  prepareClosedDays?(): Promise<Array<{ clusterName: string; days: string[] }>>;
   /** The cluster's node-hours and container-hours of one UTC day (yyyy-MM-dd). */
   day(clusterName: string, day: string): Promise<UsageDay>;
   /** Usage samples per workload container over from..to, for rightsizing. */
