@@ -1,7 +1,8 @@
 /**
- * The Kubernetes cost's usage source over the metrics service's ClickHouse store: node-hours and
- * container-hours from its cost rollups (`k8s_node_1h`, `k8s_pod_1h`: usage with each node's
- * provider id, pool and allocatable and each container's node, requests, owner and labels),
+ * The Kubernetes cost's usage source over the metrics service's ClickHouse store: node-hours from
+ * its cost rollup `k8s_node_1h` (capacity with each node's provider id, pool and allocatable) and
+ * container-hours from its hourly pod rollup `pod_1h` (usage with each container's node, requests,
+ * owner and labels),
  * rightsizing samples from the raw samples averaged per 5 minutes (as the PostgreSQL store's
  * 5-minute rollup gives them).
  *
@@ -69,10 +70,11 @@ nd AS (
  */
 const podHours = (labels: boolean) => `pods AS (
   SELECT bucket, namespace, pod, container, sum(samples) AS n, avgMerge(cpu_usage_cores) AS cpu,
-         avgMerge(memory_usage_bytes) AS mem, argMaxMerge(node_name) AS pnode, argMaxMerge(cpu_request_cores) AS cpu_req,
+         avgMerge(memory_usage_bytes) AS mem, ifNull(argMaxMerge(node_name), '') AS pnode,
+         argMaxMerge(cpu_request_cores) AS cpu_req,
          argMaxMerge(memory_request_bytes) AS mem_req, argMaxMerge(owner_kind) AS owner_kind,
          argMaxMerge(owner_name) AS owner_name${labels ? ', argMaxMerge(labels) AS labels' : ''}
-  FROM {db}.k8s_pod_1h
+  FROM {db}.pod_1h
   WHERE cluster = {cluster:String} AND bucket >= {from:${T}} AND bucket < {to:${T}}
   GROUP BY namespace, pod, container, bucket)`;
 
