@@ -13,7 +13,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
  * - Rollups: a materialized view per resolution feeds an AggregatingMergeTree of 5-minute and
  *   hourly buckets, written in the same INSERT as the samples, so long windows read a few rows per
  *   series instead of every sample, and outlive the raw rows (their own TTL). Each view costs every
- *   insert a fixed ~25 ms of CPU besides its rows, so there are as few as the reads need: pod_1h
+ *   insert a fixed part of its CPU besides its rows, so there are as few as the reads need: pod_1h
  *   also carries what the Kubernetes cost allocation reads (node, requests, owner, labels), and
  *   every hourly rollup its last sample time (`last_seen`).
  * - Pod logs: ReplacingMergeTree keyed by container, version = collection time: the latest
