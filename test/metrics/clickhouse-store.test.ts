@@ -11,6 +11,7 @@ import {
   podRecordSchema,
   pvcRecordSchema,
 } from '../../shared/metrics/records.js';
+import { chTime } from '../../shared/metrics/store/clickhouse/rows.js';
 import { ClickHouseMetricsStore } from '../../shared/metrics/store/clickhouse/store.js';
 import { CHDB_AVAILABLE, type ChdbHttpBridge, startChdbHttpBridge } from '../support/chdb-http-bridge.js';
 
@@ -382,7 +383,7 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
     expect(all.truncated).toBe(true);
   });
 
-  it('lists clusters and namespaces from the seen table, within the visible set', async () => {
+  it('lists clusters and namespaces from the hourly rollups, within the visible set', async () => {
     expect(await store.clusters(day(-1))).toEqual(['nodes', 'prod', 'roll']);
     expect(await store.clusters(day(-1), ['prod', 'other'])).toEqual(['prod']);
     expect(await store.clusters(at(-1), undefined)).toEqual(['prod']);
@@ -440,8 +441,8 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
     expect(ttl('pod_5m')).toContain('toIntervalDay(90)');
   });
 
-  it('fills the cost rollups from the samples already stored when they are added to an existing store', async () => {
-    // A store made before the cost rollups existed: samples, but no k8s_* tables or views.
+  it('fills the node cost rollup from the samples already stored when it is added to an existing store', async () => {
+    // A store made before the node cost rollup existed: samples, but no k8s_node_1h table or view.
     const older = `metrics_${randomUUID().replaceAll('-', '').slice(0, 8)}`;
     const open = () =>
       ClickHouseMetricsStore.open({
@@ -452,54 +453,162 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
         retention,
       });
     const first = await open();
-    const spec = { cpuRequestCores: 0.5, memoryRequestBytes: 1e9, ownerKind: 'Deployment', ownerName: 'api' };
     await first.write({
       clusterName: 'prod',
       records: [
-        node(0, {
-          cpuCapacityCores: 4,
-          memoryCapacityBytes: 16e9,
-          providerId: 'azure:///vm/0',
-          nodePool: 'np1',
-        }),
-        node(30, {
-          cpuCapacityCores: 4,
-          memoryCapacityBytes: 16e9,
-          providerId: 'azure:///vm/0',
-          nodePool: 'np1',
-        }),
-        pod(0, {
-          cpuUsageCores: 0.2,
-          memoryUsageBytes: 2e8,
-          nodeName: 'aks-np1-0',
-          labels: { team: 'a' },
-          ...spec,
-        }),
-        pod(30, {
-          cpuUsageCores: 0.4,
-          memoryUsageBytes: 4e8,
-          nodeName: 'aks-np1-0',
-          labels: { team: 'b' },
-          ...spec,
-        }),
+        node(0, onNode),
+        node(30, onNode),
+        pod(0, { cpuUsageCores: 0.2, memoryUsageBytes: 2e8, nodeName: 'aks-np1-0', ...spec }),
+        pod(30, { cpuUsageCores: 0.4, memoryUsageBytes: 4e8, nodeName: 'aks-np1-0', ...spec }),
       ],
     });
     await first.close();
-    for (const t of ['k8s_pod_1h', 'k8s_node_1h']) {
-      bridge.session.query(`DROP VIEW ${older}.${t}_mv`);
-      bridge.session.query(`DROP TABLE ${older}.${t}`);
-    }
+    bridge.session.query(`DROP VIEW ${older}.k8s_node_1h_mv`);
+    bridge.session.query(`DROP TABLE ${older}.k8s_node_1h`);
     const reopened = await open();
     // A sample written after the reopening is counted once, by the view.
     await reopened.write({
       clusterName: 'prod',
       records: [
-        node(45, {
-          cpuCapacityCores: 4,
-          memoryCapacityBytes: 16e9,
-          providerId: 'azure:///vm/0',
-          nodePool: 'np1',
-        }),
+        node(45, onNode),
+        pod(45, { cpuUsageCores: 0.6, memoryUsageBytes: 6e8, nodeName: 'aks-np1-0', ...spec }),
+      ],
+    });
+    const hour = T0.toISOString().slice(0, 10);
+    const usage = await new ClickHouseUsageSource(reopened).day('prod', hour);
+    expect(usage.nodeHours).toEqual([
+      expect.objectContaining({ node: 'aks-np1-0', pool: 'np1', cpuCapacityCores: 4, seen: 1 }),
+    ]);
+    expect(usage.containerHours).toEqual([
+      expect.objectContaining({ node: 'aks-np1-0', cpuUsageCores: expect.closeTo(0.4, 9), seen: 1 }),
+    ]);
+    // Opening again does not fill it a second time.
+    await (await open()).close();
+    const again = await new ClickHouseUsageSource(reopened).day('prod', hour);
+    expect(again.nodeHours).toEqual([expect.objectContaining({ seen: 1 })]);
+    await reopened.close();
+  }, 180_000);
+
+  /**
+   * Turns a store made now into the previous layout: pod_1h, node_1h and pvc_1h without last_seen
+   * (pod_1h without the cost attributes either) and their views without them, a pod cost rollup
+   * of its own (`k8s_pod_1h`, of the given layout) and a `seen` table fed by views.
+   */
+  function toPreviousLayout(db: string, costLayout: 1 | 2) {
+    const q = (sql: string) => bridge.session.query(sql);
+    for (const kind of ['pod', 'node', 'pvc']) q(`DROP VIEW ${db}.${kind}_1h_mv`);
+    q(
+      `ALTER TABLE ${db}.pod_1h DROP COLUMN cpu_request_cores, DROP COLUMN memory_request_bytes, DROP COLUMN owner_kind,
+         DROP COLUMN owner_name, DROP COLUMN labels, DROP COLUMN last_seen`,
+    );
+    q(`ALTER TABLE ${db}.node_1h DROP COLUMN last_seen`);
+    q(`ALTER TABLE ${db}.pvc_1h DROP COLUMN last_seen`);
+    q(`CREATE MATERIALIZED VIEW ${db}.pod_1h_mv TO ${db}.pod_1h AS
+       SELECT cluster, namespace, pod, container, toStartOfHour(ts) AS bucket, count() AS samples,
+         avgState(cpu_usage_cores) AS cpu_usage_cores, avgState(cpu_limit_cores) AS cpu_limit_cores,
+         avgState(memory_usage_bytes) AS memory_usage_bytes, avgState(memory_limit_bytes) AS memory_limit_bytes,
+         argMaxState(CAST(node_name, 'Nullable(String)'), ts) AS node_name,
+         argMaxState(CAST(pod_state, 'Nullable(String)'), ts) AS pod_state,
+         max(restart_count) AS restart_count, max(pod_age) AS pod_age
+       FROM ${db}.pod_raw GROUP BY cluster, namespace, pod, container, bucket`);
+    // node_1h and pvc_1h are left without a view: the start makes the current one.
+    const last = (type: string) => `AggregateFunction(argMax, ${type}, DateTime64(3, 'UTC'))`;
+    if (costLayout === 2) {
+      q(`CREATE TABLE ${db}.k8s_pod_1h (cluster LowCardinality(String), namespace LowCardinality(String),
+           pod LowCardinality(String), container LowCardinality(String), bucket DateTime('UTC'),
+           samples SimpleAggregateFunction(sum, UInt64), cpu_usage_cores AggregateFunction(avg, Float64),
+           memory_usage_bytes AggregateFunction(avg, Float64), node_name ${last('String')},
+           cpu_request_cores ${last('Nullable(Float64)')}, memory_request_bytes ${last('Nullable(Float64)')},
+           owner_kind ${last('String')}, owner_name ${last('String')}, labels ${last('String')})
+         ENGINE = AggregatingMergeTree PARTITION BY toYYYYMM(bucket) ORDER BY (cluster, namespace, pod, container, bucket)`);
+      q(`CREATE MATERIALIZED VIEW ${db}.k8s_pod_1h_mv TO ${db}.k8s_pod_1h AS
+         SELECT cluster, namespace, pod, container, toStartOfHour(ts) AS bucket, count() AS samples,
+           avgState(toFloat64(cpu_usage_cores)) AS cpu_usage_cores, avgState(toFloat64(memory_usage_bytes)) AS memory_usage_bytes,
+           argMaxState(assumeNotNull(ifNull(toString(node_name), '')), ts) AS node_name,
+           argMaxState(CAST(cpu_request_cores, 'Nullable(Float64)'), ts) AS cpu_request_cores,
+           argMaxState(CAST(memory_request_bytes, 'Nullable(Float64)'), ts) AS memory_request_bytes,
+           argMaxState(assumeNotNull(ifNull(toString(owner_kind), '')), ts) AS owner_kind,
+           argMaxState(assumeNotNull(ifNull(toString(owner_name), '')), ts) AS owner_name,
+           argMaxState(toJSONString(CAST(labels, 'Map(String, String)')), ts) AS labels
+         FROM ${db}.pod_raw GROUP BY cluster, namespace, pod, container, bucket`);
+    } else {
+      // The first layout: one argMax state over a tuple of every attribute, no view any more.
+      q(`CREATE TABLE ${db}.k8s_pod_1h (cluster String, bucket DateTime('UTC'),
+           spec AggregateFunction(argMax, Tuple(Nullable(String), Map(String, String)), DateTime64(3, 'UTC')))
+         ENGINE = AggregatingMergeTree ORDER BY (cluster, bucket)`);
+      q(`INSERT INTO ${db}.k8s_pod_1h (cluster, bucket) VALUES ('prod', now())`);
+    }
+    q(`CREATE TABLE ${db}.seen (kind LowCardinality(String), cluster LowCardinality(String),
+         namespace LowCardinality(String), last_seen SimpleAggregateFunction(max, DateTime64(3, 'UTC')))
+       ENGINE = AggregatingMergeTree ORDER BY (kind, cluster, namespace)`);
+    for (const kind of ['pod', 'node', 'pvc']) {
+      q(`CREATE MATERIALIZED VIEW ${db}.seen_${kind}_mv TO ${db}.seen AS
+         SELECT '${kind}' AS kind, cluster, ${kind === 'node' ? "''" : 'namespace'} AS namespace, max(ts) AS last_seen
+         FROM ${db}.${kind}_raw GROUP BY cluster, namespace`);
+    }
+  }
+
+  const spec = { cpuRequestCores: 0.5, memoryRequestBytes: 1e9, ownerKind: 'Deployment', ownerName: 'api' };
+  const onNode = {
+    cpuCapacityCores: 4,
+    memoryCapacityBytes: 16e9,
+    providerId: 'azure:///vm/0',
+    nodePool: 'np1',
+  };
+
+  /** Samples of `prod`'s one container and node stored by SQL, through the previous layout's views. */
+  function storePrevious(db: string, samples: Array<[minutes: number, cpu: number, team: string]>) {
+    const ts = (minutes: number) => `toDateTime64('${chTime(at(minutes))}', 3, 'UTC')`;
+    bridge.session.query(
+      `INSERT INTO ${db}.pod_raw (cluster, namespace, pod, container, ts, cpu_usage_cores, memory_usage_bytes,
+         cpu_request_cores, memory_request_bytes, node_name, pod_state, restart_count, owner_kind, owner_name, labels)
+       VALUES ${samples
+         .map(
+           ([m, cpu, team]) =>
+             `('prod', 'web', 'api-1', 'api', ${ts(m)}, ${cpu}, ${cpu * 1e9}, 0.5, 1e9, 'aks-np1-0', 'Running', 0, 'Deployment', 'api', map('team', '${team}'))`,
+         )
+         .join(', ')}`,
+    );
+    bridge.session.query(
+      `INSERT INTO ${db}.node_raw (cluster, node_name, ts, cpu_usage_cores, cpu_capacity_cores, memory_usage_bytes,
+         memory_capacity_bytes, provider_id, node_pool)
+       VALUES ${samples.map(([m]) => `('prod', 'aks-np1-0', ${ts(m)}, 1, 4, 1e9, 16e9, 'azure:///vm/0', 'np1')`).join(', ')}`,
+    );
+  }
+
+  it('brings a store of the previous layout to one hourly pod rollup in place, its hours and lists unchanged', async () => {
+    const older = `metrics_${randomUUID().replaceAll('-', '').slice(0, 8)}`;
+    const open = () =>
+      ClickHouseMetricsStore.open({
+        url: bridge.url,
+        username: 'finwatch',
+        password: 'pw',
+        database: older,
+        retention,
+      });
+    const made = await open();
+    await made.close();
+    toPreviousLayout(older, 2);
+    storePrevious(older, [
+      [0, 0.2, 'a'],
+      [30, 0.4, 'b'],
+    ]);
+    const reopened = await open();
+    const tables = bridge.session
+      .query(`SELECT name FROM system.tables WHERE database = '${older}' ORDER BY name`, 'TabSeparated')
+      .trim()
+      .split('\n');
+    expect(tables).not.toContain('k8s_pod_1h');
+    expect(tables.filter((t) => t.startsWith('seen'))).toEqual(['seen']);
+    // Times recorded before: the previous layout's seen table knows the sample at 30 minutes.
+    expect(await reopened.clusters(at(20))).toEqual(['prod']);
+    expect(await reopened.namespaces(at(20), undefined)).toEqual(['web']);
+    expect(await reopened.clusters(at(31))).toEqual([]);
+
+    await reopened.write({
+      clusterName: 'prod',
+      records: [
+        node(45, onNode),
         pod(45, {
           cpuUsageCores: 0.6,
           memoryUsageBytes: 6e8,
@@ -509,32 +618,46 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
         }),
       ],
     });
-    const hour = T0.toISOString().slice(0, 10);
-    const usage = await new ClickHouseUsageSource(reopened).day('prod', hour);
-    expect(usage.nodeHours).toEqual([
-      expect.objectContaining({ node: 'aks-np1-0', pool: 'np1', cpuCapacityCores: 4, seen: 1 }),
-    ]);
-    expect(usage.containerHours).toEqual([
-      expect.objectContaining({
-        node: 'aks-np1-0',
-        workload: 'Deployment/api',
-        labels: { team: 'c' },
-        cpuUsageCores: expect.closeTo(0.4, 9),
-        memoryUsageBytes: 4e8,
-        cpuRequestCores: 0.5,
-        seen: 1,
-      }),
-    ]);
-    // Opening again does not fill them a second time.
+    expect(await reopened.clusters(at(40))).toEqual(['prod']);
+    expect(await reopened.namespaces(at(44), undefined)).toEqual(['web']);
+    expect(await reopened.clusters(at(46))).toEqual([]);
+    const check = async (s: ClickHouseMetricsStore) => {
+      const hourly = await s.pods({
+        from: day(-3),
+        to: day(4),
+        limit: 100,
+        clusterName: 'prod',
+        resolution: '1h',
+      });
+      expect(hourly.rows).toEqual([
+        expect.objectContaining({
+          timestamp: T0,
+          cpuUsageCores: expect.closeTo(0.4, 9),
+          nodeName: 'aks-np1-0',
+        }),
+      ]);
+      const usage = await new ClickHouseUsageSource(s).day('prod', T0.toISOString().slice(0, 10));
+      expect(usage.nodeHours).toEqual([expect.objectContaining({ node: 'aks-np1-0', seen: 1 })]);
+      expect(usage.containerHours).toEqual([
+        expect.objectContaining({
+          node: 'aks-np1-0',
+          workload: 'Deployment/api',
+          labels: { team: 'c' },
+          cpuUsageCores: expect.closeTo(0.4, 9),
+          memoryUsageBytes: 4e8,
+          cpuRequestCores: 0.5,
+          seen: 1,
+        }),
+      ]);
+    };
+    await check(reopened);
+    // Opening again changes nothing.
     await (await open()).close();
-    const again = await new ClickHouseUsageSource(reopened).day('prod', hour);
-    expect(again.containerHours).toHaveLength(1);
-    expect(again.containerHours[0]?.cpuUsageCores).toBeCloseTo(0.4, 9);
-    expect(again.containerHours[0]?.seen).toBe(1);
+    await check(reopened);
     await reopened.close();
   }, 180_000);
 
-  it('sets a cost rollup of the first layout aside and makes it again from the samples', async () => {
+  it('sets a pod cost rollup of the first layout aside and fills pod_1h from the samples', async () => {
     const older = `metrics_${randomUUID().replaceAll('-', '').slice(0, 8)}`;
     const open = () =>
       ClickHouseMetricsStore.open({
@@ -544,29 +667,15 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
         database: older,
         retention,
       });
-    const first = await open();
-    await first.write({
-      clusterName: 'prod',
-      records: [
-        node(0, { cpuCapacityCores: 4, memoryCapacityBytes: 16e9, nodePool: 'np1' }),
-        pod(0, { cpuUsageCores: 0.2, memoryUsageBytes: 2e8, nodeName: 'aks-np1-0', cpuRequestCores: 0.5 }),
-      ],
-    });
-    await first.close();
-    // The first layout: one argMax state over a tuple of every attribute.
-    bridge.session.query(`DROP VIEW ${older}.k8s_pod_1h_mv`);
-    bridge.session.query(`DROP TABLE ${older}.k8s_pod_1h`);
-    bridge.session.query(
-      `CREATE TABLE ${older}.k8s_pod_1h (cluster String, bucket DateTime('UTC'),
-         spec AggregateFunction(argMax, Tuple(Nullable(String), Map(String, String)), DateTime64(3, 'UTC')))
-       ENGINE = AggregatingMergeTree ORDER BY (cluster, bucket)`,
-    );
-    bridge.session.query(`INSERT INTO ${older}.k8s_pod_1h (cluster, bucket) VALUES ('prod', now())`);
+    await (await open()).close();
+    toPreviousLayout(older, 1);
+    storePrevious(older, [[0, 0.2, 'a']]);
     const reopened = await open();
     const usage = await new ClickHouseUsageSource(reopened).day('prod', T0.toISOString().slice(0, 10));
     expect(usage.containerHours).toEqual([
       expect.objectContaining({
         node: 'aks-np1-0',
+        labels: { team: 'a' },
         cpuUsageCores: expect.closeTo(0.2, 9),
         cpuRequestCores: 0.5,
       }),

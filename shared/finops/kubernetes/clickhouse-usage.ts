@@ -1,7 +1,8 @@
 /**
- * The Kubernetes cost's usage source over the metrics service's ClickHouse store: node-hours and
- * container-hours from its cost rollups (`k8s_node_1h`, `k8s_pod_1h`: usage with each node's
- * provider id, pool and allocatable and each container's node, requests, owner and labels),
+ * The Kubernetes cost's usage source over the metrics service's ClickHouse store: node-hours from
+ * its cost rollup `k8s_node_1h` (capacity with each node's provider id, pool and allocatable) and
+ * container-hours from its hourly pod rollup `pod_1h` (usage with each container's node, requests,
+ * owner and labels),
  * rightsizing samples from the raw samples averaged per 5 minutes (as the PostgreSQL store's
  * 5-minute rollup gives them).
  *
@@ -64,17 +65,26 @@ nd AS (
   FROM nodes INNER JOIN cyc ON cyc.bucket = nodes.bucket)`;
 
 /**
- * Container-hours of from..to: usage averages, samples, and the requests, owner and (when asked
- * for: the JSON text is the costliest column to merge) labels as last sampled in the hour.
+ * Container-hours of from..to: usage averages, samples, node and requests, and (when asked for)
+ * the owner and labels as last sampled in the hour. Read with FINAL, each row's states finalized:
+ * ClickHouse merges the rows of a container-hour that background merges have not yet joined and
+ * passes the others through, where a GROUP BY with -Merge combinators hashed every container-hour
+ * of the period (a third of the CPU on a merged month, see docs/benchmarks.md). Rows of one
+ * container-hour never sit in two partitions (the partition is the bucket's month), so FINAL
+ * merges within partitions only.
  */
-const podHours = (labels: boolean) => `pods AS (
-  SELECT bucket, namespace, pod, container, sum(samples) AS n, avgMerge(cpu_usage_cores) AS cpu,
-         avgMerge(memory_usage_bytes) AS mem, argMaxMerge(node_name) AS pnode, argMaxMerge(cpu_request_cores) AS cpu_req,
-         argMaxMerge(memory_request_bytes) AS mem_req, argMaxMerge(owner_kind) AS owner_kind,
-         argMaxMerge(owner_name) AS owner_name${labels ? ', argMaxMerge(labels) AS labels' : ''}
-  FROM {db}.k8s_pod_1h
-  WHERE cluster = {cluster:String} AND bucket >= {from:${T}} AND bucket < {to:${T}}
-  GROUP BY namespace, pod, container, bucket)`;
+const podHours = (extra: { owner?: boolean; labels?: boolean }) => `pods AS (
+  SELECT bucket, namespace, pod, container, samples AS n, finalizeAggregation(cpu_usage_cores) AS cpu,
+         finalizeAggregation(memory_usage_bytes) AS mem, ifNull(finalizeAggregation(node_name), '') AS pnode,
+         finalizeAggregation(cpu_request_cores) AS cpu_req,
+         finalizeAggregation(memory_request_bytes) AS mem_req${
+           extra.owner
+             ? `,
+         finalizeAggregation(owner_kind) AS owner_kind, finalizeAggregation(owner_name) AS owner_name`
+             : ''
+         }${extra.labels ? ', finalizeAggregation(labels) AS labels' : ''}
+  FROM {db}.pod_1h FINAL
+  WHERE cluster = {cluster:String} AND bucket >= {from:${T}} AND bucket < {to:${T}})`;
 
 function rowExpression(row: RowKey): string {
   switch (row.kind) {
@@ -98,7 +108,10 @@ function rowExpression(row: RowKey): string {
  * the join with the node-hours and the per-node-hour totals then work on those sums, tens of rows
  * per node-hour instead of one per container.
  */
-const chargesSql = (rowSql: string, labels: boolean) => `WITH ${NODE_HOURS}, ${podHours(labels)},
+const chargesSql = (rowSql: string, row: RowKey) => `WITH ${NODE_HOURS}, ${podHours({
+  owner: row.kind === 'workload',
+  labels: row.kind === 'label',
+})},
 px AS (
   SELECT p.bucket AS bucket, p.pnode AS node, p.namespace AS namespace, ${rowSql} AS row,
          sum(greatest(ifNull(p.cpu_req, 0), p.cpu) * least(1, p.n / cyc.c)) AS xc,
@@ -161,7 +174,7 @@ export class ClickHouseUsageSource implements KubernetesUsageSource {
     };
     const [classes, charges] = await Promise.all([
       this.store.read<SummedNodeRow>(classHoursSql, params),
-      this.store.read<SummedChargeRow>(chargesSql(rowExpression(row), row.kind === 'label'), params),
+      this.store.read<SummedChargeRow>(chargesSql(rowExpression(row), row), params),
     ]);
     const days = new SummedDays(start, row, new Map());
     for (const r of classes) days.nodeHours(r);
@@ -182,7 +195,7 @@ export class ClickHouseUsageSource implements KubernetesUsageSource {
         params,
       ),
       this.store.read<ContainerHourRow>(
-        `WITH ${NODE_HOURS}, ${podHours(true)}
+        `WITH ${NODE_HOURS}, ${podHours({ owner: true, labels: true })}
          SELECT nd.h AS h, nd.node AS node, p.namespace AS namespace, p.pod AS pod, p.container AS container,
                 nullIf(p.owner_kind, '') AS ownerKind, nullIf(p.owner_name, '') AS ownerName,
                 JSONExtract(p.labels, 'Map(String, String)') AS labels, p.cpu_req AS cpuReq, p.mem_req AS memReq,

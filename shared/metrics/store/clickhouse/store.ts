@@ -22,7 +22,14 @@ import type {
 } from '../contract.js';
 import { planRead, type ReadPlan, stepStart } from '../read-plan.js';
 import { chTime, rowsByTable } from './rows.js';
-import { ensureSchema, type Retention, ROLLUP_TABLES, SAMPLE_TABLES, STATE_TABLES } from './schema.js';
+import {
+  ensureSchema,
+  LEGACY_SEEN_TABLE,
+  type Retention,
+  ROLLUP_TABLES,
+  SAMPLE_TABLES,
+  STATE_TABLES,
+} from './schema.js';
 
 export interface ClickHouseStoreOptions {
   /** http(s)://host:8123 of the server (or of the test bridge). */
@@ -78,6 +85,8 @@ export class ClickHouseMetricsStore implements MetricsStore {
     private readonly client: ClickHouseClient,
     database: string,
     private readonly retention: Retention,
+    /** Whether the database holds the `seen` table of an earlier layout (read beside the rollups). */
+    private readonly legacySeen: boolean,
   ) {
     this.db = database;
   }
@@ -97,13 +106,14 @@ export class ClickHouseMetricsStore implements MetricsStore {
         output_format_json_quote_64bit_integers: 0,
       },
     });
+    let legacySeen: boolean;
     try {
-      await ensureSchema(client, o.database, o.retention);
+      ({ legacySeen } = await ensureSchema(client, o.database, o.retention));
     } catch (e) {
       await client.close();
       throw e;
     }
-    return new ClickHouseMetricsStore(client, o.database, o.retention);
+    return new ClickHouseMetricsStore(client, o.database, o.retention, legacySeen);
   }
 
   async write(batch: WriteBatch): Promise<WriteResult> {
@@ -527,12 +537,36 @@ LIMIT {limit:UInt32}`,
     );
   }
 
+  /**
+   * Each (cluster, namespace) of the given kinds' hourly rollups with its last sample time, read
+   * from the hours from since's on (a row per series and hour, never the samples). A store of an
+   * earlier layout adds what its `seen` table recorded (rows stored before last_seen hold 1970).
+   */
+  private lastSeen(kinds: Array<'pod' | 'node' | 'pvc'>, where: string[]): string {
+    const filter = [...where, "bucket >= toStartOfHour({since:DateTime64(3, 'UTC')})"].join(' AND ');
+    const parts = kinds.map(
+      (kind) =>
+        `SELECT cluster, ${kind === 'node' ? "''" : 'namespace'} AS namespace, max(last_seen) AS last_seen
+  FROM ${this.db}.${kind}_1h WHERE ${filter} GROUP BY cluster, namespace`,
+    );
+    if (this.legacySeen) {
+      const kindFilter = kinds.length === 1 ? `kind = '${kinds[0]}'` : '1';
+      parts.push(
+        `SELECT cluster, namespace, max(last_seen) AS last_seen
+  FROM ${this.db}.${LEGACY_SEEN_TABLE} WHERE ${[kindFilter, ...where].join(' AND ')} GROUP BY cluster, namespace`,
+      );
+    }
+    return parts.join('\n  UNION ALL\n  ');
+  }
+
   async clusters(since: Date, clusters?: string[]): Promise<string[]> {
     const s = scope({ clusters });
     if (!s) return [];
     const rows = await this.select<{ cluster: string }>(
-      `SELECT cluster FROM ${this.db}.seen
-WHERE cluster != ''${s.where.length ? ` AND ${s.where.join(' AND ')}` : ''}
+      `SELECT cluster FROM (
+  ${this.lastSeen(['pod', 'node', 'pvc'], s.where)}
+)
+WHERE cluster != ''
 GROUP BY cluster
 HAVING max(last_seen) >= {since:DateTime64(3, 'UTC')}
 ORDER BY cluster`,
@@ -545,8 +579,10 @@ ORDER BY cluster`,
     const s = scope({ clusters, clusterName });
     if (!s) return [];
     const rows = await this.select<{ namespace: string }>(
-      `SELECT namespace FROM ${this.db}.seen
-WHERE kind = 'pod' AND namespace != ''${s.where.length ? ` AND ${s.where.join(' AND ')}` : ''}
+      `SELECT namespace FROM (
+  ${this.lastSeen(['pod'], s.where)}
+)
+WHERE namespace != ''
 GROUP BY namespace
 HAVING max(last_seen) >= {since:DateTime64(3, 'UTC')}
 ORDER BY namespace`,
@@ -557,7 +593,7 @@ ORDER BY namespace`,
 
   async cleanup(days: number, now: Date = new Date()): Promise<CleanupResult> {
     if (days <= 0) {
-      for (const t of [...SAMPLE_TABLES, ...ROLLUP_TABLES, 'pod_logs', 'events', 'seen']) {
+      for (const t of [...SAMPLE_TABLES, ...ROLLUP_TABLES, 'pod_logs', 'events', LEGACY_SEEN_TABLE]) {
         await this.client.command({ query: `TRUNCATE TABLE IF EXISTS ${this.db}.${t}` });
       }
       return { scope: 'all metrics' };
