@@ -3,7 +3,8 @@
  * Daily/None granularity, Sum aggregations and up to two Dimension groupings.
  */
 import type { SimCostType } from './aks.js';
-import { dayNumber, resourceDayCost, resourceDayQuantity, type SimSubscription, usageDate } from './data.js';
+import { dayNumber, usageDate } from './days.js';
+import { resourceDayCost, resourceDayQuantity, type SimSubscription } from './subscription.js';
 
 export class CostQueryError extends Error {
   constructor(

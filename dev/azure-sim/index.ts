@@ -1,5 +1,3 @@
-export type { SimResource, SimSubscription, WasteCase } from './data.js';
-export { WASTE_CASES } from './data.js';
 export type {
   ColumnOrder,
   EndpointMatch,
@@ -11,5 +9,10 @@ export type {
   ThrottleOptions,
 } from './faults.js';
 export { THROTTLE_HEADER_NAMES } from './faults.js';
-export type { AzureSimulator, AzureSimulatorOptions, SimRequest, SimStats } from './server.js';
+export type { SimResource } from './resource.js';
+export type { AzureSimulator, AzureSimulatorOptions } from './server.js';
 export { SIM_CA, startAzureSimulator } from './server.js';
+export type { SimRequest, SimStats } from './sim-stats.js';
+export type { SimSubscription } from './subscription.js';
+export type { WasteCase } from './waste-cases.js';
+export { WASTE_CASES } from './waste-cases.js';

@@ -1,7 +1,8 @@
 /** Resource Graph `POST /providers/Microsoft.ResourceGraph/resources` (2021-03-01) over synthetic data. */
-import type { SimSubscription } from './data.js';
+
 import { compileQuery, KqlError } from './kql.js';
 import { hashString } from './prng.js';
+import type { SimSubscription } from './subscription.js';
 
 export interface GraphContext {
   subscription(id: string): SimSubscription;

@@ -7,7 +7,7 @@ import type { LRUCache } from 'lru-cache';
 import Negotiator from 'negotiator';
 import { byteBoundedCache } from './byte-bounded-cache.js';
 import { dropHeader, headerRecord, headerValue } from './headers.js';
-import { isStreamBody, toReadable } from './stream-body.js';
+import { bytesOf, isStreamBody, toReadable } from './stream-body.js';
 
 export type ContentCoding = 'br' | 'gzip';
 
@@ -55,6 +55,8 @@ const BROTLI_OPTIONS = (sizeHint?: number): zlib.BrotliOptions => ({
 });
 const gzipAsync = promisify(zlib.gzip);
 const brotliAsync = promisify(zlib.brotliCompress);
+const gunzipAsync = promisify(zlib.gunzip);
+const unbrotliAsync = promisify(zlib.brotliDecompress);
 
 /**
  * Bodies from this size on are compressed at a faster level: brotli quality 1, gzip level 3. A
@@ -77,6 +79,11 @@ export async function compressBytes(bytes: Buffer, coding: ContentCoding): Promi
   const fast = bytes.length >= FAST_FROM_BYTES;
   if (coding === 'br') return brotliAsync(bytes, fast ? FAST_BROTLI : BROTLI_OPTIONS(bytes.length));
   return fast ? gzipAsync(bytes, FAST_GZIP) : gzipAsync(bytes);
+}
+
+/** The bytes compressBytes was given, back from what it made. */
+export async function decompressBytes(bytes: Buffer, coding: ContentCoding): Promise<Buffer> {
+  return coding === 'br' ? unbrotliAsync(bytes) : gunzipAsync(bytes);
 }
 
 /** Bodies under this many bytes are compressed every time: cheap, and they would only churn the copies. */
@@ -128,13 +135,6 @@ export function compressStream(source: Readable, coding: ContentCoding): Readabl
   return compressor;
 }
 
-function bodyBytes(body: HttpResponseInit['body']): Buffer | undefined {
-  if (typeof body === 'string') return Buffer.from(body);
-  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  if (body instanceof ArrayBuffer) return Buffer.from(body);
-  return undefined;
-}
-
 /**
  * The response compressed for a client that accepts br or gzip: bodies in hand of at least
  * `minBytes`, and every streamed body (its size is not known in advance). Neither Azure Functions
@@ -168,7 +168,7 @@ export async function compressResponse(
     headers['Content-Encoding'] = coding;
     return { ...response, headers, body: compressStream(toReadable(body), coding) };
   }
-  const bytes = bodyBytes(body);
+  const bytes = bytesOf(body);
   if (!coding || !bytes || bytes.length < minBytes) return { ...response, headers };
   dropHeader(headers, 'content-length');
   headers['Content-Encoding'] = coding;

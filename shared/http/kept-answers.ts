@@ -1,20 +1,20 @@
 import type { HttpResponseInit } from '@azure/functions';
 import type { LRUCache } from 'lru-cache';
 import { byteBoundedCache } from './byte-bounded-cache.js';
-import { type ContentCoding, compressBytes, compressible, negotiateEncoding } from './compression.js';
+import { type CodedBody, codedBytes, inCoding } from './coded-body.js';
+import { compressible, negotiateEncoding } from './compression.js';
 import { headerRecord, headerValue } from './headers.js';
+import { bytesOf } from './stream-body.js';
 
-interface Kept {
-  body: Buffer;
+/** The body as built, and compressed per coding a client has asked for (made once, on its first request). */
+interface Kept extends CodedBody {
+  plain: Buffer;
   headers: Record<string, string>;
-  /** The body compressed, per coding a client has asked for (made once, on its first request). */
-  coded: Partial<Record<ContentCoding, Buffer>>;
 }
 
 /** What an entry's bookkeeping costs beside its bytes, so a million tiny answers are still bounded. */
 const ENTRY_OVERHEAD = 256;
-const sizeOf = (k: Kept) =>
-  k.body.length + (k.coded.br?.length ?? 0) + (k.coded.gzip?.length ?? 0) + ENTRY_OVERHEAD;
+const sizeOf = (k: Kept) => codedBytes(k) + ENTRY_OVERHEAD;
 
 /**
  * Whole 200 answers that cannot change under their key (pages of runs, which are never edited once
@@ -59,38 +59,21 @@ export class KeptAnswers {
     let kept = key === undefined ? undefined : cache.get(key);
     if (!kept) {
       const built = await build();
-      const body = bytesOf(built);
-      if (key === undefined || !body || (built.status ?? 200) !== 200) return built;
-      kept = { body, headers: headerRecord(built.headers), coded: {} };
+      const plain = bytesOf(built.body);
+      if (key === undefined || !plain || (built.status ?? 200) !== 200) return built;
+      kept = { plain, headers: headerRecord(built.headers), coded: {} };
       cache.set(key, kept);
     }
     const coding = negotiateEncoding(acceptEncoding);
     if (!compressible(headerValue(kept.headers, 'content-type'))) {
-      return { status: 200, body: kept.body, headers: { ...kept.headers } };
+      return { status: 200, body: kept.plain, headers: { ...kept.headers } };
     }
     const headers = { ...kept.headers, Vary: 'Accept-Encoding' };
-    if (!coding || kept.body.length < this.minCompressBytes) {
-      return { status: 200, body: kept.body, headers };
+    if (!coding || kept.plain.length < this.minCompressBytes) {
+      return { status: 200, body: kept.plain, headers };
     }
-    let coded = kept.coded[coding];
-    if (!coded) {
-      coded = await compressBytes(kept.body, coding);
-      // A new entry object: lru-cache counts a size only when the value changes. Not when the entry
-      // has been pushed out meanwhile, nor when it would outgrow the entry bound (lru-cache would
-      // then drop the answer itself).
-      const grown: Kept = { ...kept, coded: { ...kept.coded, [coding]: coded } };
-      if (key !== undefined && cache.peek(key) === kept && sizeOf(grown) <= this.maxEntryBytes) {
-        cache.set(key, grown);
-      }
-    }
+    // Not kept when it would outgrow the entry bound: lru-cache would then drop the answer itself.
+    const coded = await inCoding(cache, key, kept, coding, (grown) => sizeOf(grown) <= this.maxEntryBytes);
     return { status: 200, body: coded, headers: { ...headers, 'Content-Encoding': coding } };
   }
-}
-
-/** A built answer's body as bytes, or undefined when it is a stream (not kept). */
-export function bytesOf(response: HttpResponseInit): Buffer | undefined {
-  const { body } = response;
-  if (typeof body === 'string') return Buffer.from(body);
-  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  return undefined;
 }

@@ -11,6 +11,14 @@ export class JsonText {
   constructor(readonly text: string) {}
 }
 
+/** A response body in hand as bytes (string, typed array, ArrayBuffer); undefined for a stream or none. */
+export function bytesOf(body: HttpResponseInit['body']): Buffer | undefined {
+  if (typeof body === 'string') return Buffer.from(body);
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  if (body instanceof ArrayBuffer) return Buffer.from(body);
+  return undefined;
+}
+
 /** Whether a response body is a stream (written as it is produced) rather than bytes in hand. */
 export function isStreamBody(body: HttpResponseInit['body']): body is Readable | ReadableStream {
   if (body === null || body === undefined || typeof body !== 'object') return false;

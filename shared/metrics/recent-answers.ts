@@ -1,28 +1,23 @@
-import { promisify } from 'node:util';
-import zlib from 'node:zlib';
 import type { HttpResponseInit } from '@azure/functions';
 import type { LRUCache } from 'lru-cache';
 import { byteBoundedCache } from '../http/byte-bounded-cache.js';
+import { type CodedBody, codedBytes, inCoding, plainOf } from '../http/coded-body.js';
 import { type ContentCoding, compressBytes, negotiateEncoding } from '../http/compression.js';
 import { headerRecord } from '../http/headers.js';
-import { bytesOf } from '../http/kept-answers.js';
+import { bytesOf } from '../http/stream-body.js';
 
-const gunzip = promisify(zlib.gunzip);
-const unbrotli = promisify(zlib.brotliDecompress);
-
-interface Recent {
+/**
+ * The body as built is kept only when it is smaller than the compression threshold; otherwise at
+ * least one coding is.
+ */
+interface Recent extends CodedBody {
   /** When the build started: the answer holds what was stored up to then. */
   builtAt: number;
   headers: Record<string, string>;
-  /** The body as built, kept only when it is smaller than the compression threshold. */
-  plain?: Buffer;
-  /** The body compressed, per coding a client has asked for; at least one when `plain` is unset. */
-  coded: Partial<Record<ContentCoding, Buffer>>;
 }
 
 const ENTRY_OVERHEAD = 256;
-const sizeOf = (r: Recent) =>
-  (r.plain?.length ?? 0) + (r.coded.br?.length ?? 0) + (r.coded.gzip?.length ?? 0) + ENTRY_OVERHEAD;
+const sizeOf = (r: Recent) => codedBytes(r) + ENTRY_OVERHEAD;
 
 /**
  * Sample list answers (pods, nodes, PVCs) a host has just built, sent again to whoever asks the
@@ -74,10 +69,10 @@ export class RecentAnswers {
     const age = kept ? this.now() - kept.builtAt : Number.POSITIVE_INFINITY;
     if (kept && age < 2 * this.freshMs) {
       if (age >= this.freshMs) void this.rebuild(key, coding, build).catch(() => undefined);
-      return this.send(key, kept, coding);
+      return this.send(cache, key, kept, coding);
     }
     const built = await this.rebuild(key, coding, build);
-    return 'builtAt' in built ? this.send(key, built, coding) : built;
+    return 'builtAt' in built ? this.send(cache, key, built, coding) : built;
   }
 
   /** One build per key at a time; a 200 in hand is kept, anything else is handed back as it is. */
@@ -92,7 +87,7 @@ export class RecentAnswers {
     const generation = this.generation;
     const made = (async (): Promise<Recent | HttpResponseInit> => {
       const response = await build();
-      const body = bytesOf(response);
+      const body = bytesOf(response.body);
       if (!body || (response.status ?? 200) !== 200) return response;
       const headers = headerRecord(response.headers);
       const recent: Recent =
@@ -110,19 +105,17 @@ export class RecentAnswers {
     return made;
   }
 
-  private async send(key: string, r: Recent, coding: ContentCoding | undefined): Promise<HttpResponseInit> {
+  private async send(
+    cache: LRUCache<string, Recent>,
+    key: string,
+    r: Recent,
+    coding: ContentCoding | undefined,
+  ): Promise<HttpResponseInit> {
     const headers = { ...r.headers, Vary: 'Accept-Encoding' };
     // Small answers go out as built; the dispatcher leaves them uncompressed as it always does.
     if (r.plain) return { status: 200, body: r.plain, headers };
-    let coded = coding ? r.coded[coding] : undefined;
-    if (!coding || !coded) {
-      const [had, bytes] = Object.entries(r.coded)[0] as [ContentCoding, Buffer];
-      const plain = had === 'br' ? await unbrotli(bytes) : await gunzip(bytes);
-      if (!coding) return { status: 200, body: plain, headers };
-      coded = await compressBytes(plain, coding);
-      // A new entry object, so the cache counts its new size; not if it was replaced meanwhile.
-      if (this.cache?.peek(key) === r) this.cache.set(key, { ...r, coded: { ...r.coded, [coding]: coded } });
-    }
+    if (!coding) return { status: 200, body: await plainOf(r), headers };
+    const coded = await inCoding(cache, key, r, coding);
     return { status: 200, body: coded, headers: { ...headers, 'Content-Encoding': coding } };
   }
 }

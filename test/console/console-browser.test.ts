@@ -442,6 +442,13 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
     const audit = await api.get('/auth/api/Audit?action=waste.suppressed', { token: admin });
     await count(page.getByTestId('audit-row')).toBe(audit.body.length);
     await visible(page.getByText(`(${audit.headers.get('x-total-count')} records)`));
+    // Details as labelled rows, not JSON: the record's reason under "Reason".
+    const suppressed = audit.body[0];
+    expect(suppressed.details.reason).toBeTruthy();
+    const detailRow = page.getByTestId('audit-row').first();
+    await text(detailRow.locator('dt', { hasText: /^Reason$/ })).toBe('Reason');
+    expect(await detailRow.locator('dd').allTextContents()).toContain(String(suppressed.details.reason));
+    expect(await detailRow.textContent()).not.toContain('{"');
     await axe(page, 'admin');
   }, 60_000);
 
@@ -531,10 +538,16 @@ describe.skipIf(!browserPath)('the console in headless Chromium', () => {
     await page.getByLabel('Group by').selectOption({ label: 'Namespace' });
     await text(page.getByTestId('k8s-billed')).toBe(money(a.billedCost, a.currency));
     await text(page.getByTestId('k8s-unallocated')).toBe(money(a.unallocated, a.currency));
-    for (const r of a.rows)
+    // No pods to split the nodes by: an empty state that says why, and only the rows the bill alone
+    // places (its claimed disks), none at zero.
+    await visible(page.getByText('No agent data for this cluster'));
+    const placed = (a.rows as Answer[]).filter((r) => r.totalCost > 0);
+    await count(page.locator('tbody tr[data-testid^="k8s-row-"]')).toBe(placed.length);
+    for (const r of placed)
       await text(page.getByTestId(`k8s-row-${r.name}`).getByTestId('total')).toBe(
         money(r.totalCost, a.currency),
       );
+    await axe(page, 'kubernetes-bill-only');
   });
 
   it('shows an API failure in words, never a blank page', async () => {

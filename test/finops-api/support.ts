@@ -1,56 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import azf from '@azure/functions';
-import jwt from 'jsonwebtoken';
 import type { Settings } from '../../shared/config/index.js';
 import type { PrismaClient } from '../../shared/db/client.js';
 import { Prisma } from '../../shared/db/generated/client.js';
-import { TEST_JWT_KEY, type TestHost } from '../support/host.js';
+import type { TestHost } from '../support/host.js';
 
-export interface TestUser {
-  id: string;
-  email: string;
-  token: string;
-  isAdmin: boolean;
-}
+import type { TestUser } from '../support/users.js';
 
-/**
- * An own HS256 token as the auth service issues them (issue #3 claims), for a user row inserted
- * directly; the real auth module validates it like any token it issued.
- */
-export function mintToken(user: { id: string; email: string; isAdmin: boolean; username: string }): string {
-  return jwt.sign(
-    {
-      id: user.id,
-      email: user.email,
-      emailaddress: user.email,
-      givenname: user.username,
-      surname: '',
-      isAdmin: user.isAdmin ? 'True' : 'False',
-    },
-    TEST_JWT_KEY,
-    {
-      algorithm: 'HS256',
-      issuer: 'finwatch-test',
-      audience: 'finwatch-test',
-      subject: user.id,
-      expiresIn: '1h',
-    },
-  );
-}
-
-export async function createUser(prisma: PrismaClient, isAdmin: boolean): Promise<TestUser> {
-  const tag = randomUUID().slice(0, 8);
-  const row = await prisma.user.create({
-    data: { username: `finops-${tag}`, email: `finops-${tag}@example.test`, isAdmin },
-  });
-  return {
-    id: row.id,
-    email: row.email,
-    isAdmin,
-    token: mintToken({ id: row.id, email: row.email, isAdmin, username: row.username }),
-  };
-}
+export { createUser, mintToken, type TestUser } from '../support/users.js';
 
 /**
  * Checks that the host's real auth module (issue #3) accepts the minted token, so every

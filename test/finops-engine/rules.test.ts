@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { generateSubscription, WASTE_CASES } from '../../dev/azure-sim/data.js';
+import { generateSubscription } from '../../dev/azure-sim/data.js';
+import { WASTE_CASES } from '../../dev/azure-sim/waste-cases.js';
 import type { AzureResource } from '../../shared/finops/azure/index.js';
 import { normalizeResource } from '../../shared/finops/azure/resource-graph.js';
 import { budgetStatus } from '../../shared/finops/engine/budget.js';

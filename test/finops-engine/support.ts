@@ -15,6 +15,7 @@ import {
   testSettings,
 } from '../support/host.js';
 import { apiClient } from '../support/http.js';
+import { STUB_ADMIN, STUB_USER } from '../support/users.js';
 
 export const SIM_CERT_FILE = fileURLToPath(new URL('../../dev/azure-sim/tls/sim-cert.pem', import.meta.url));
 export const USER = 'user-token';
@@ -25,13 +26,12 @@ export function stubAuth(services: AppServices): void {
   services.auth.authenticate = async (request: HttpRequest): Promise<Caller> => {
     const token = (request.headers.get('authorization') ?? '').replace(/^Bearer\s+/i, '');
     if (token !== USER && token !== ADMIN) throw unauthorized();
-    const isAdmin = token === ADMIN;
+    const who = token === ADMIN ? STUB_ADMIN : STUB_USER;
     return {
-      // UUIDs, as real user ids are: the audit trail stores the actor's id in a uuid column.
-      userId: isAdmin ? '00000000-0000-4000-8000-000000000001' : '00000000-0000-4000-8000-000000000002',
-      email: isAdmin ? 'admin@example.com' : 'user@example.com',
-      username: isAdmin ? 'admin' : 'user',
-      isAdmin,
+      userId: who.id,
+      email: who.email,
+      username: who.username,
+      isAdmin: who.isAdmin,
       tokenKind: 'local',
       claims: {},
       token,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dayNumber, resourceDayCost } from '../../dev/azure-sim/data.js';
+import { dayNumber } from '../../dev/azure-sim/days.js';
 import { type AzureSimulator, startAzureSimulator } from '../../dev/azure-sim/index.js';
+import { resourceDayCost } from '../../dev/azure-sim/subscription.js';
 import { CASE_TAG } from '../../dev/azure-sim/waste-catalogue.js';
 import { FLAGS_SEPARATOR, RULES } from '../../shared/finops/engine/flags.js';
 import { createUser, ensureAuth, type TestUser } from '../finops-api/support.js';

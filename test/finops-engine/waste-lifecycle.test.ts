@@ -59,12 +59,9 @@ describe('waste lifecycle through HTTP: age thresholds over runs, snoozes, dismi
     host = await startTestHost({ queueWorker: false, settings: simSettings(sim) });
     api = apiClient(host.url);
     admin = await createUser(host.services.prisma, true);
-    member = await createUser(host.services.prisma, false);
+    member = await createUser(host.services.prisma, false, { subscriptions: [SUB_A] });
     outsider = await createUser(host.services.prisma, false);
     await ensureAuth(host, member);
-    await host.services.prisma.userSubscription.create({
-      data: { userId: member.id, subscriptionId: SUB_A },
-    });
     const ddos = sim.subscription(SUB_A).resources.find((r) => r.name === 'ddos-cat-idle')!;
     ddos.tags['finwatch-ignore'] = 'true';
   }, 60_000);

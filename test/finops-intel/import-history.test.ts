@@ -16,9 +16,8 @@ describe('cost import history', () => {
   beforeAll(async () => {
     host = await startTestHost({ queueWorker: false });
     api = apiClient(host.url);
-    user = await createUser(host.services.prisma, false);
+    user = await createUser(host.services.prisma, false, { subscriptions: [SUB] });
     outsider = await createUser(host.services.prisma, false);
-    await host.services.prisma.userSubscription.create({ data: { userId: user.id, subscriptionId: SUB } });
   });
   afterAll(async () => {
     await host?.close();

@@ -72,10 +72,7 @@ describe('large cost imports as jobs (202, spooled to the app storage, same job 
       notifier: false,
     });
     api = apiClient(host.url);
-    user = await createUser(host.services.prisma, false);
-    await host.services.prisma.userSubscription.createMany({
-      data: [SUB, BAD_SUB, CRASH_SUB].map((subscriptionId) => ({ userId: user.id, subscriptionId })),
-    });
+    user = await createUser(host.services.prisma, false, { subscriptions: [SUB, BAD_SUB, CRASH_SUB] });
   }, 60_000);
   afterAll(async () => {
     await host?.close();

@@ -63,11 +63,8 @@ describe('cost imports through HTTP, with anomalies and the forecast on them', (
   beforeAll(async () => {
     host = await startTestHost({ queueWorker: false });
     api = apiClient(host.url);
-    user = await createUser(host.services.prisma, false);
     // Imports and acknowledgements are for the subscription's users (UserSubscriptions) and admins.
-    await host.services.prisma.userSubscription.createMany({
-      data: [SUB, CONTROL, OTHER].map((subscriptionId) => ({ userId: user.id, subscriptionId })),
-    });
+    user = await createUser(host.services.prisma, false, { subscriptions: [SUB, CONTROL, OTHER] });
     outsider = await createUser(host.services.prisma, false);
   }, 60_000);
   afterAll(async () => {

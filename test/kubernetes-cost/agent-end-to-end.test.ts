@@ -10,7 +10,8 @@ import { type AzureSimulator, startAzureSimulator } from '../../dev/azure-sim/in
 import { ADMIN, type Api, SUB_A, SUB_B, startAnalysisHost, USER } from '../finops-engine/support.js';
 import type { TestHost } from '../support/host.js';
 import { apiClient } from '../support/http.js';
-import { ADMIN_ID, billedCents, DAY, HOUR, USER_ID, ymd } from './cluster-fixture.js';
+import { STUB_USER, seedStubCallers } from '../support/users.js';
+import { billedCents, DAY, HOUR, ymd } from './cluster-fixture.js';
 
 const CLUSTER_NAME = 'shop-prod';
 const cents = (x: number) => Math.round(x * 100);
@@ -123,14 +124,7 @@ describe('the agent on a simulated AKS cluster, end to end', () => {
     }
     expect((await api.post('/finops/api/Analysis/start', { token: ADMIN, json: SUB_A })).status).toBe(200);
     expect((await api.post('/finops/api/Analysis/start', { token: ADMIN, json: SUB_B })).status).toBe(200);
-    for (const [id, isAdmin] of [
-      [USER_ID, false],
-      [ADMIN_ID, true],
-    ] as const) {
-      await host.services.prisma.user.create({
-        data: { id, username: id, email: `${id}@example.com`, isAdmin },
-      });
-    }
+    await seedStubCallers(host.services.prisma);
   }, 180_000);
   afterAll(async () => {
     await kube?.close();
@@ -204,19 +198,25 @@ describe('the agent on a simulated AKS cluster, end to end', () => {
     // Nothing assigned: nothing seen, and naming the cluster is refused on both.
     expect(await seen()).toEqual({ metrics: [], cost: [], namespaces: 403, allocation: 403 });
     // Another subscription: its bill-only cluster, not the agent's.
-    await host.services.prisma.userSubscription.create({ data: { userId: USER_ID, subscriptionId: SUB_B } });
+    await host.services.prisma.userSubscription.create({
+      data: { userId: STUB_USER.id, subscriptionId: SUB_B },
+    });
     expect(await seen()).toEqual({ metrics: [], cost: ['aks-shop'], namespaces: 403, allocation: 403 });
     // The agent's cluster's subscription: the agent's cluster on both services.
-    await host.services.prisma.userSubscription.create({ data: { userId: USER_ID, subscriptionId: SUB_A } });
+    await host.services.prisma.userSubscription.create({
+      data: { userId: STUB_USER.id, subscriptionId: SUB_A },
+    });
     expect(await seen()).toEqual({
       metrics: [CLUSTER_NAME],
       cost: ['aks-shop', CLUSTER_NAME],
       namespaces: 200,
       allocation: 200,
     });
-    await host.services.prisma.userSubscription.deleteMany({ where: { userId: USER_ID } });
+    await host.services.prisma.userSubscription.deleteMany({ where: { userId: STUB_USER.id } });
     // Assigned by the agent's cluster name: the same.
-    await host.services.prisma.userCluster.create({ data: { userId: USER_ID, clusterName: CLUSTER_NAME } });
+    await host.services.prisma.userCluster.create({
+      data: { userId: STUB_USER.id, clusterName: CLUSTER_NAME },
+    });
     expect(await seen()).toEqual({
       metrics: [CLUSTER_NAME],
       cost: [CLUSTER_NAME],

@@ -19,8 +19,6 @@ export const DAY = 86_400_000;
 const CPU = 0.031611;
 const RAM = 0.004237;
 export const AGENT_CLUSTER = 'prod-eu';
-export const USER_ID = '00000000-0000-4000-8000-000000000002';
-export const ADMIN_ID = '00000000-0000-4000-8000-000000000001';
 
 export const today = Math.floor(Date.now() / DAY) * DAY;
 export const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);

@@ -12,8 +12,8 @@ import { MemoryUsageSource } from '../../shared/finops/kubernetes/usage-source.j
 import { ADMIN, type Api, SUB_A, SUB_B, startAnalysisHost, USER } from '../finops-engine/support.js';
 import type { TestHost } from '../support/host.js';
 import { apiClient } from '../support/http.js';
+import { STUB_USER, seedStubCallers } from '../support/users.js';
 import {
-  ADMIN_ID,
   AGENT_CLUSTER,
   agentRecords,
   BILLED_FROM,
@@ -24,7 +24,6 @@ import {
   GiB,
   OUTAGE,
   today,
-  USER_ID,
   ymd,
 } from './cluster-fixture.js';
 
@@ -51,14 +50,7 @@ describe('Kubernetes cost through HTTP, on a simulated AKS cluster', () => {
       expect(res.status).toBe(200);
     }
     host.services.finops.kubernetesUsage = new MemoryUsageSource().add(AGENT_CLUSTER, agentRecords(cluster));
-    for (const [id, isAdmin] of [
-      [USER_ID, false],
-      [ADMIN_ID, true],
-    ] as const) {
-      await host.services.prisma.user.create({
-        data: { id, username: id, email: `${id}@example.com`, isAdmin },
-      });
-    }
+    await seedStubCallers(host.services.prisma);
   }, 120_000);
   afterAll(async () => {
     await host?.close();
@@ -289,9 +281,13 @@ describe('Kubernetes cost through HTTP, on a simulated AKS cluster', () => {
     const denied = await api.get(`/finops/api/KubernetesCost/allocation${q({})}`, { token: USER });
     expect(denied.status).toBe(403);
     expect(denied.headers.get('content-type')).toMatch(/problem\+json/);
-    await host.services.prisma.userSubscription.create({ data: { userId: USER_ID, subscriptionId: SUB_B } });
+    await host.services.prisma.userSubscription.create({
+      data: { userId: STUB_USER.id, subscriptionId: SUB_B },
+    });
     expect(await list()).toEqual(['aks-shop']);
-    await host.services.prisma.userCluster.create({ data: { userId: USER_ID, clusterName: AGENT_CLUSTER } });
+    await host.services.prisma.userCluster.create({
+      data: { userId: STUB_USER.id, clusterName: AGENT_CLUSTER },
+    });
     expect(await list()).toEqual(['aks-shop', AGENT_CLUSTER]);
     const allowed = await api.get(`/finops/api/KubernetesCost/allocation${q({})}`, { token: USER });
     expect(allowed.status).toBe(200);

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createUser, type TestUser } from '../finops-api/support.js';
 import { TEST_PG_URL } from '../support/databases.js';
 import { sharingWith, startTestHost, type TestHost } from '../support/host.js';
 import { apiClient } from '../support/http.js';
+import { createUser, type TestUser } from '../support/users.js';
 import { ANONYMOUS_INGEST, at, HEALTHY, type NodeState, nodeData, sendNodes } from './alerts-support.js';
 
 /** Several instances of the app on one PostgreSQL server, as in Azure with more than one instance. */

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { deliverDue, outboxDeps } from '../../shared/notify/outbox.js';
-import { createUser, type TestUser } from '../finops-api/support.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient, isProblem } from '../support/http.js';
+import { createUser, type TestUser } from '../support/users.js';
 import {
   ANONYMOUS_INGEST,
   at,
@@ -34,8 +34,7 @@ describe('node status alerts, notifications and the alert routes', () => {
     });
     api = apiClient(host.url);
     admin = await createUser(host.services.prisma, true);
-    user = await createUser(host.services.prisma, false);
-    await host.services.prisma.userCluster.create({ data: { userId: user.id, clusterName: 'Prod-AKS' } });
+    user = await createUser(host.services.prisma, false, { clusters: ['Prod-AKS'] });
   }, 60_000);
   afterAll(async () => {
     await host?.close();

@@ -3,9 +3,9 @@ import { Agent, fetch } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type AzureSimulator, startAzureSimulator } from '../../dev/azure-sim/index.js';
 import { retailPricesClient } from '../../shared/metrics/prices/retail-api.js';
-import { createUser, type TestUser } from '../finops-api/support.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient, isProblem } from '../support/http.js';
+import { createUser, type TestUser } from '../support/users.js';
 import { ANONYMOUS_INGEST, at, nodeData, sendNodes } from './alerts-support.js';
 
 const UI_REQUEST = {
@@ -90,8 +90,7 @@ describe('cluster prices from node records, and POST azure-prices', () => {
     });
     api = apiClient(host.url);
     admin = await createUser(host.services.prisma, true);
-    user = await createUser(host.services.prisma, false);
-    await host.services.prisma.userCluster.create({ data: { userId: user.id, clusterName: 'aks-a' } });
+    user = await createUser(host.services.prisma, false, { clusters: ['aks-a'] });
   }, 60_000);
   afterAll(async () => {
     await host?.close();

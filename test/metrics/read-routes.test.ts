@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isProblem } from '../support/http.js';
+import { createUser } from '../support/users.js';
 import {
   batch,
   eventData,
@@ -65,9 +66,7 @@ describe('metrics read routes', () => {
       { kind: 'event', collectedAt: minute(1), data: eventData('dev') },
     ]);
     expect((await postGzip(m.host.url, devBatch, dev.key)).status).toBe(200);
-    const { createUser } = await import('../finops-api/support.js');
-    assigned = await createUser(m.host.services.prisma, false);
-    await m.host.services.prisma.userCluster.create({ data: { userId: assigned.id, clusterName: 'PROD' } });
+    assigned = await createUser(m.host.services.prisma, false, { clusters: ['PROD'] });
   });
   afterAll(async () => {
     await m?.close();

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startLocalHost } from '../../dev/host.js';
-import { createUser, type TestUser } from '../finops-api/support.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient } from '../support/http.js';
+import { createUser, type TestUser } from '../support/users.js';
 import { ANONYMOUS_INGEST, at, nodeData, sendNodes, wall } from './alerts-support.js';
 
 describe('silence: a cluster or a node that stops reporting', () => {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { Settings } from '../../shared/config/index.js';
-import { createUser, type TestUser } from '../finops-api/support.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient } from '../support/http.js';
+import { createUser, type TestUser } from '../support/users.js';
 
 export interface MetricsHost {
   host: TestHost;

@@ -2,7 +2,7 @@
  * The two blocks every page repeats: an answer that is loading, failed, empty or there, and a table
  * of rows. One way for each, so every page says the same thing in the same states.
  */
-import type { ReactNode } from 'react';
+import { Fragment, type ReactNode } from 'react';
 import type { Loaded } from '../hooks';
 import { Empty, ErrorBox, Loading, numClass, TableWrap, tableClass, tdClass, thClass } from './ui';
 
@@ -86,5 +86,49 @@ export function DataTable<T>({
         </tbody>
       </table>
     </TableWrap>
+  );
+}
+
+/** "subscriptionId" as "Subscription id": a details key as a reader says it. */
+function keyLabel(key: string): string {
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_-]+/g, ' ')
+    .toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function valueText(v: unknown): string {
+  if (v === null || v === undefined || v === '') return '—';
+  if (Array.isArray(v))
+    return v.every((x) => typeof x !== 'object' || x === null) ? v.join(', ') : JSON.stringify(v);
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
+
+/** The pairs of a details object, a nested object's under its parent's key. */
+function detailPairs(o: Record<string, unknown>, parent = ''): Array<[string, string]> {
+  return Object.entries(o).flatMap(([k, v]): Array<[string, string]> => {
+    const label = parent ? `${parent} · ${keyLabel(k)}` : keyLabel(k);
+    return v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? detailPairs(v as Record<string, unknown>, label)
+      : [[label, valueText(v)]];
+  });
+}
+
+/** A record's free-form details (the audit trail's) as labelled rows rather than raw JSON. */
+export function DetailList({ details }: { details: unknown }) {
+  if (details === null || details === undefined) return null;
+  if (typeof details !== 'object' || Array.isArray(details)) return <span>{valueText(details)}</span>;
+  const pairs = detailPairs(details as Record<string, unknown>);
+  if (pairs.length === 0) return null;
+  return (
+    <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-0.5 text-xs">
+      {pairs.map(([k, v]) => (
+        <Fragment key={k}>
+          <dt className="font-medium text-slate-600 dark:text-slate-300">{k}</dt>
+          <dd className="break-words">{v}</dd>
+        </Fragment>
+      ))}
+    </dl>
   );
 }

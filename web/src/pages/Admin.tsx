@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { ApiError, del, errorText, post } from '../api';
-import { DataTable, LoadedView } from '../components/data';
+import { DataTable, DetailList, LoadedView } from '../components/data';
 import { SubscriptionSelect, useSubscriptions } from '../components/filters';
 import {
   Badge,
@@ -13,10 +13,6 @@ import {
   inputClass,
   Loading,
   PageTitle,
-  TableWrap,
-  tableClass,
-  tdClass,
-  thClass,
 } from '../components/ui';
 import { dateTime, money, timeZone } from '../format';
 import { useGet } from '../hooks';
@@ -363,9 +359,8 @@ function Audit() {
   if (applied.to)
     params.set('to', new Date(new Date(`${applied.to}T00:00:00`).getTime() + 86_400_000).toISOString());
   const list = useGet<AuditRecord[]>(`/auth/api/Audit?${params}`);
-  const answer = list.data ? { rows: list.data, total: list.total ?? list.data.length } : null;
-  const error = list.error;
-  const pages = answer ? Math.max(1, Math.ceil(answer.total / 25)) : 1;
+  const total = list.total ?? list.data?.length ?? 0;
+  const pages = Math.max(1, Math.ceil(total / 25));
   return (
     <Card title="Audit trail">
       <form
@@ -408,54 +403,43 @@ function Audit() {
         </Field>
         <Button type="submit">Filter</Button>
       </form>
-      {error ? (
-        <ErrorBox error={error} />
-      ) : !answer ? (
-        <Loading />
-      ) : answer.rows.length === 0 ? (
-        <Empty title="No records match">Clear the filters to see the whole trail.</Empty>
-      ) : (
-        <>
-          <TableWrap label="Audit records">
-            <table className={tableClass}>
-              <caption className="sr-only">Audit records, newest first, times in {timeZone}</caption>
-              <thead>
-                <tr>
-                  <th className={thClass}>When</th>
-                  <th className={thClass}>Who</th>
-                  <th className={thClass}>Action</th>
-                  <th className={thClass}>Target</th>
-                  <th className={thClass}>Details</th>
-                </tr>
-              </thead>
-              <tbody>
-                {answer.rows.map((r) => (
-                  <tr key={r.id} data-testid="audit-row">
-                    <td className={`${tdClass} whitespace-nowrap`}>{dateTime(r.at)}</td>
-                    <td className={tdClass}>{r.actorEmail ?? r.actorId ?? '—'}</td>
-                    <td className={tdClass}>{r.action}</td>
-                    <td className={tdClass}>{r.targetType ? `${r.targetType} ${r.targetId ?? ''}` : '—'}</td>
-                    <td className={`${tdClass} max-w-md break-words font-mono text-xs`}>
-                      {r.details ? JSON.stringify(r.details) : ''}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
-          <nav aria-label="Audit pages" className="mt-3 flex items-center gap-2 text-sm">
-            <Button disabled={page <= 1} onClick={() => setPage(page - 1)}>
-              Newer
-            </Button>
-            <span>
-              Page {page} of {pages} ({answer.total} records)
-            </span>
-            <Button disabled={page >= pages} onClick={() => setPage(page + 1)}>
-              Older
-            </Button>
-          </nav>
-        </>
-      )}
+      <LoadedView
+        state={list}
+        empty={{ title: 'No records match', text: 'Clear the filters to see the whole trail.' }}
+      >
+        {(rows) => (
+          <>
+            <DataTable
+              label="Audit records"
+              caption={`Audit records, newest first, times in ${timeZone}`}
+              columns={[
+                { header: 'When', className: 'whitespace-nowrap', cell: (r) => dateTime(r.at) },
+                { header: 'Who', cell: (r) => r.actorEmail ?? r.actorId ?? '—' },
+                { header: 'Action', cell: (r) => r.action },
+                {
+                  header: 'Target',
+                  cell: (r) => (r.targetType ? `${r.targetType} ${r.targetId ?? ''}` : '—'),
+                },
+                { header: 'Details', className: 'max-w-md', cell: (r) => <DetailList details={r.details} /> },
+              ]}
+              rows={rows}
+              rowKey={(r) => r.id}
+              rowTestId={() => 'audit-row'}
+            />
+            <nav aria-label="Audit pages" className="mt-3 flex items-center gap-2 text-sm">
+              <Button disabled={page <= 1} onClick={() => setPage(page - 1)}>
+                Newer
+              </Button>
+              <span>
+                Page {page} of {pages} ({total} records)
+              </span>
+              <Button disabled={page >= pages} onClick={() => setPage(page + 1)}>
+                Older
+              </Button>
+            </nav>
+          </>
+        )}
+      </LoadedView>
     </Card>
   );
 }

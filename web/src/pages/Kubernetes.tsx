@@ -183,6 +183,11 @@ function finding(r: Recommendation): string {
   return `${r.kind}${about.length ? `: ${about.join(' and ')}` : ''}${oom}`;
 }
 
+/** A cluster the bill knows but no agent reports: nothing to split its cost by. */
+function isBillOnly(c: unknown): boolean {
+  return typeof c === 'object' && c !== null && (c as Record<string, unknown>).reportedByAgent === false;
+}
+
 /** A cluster as the clusters list names it (a name, or an object with one). */
 function clusterName(c: unknown): string {
   if (typeof c === 'string') return c;
@@ -206,10 +211,10 @@ const gib = (bytes: number | null) => (bytes === null ? '—' : `${number(bytes 
 export default function Kubernetes() {
   const { query } = useRoute();
   const clusters = useGet<unknown[] | { clusters: unknown[] }>('/finops/api/KubernetesCost/clusters');
-  const names = (Array.isArray(clusters.data) ? clusters.data : (clusters.data?.clusters ?? []))
-    .map(clusterName)
-    .filter(Boolean);
+  const listed = Array.isArray(clusters.data) ? clusters.data : (clusters.data?.clusters ?? []);
+  const names = listed.map(clusterName).filter(Boolean);
   const cluster = query.get('cluster') || names[0] || '';
+  const billOnly = isBillOnly(listed.find((c) => clusterName(c) === cluster));
   const aggregate = query.get('aggregate') ?? 'namespace';
   const [label, setLabel] = useState('');
   const from = query.get('from') ?? isoDay(-30);
@@ -341,22 +346,46 @@ export default function Kubernetes() {
             </p>
           ) : null}
           <Card title="Allocation">
+            {billOnly ? (
+              <Empty title="No agent data for this cluster">
+                <p>
+                  The bill knows {cluster}, but no metrics agent reports from it: without its pods there is
+                  nothing to split the nodes' cost by, so that is shown as unallocated. Run the agent in the
+                  cluster (agent/README.md) with an ingest key from the Admin page to see its namespaces and
+                  workloads.
+                </p>
+              </Empty>
+            ) : null}
             <LoadedView
-              state={{ ...allocation, data: a.rows }}
-              empty={{
-                title: 'Nothing allocated in these days',
-                text: 'Pick other days, or check that the agent is sending data.',
-              }}
+              // A cluster without agent data has a row for every namespace its disks name, most of them
+              // at zero: only what the bill alone places is listed.
+              state={{ ...allocation, data: billOnly ? a.rows.filter((r) => r.totalCost > 0) : a.rows }}
+              empty={
+                billOnly
+                  ? undefined
+                  : {
+                      title: 'Nothing allocated in these days',
+                      text: 'Pick other days, or check that the agent is sending data.',
+                    }
+              }
+              isEmpty={(rows) => rows.length === 0}
             >
-              {(rows) => (
-                <DataTable
-                  label="Allocation"
-                  columns={allocationColumns(a.currency)}
-                  rows={rows}
-                  rowKey={(r) => r.name}
-                  rowTestId={(r) => `k8s-row-${r.name}`}
-                />
-              )}
+              {(rows) =>
+                rows.length === 0 ? null : (
+                  <div className={billOnly ? 'mt-4' : undefined}>
+                    {billOnly ? (
+                      <p className="mb-2 text-sm">Placed in namespaces from the bill alone:</p>
+                    ) : null}
+                    <DataTable
+                      label="Allocation"
+                      columns={allocationColumns(a.currency)}
+                      rows={rows}
+                      rowKey={(r) => r.name}
+                      rowTestId={(r) => `k8s-row-${r.name}`}
+                    />
+                  </div>
+                )
+              }
             </LoadedView>
           </Card>
           {a.days.length ? (
@@ -369,7 +398,9 @@ export default function Kubernetes() {
               state={{ ...rightsizing, data: rightsizing.data === undefined ? undefined : recs }}
               empty={{
                 title: 'No recommendations',
-                text: "The containers' requests fit what they use, or there is too little history yet.",
+                text: billOnly
+                  ? 'Right-sizing compares what containers ask with what they use, which only the agent reports.'
+                  : "The containers' requests fit what they use, or there is too little history yet.",
               }}
             >
               {(rows) => (

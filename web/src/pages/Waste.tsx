@@ -1,5 +1,6 @@
 import { type FormEvent, useMemo, useState } from 'react';
 import { del, errorText, post } from '../api';
+import { DataTable } from '../components/data';
 import { SubscriptionSelect, useSubscriptions } from '../components/filters';
 import {
   Badge,
@@ -11,12 +12,7 @@ import {
   Field,
   inputClass,
   Loading,
-  numClass,
   PageTitle,
-  TableWrap,
-  tableClass,
-  tdClass,
-  thClass,
 } from '../components/ui';
 import { download, toCsv } from '../csv';
 import { dateTime, money, number } from '../format';
@@ -215,6 +211,9 @@ function DecisionForm({
   );
 }
 
+type TotalsRow = WasteSummary['byRule'][number] | WasteSummary['byResourceGroup'][number];
+const nameOf = (r: TotalsRow) => ('code' in r ? r.code : r.resourceGroup);
+
 function Totals({
   rows,
   currency,
@@ -227,31 +226,17 @@ function Totals({
   keyName: string;
 }) {
   return (
-    <TableWrap label={label}>
-      <table className={tableClass}>
-        <thead>
-          <tr>
-            <th className={thClass}>{keyName}</th>
-            <th className={`${thClass} ${numClass}`}>Findings</th>
-            <th className={`${thClass} ${numClass}`}>Cost this month</th>
-            <th className={`${thClass} ${numClass}`}>Saving a month</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => {
-            const name = 'code' in r ? r.code : r.resourceGroup;
-            return (
-              <tr key={name}>
-                <td className={tdClass}>{name}</td>
-                <td className={`${tdClass} ${numClass}`}>{r.findings}</td>
-                <td className={`${tdClass} ${numClass}`}>{money(r.monthToDateCost, currency)}</td>
-                <td className={`${tdClass} ${numClass}`}>{money(r.estimatedMonthlySaving, currency)}</td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </TableWrap>
+    <DataTable
+      label={label}
+      columns={[
+        { header: keyName, cell: nameOf },
+        { header: 'Findings', numeric: true, cell: (r) => r.findings },
+        { header: 'Cost this month', numeric: true, cell: (r) => money(r.monthToDateCost, currency) },
+        { header: 'Saving a month', numeric: true, cell: (r) => money(r.estimatedMonthlySaving, currency) },
+      ]}
+      rows={rows as Array<TotalsRow>}
+      rowKey={nameOf}
+    />
   );
 }
 
@@ -507,77 +492,81 @@ export default function Waste() {
                 Pick another status, rule or resource group.
               </Empty>
             ) : (
-              <TableWrap label="Findings">
-                <table className={tableClass}>
-                  <thead>
-                    <tr>
-                      <th className={thClass}>Resource</th>
-                      <th className={thClass}>Resource group</th>
-                      <th className={thClass}>Rule</th>
-                      <th className={`${thClass} ${numClass}`}>Cost, month to date</th>
-                      <th className={`${thClass} ${numClass}`}>Saving a month</th>
-                      <th className={`${thClass} ${numClass}`}>Age, days</th>
-                      <th className={thClass}>Status</th>
-                      <th className={thClass}>
-                        <span className="sr-only">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {shown.map((f) => (
-                      <tr key={f.resourceId + f.code} data-testid={`finding-${f.resourceName}-${f.code}`}>
-                        <td className={tdClass}>
-                          <span className="font-medium">{f.resourceName}</span>
-                          <span className="block min-w-[12rem] text-xs text-slate-600 dark:text-slate-300">
-                            {f.message}
+              <DataTable
+                label="Findings"
+                columns={[
+                  {
+                    header: 'Resource',
+                    cell: (f) => (
+                      <>
+                        <span className="font-medium">{f.resourceName}</span>
+                        <span className="block min-w-[12rem] text-xs text-slate-600 dark:text-slate-300">
+                          {f.message}
+                        </span>
+                      </>
+                    ),
+                  },
+                  { header: 'Resource group', cell: (f) => f.resourceGroup },
+                  { header: 'Rule', cell: (f) => f.code },
+                  {
+                    header: 'Cost, month to date',
+                    numeric: true,
+                    cell: (f) => money(f.monthToDateCost, currency),
+                  },
+                  {
+                    header: 'Saving a month',
+                    numeric: true,
+                    cell: (f) => money(f.estimatedMonthlySaving, currency),
+                  },
+                  { header: 'Age, days', numeric: true, cell: (f) => number(f.ageDays) },
+                  {
+                    header: 'Status',
+                    cell: (f) => (
+                      <>
+                        <Badge tone={STATUS_TONE[f.status]}>{f.status}</Badge>
+                        {f.suppression ? (
+                          <span className="block text-xs">
+                            {f.suppression.reason}
+                            {f.suppression.expiresAt ? ` · until ${dateTime(f.suppression.expiresAt)}` : ''}
                           </span>
-                        </td>
-                        <td className={tdClass}>{f.resourceGroup}</td>
-                        <td className={tdClass}>{f.code}</td>
-                        <td className={`${tdClass} ${numClass}`}>{money(f.monthToDateCost, currency)}</td>
-                        <td className={`${tdClass} ${numClass}`}>
-                          {money(f.estimatedMonthlySaving, currency)}
-                        </td>
-                        <td className={`${tdClass} ${numClass}`}>{number(f.ageDays)}</td>
-                        <td className={tdClass}>
-                          <Badge tone={STATUS_TONE[f.status]}>{f.status}</Badge>
-                          {f.suppression ? (
-                            <span className="block text-xs">
-                              {f.suppression.reason}
-                              {f.suppression.expiresAt ? ` · until ${dateTime(f.suppression.expiresAt)}` : ''}
-                            </span>
-                          ) : null}
-                        </td>
-                        <td className={`${tdClass} whitespace-nowrap`}>
-                          {f.suppression ? (
-                            <Button
-                              onClick={() => revoke(f)}
-                              aria-label={`Revoke the decision on ${f.resourceName} (${f.code})`}
-                            >
-                              Revoke
-                            </Button>
-                          ) : f.status === 'active' || f.status === 'watch' ? (
-                            <span className="flex gap-1">
-                              <Button
-                                onClick={() => setAction({ kind: 'dismiss', finding: f })}
-                                aria-label={`Dismiss ${f.resourceName} (${f.code})`}
-                              >
-                                Dismiss
-                              </Button>
-                              <Button
-                                onClick={() => setAction({ kind: 'snooze', finding: f })}
-                                aria-label={`Snooze ${f.resourceName} (${f.code})`}
-                              >
-                                Snooze
-                              </Button>
-                            </span>
-                          ) : null}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </TableWrap>
+                        ) : null}
+                      </>
+                    ),
+                  },
+                  {
+                    header: 'Actions',
+                    srOnly: true,
+                    className: 'whitespace-nowrap',
+                    cell: (f) =>
+                      f.suppression ? (
+                        <Button
+                          onClick={() => revoke(f)}
+                          aria-label={`Revoke the decision on ${f.resourceName} (${f.code})`}
+                        >
+                          Revoke
+                        </Button>
+                      ) : f.status === 'active' || f.status === 'watch' ? (
+                        <span className="flex gap-1">
+                          <Button
+                            onClick={() => setAction({ kind: 'dismiss', finding: f })}
+                            aria-label={`Dismiss ${f.resourceName} (${f.code})`}
+                          >
+                            Dismiss
+                          </Button>
+                          <Button
+                            onClick={() => setAction({ kind: 'snooze', finding: f })}
+                            aria-label={`Snooze ${f.resourceName} (${f.code})`}
+                          >
+                            Snooze
+                          </Button>
+                        </span>
+                      ) : null,
+                  },
+                ]}
+                rows={shown}
+                rowKey={(f) => f.resourceId + f.code}
+                rowTestId={(f) => `finding-${f.resourceName}-${f.code}`}
+              />
             )}
           </Card>
           {summary.data && summary.data.byRule.length > 0 ? (
