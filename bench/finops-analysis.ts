@@ -10,7 +10,7 @@
  * a host running the analysis. Prints the wall and CPU time, peak RSS (per phase, and above the RSS
  * before the analysis), rows written per second, and the ratio of the time the engine spent writing
  * (staging the history included) to a plain multi-row INSERT of the same rows (same tables, same run).
- * Aim (issue #16): "Analysis of 10,000 resources: peak RSS < 300 MB, write ratio to a bulk insert
+ * Aim: "Analysis of 10,000 resources: peak RSS < 300 MB, write ratio to a bulk insert
  * stays < 1" (exit code 1 when missed). BENCH_MEM=1|3 prints memory every 1 s|100 ms; BENCH_MEM=2
  * the live heap at each phase's end. `npm run bench -- analysis-scale` runs it at 2x and 4x.
  *

@@ -7,39 +7,8 @@
 // and drops its own database, or keeps it with BENCH_DATABASE=<name> and reuses it when already
 // seeded (seeding takes minutes; migrations still run on it). BENCH_SECONDS (default 3) per route;
 // BENCH_ROUTES=substring filter (the streamed section runs only without it, or with 'streamed').
-// Issue 16, read-fast2 (same kept database, main's code then this branch's, load 2.5 / 1.8): 26 -> 33
-// of 36 routes meet the aim; CPU ms/request: opportunities 13.1 -> 1.3, by-service page 6.8 -> 2.8,
-// history pages 4.8/5.0 -> 2.8/2.6, cost lines 3.4 -> 2.1. The unpaged flags list (1.3 MiB from
-// memory) is mostly this process's own reading of the answer.
-// Issue 16, read-routes (pages of runs kept with their br/gzip bytes; same kept database, main's
-// code then this branch's, back to back at load 9-10, so CPU ms/request, identity / browser):
-// run history page 200 5.6/9.4 -> 1.9/1.3, subscription history page 9.6/14.1 -> 1.8/1.7,
-// by-service page 500 3.7/5.0 -> 1.0/0.7, unpaged flags 9.6/25.1 -> 8.8/1.7 (identity: its 1.3 MiB).
-// At load 2.5 this branch's first three were 0.73/1.15/0.52 ms (identity). Each route is measured
-// without Accept-Encoding (id) and as browsers ask (br); BENCH_ENCODING=identity|browser picks one.
-// Main after the merges, kept database, quiet machine (load 1.9): browser 36 of 36 routes meet the
-// aim, identity 34 of 36: unpaged flags (1.3 MiB; p99 124 ms, 7.6 ms CPU, mostly the load generator
-// in this process reading it) and opportunities (p99 51 ms; 39 ms after its answer was kept as bytes).
-// Unpaged run history with gzip: p99 41 ms, 23.1x fewer bytes.
-// Load generator in its own process (undici loops; CPU ms is then the host's alone), and the local
-// host writing a kept Buffer as a view instead of a copy: unpaged flags identity 7.6 -> 1.1-2.8 ms of
-// host CPU per request, p99 70-87 ms (its 1.3 MiB uncompressed is the kernel's loopback copies with both
-// cores busy: this process, the generator and PostgreSQL); as browsers ask 15-22 ms. Two full runs (load
-// 2.1-2.2): identity 33/36, browser 34-35/36, the other misses 1-643 KiB answers at 50-80 ms p99 that
-// moved between routes and encodings from run to run (CPU 0.5-2.4 ms per request): the machine's stalls
-// in a 3 s window, not the routes. Unpaged run history with gzip: p99 46-72 ms, 23.1x fewer bytes.
-// Since then the bench runs itself with the worker's V8 flags (infra/worker-node-arguments.txt), as
-// the deployed worker runs, and the streamed section's clients run in the load generator's process,
-// so its RSS and CPU are the host's alone (before, 10 clients reading 17.5 MiB answers in this
-// process made the identity case look like 495 -> 767 MiB; at the peak the heap held 405 MiB of
-// garbage, 16 MiB of buffers). Quiet machine (load 2-3): identity 36/36, browser 36/36 (slowest
-// p99 44 ms: the flags' more frequent collections add ~10 ms to the dashboard routes' p99);
-// streamed run history identity RSS 305 -> 333 MiB (heap 109 MiB at the peak), 831 ms of host CPU
-// per 17.5 MiB answer; gzip p99 28 ms, 1 ms of CPU per answer, 23.1x fewer bytes.
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
 import jwt from 'jsonwebtoken';
 import pg from 'pg';
 import { startAzurite } from '../dev/azurite.js';
@@ -50,18 +19,11 @@ import { compressBytes } from '../shared/http/compression.js';
 import { createLogger } from '../shared/observability/logger.js';
 import { startLoadGenerator } from './load-generator.js';
 import { streamedLoad } from './streamed-load.js';
-import { workerNodeArguments } from './worker-flags.js';
+import { rerunWithWorkerFlags, workerNodeArguments } from './worker-flags.js';
 
 // The host runs in this process: with the V8 flags the deployed Functions worker has, so its memory
 // and CPU figures are the deployment's (a bench of the worker's heap without them measured another heap).
-if (process.env.FINWATCH_BENCH_WORKER_FLAGS !== '1') {
-  const r = spawnSync(
-    process.execPath,
-    [...workerNodeArguments(), ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
-    { stdio: 'inherit', env: { ...process.env, FINWATCH_BENCH_WORKER_FLAGS: '1' } },
-  );
-  process.exit(r.status ?? 1);
-}
+rerunWithWorkerFlags(import.meta.url);
 
 const PG_URL = process.env.FINWATCH_TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 3);

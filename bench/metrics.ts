@@ -16,7 +16,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
@@ -32,18 +31,11 @@ import { NODE, POD } from '../shared/metrics/store/postgres/tables.js';
 import { planRead } from '../shared/metrics/store/read-plan.js';
 import { createLogger } from '../shared/observability/logger.js';
 import { startLoadGenerator } from './load-generator.js';
-import { workerNodeArguments } from './worker-flags.js';
+import { rerunWithWorkerFlags } from './worker-flags.js';
 
 // The host runs in this process: with the V8 flags the deployed Functions worker has, so its RSS
 // and CPU figures are the deployment's (without them the host peaked ~25 MB higher under posts).
-if (process.env.FINWATCH_BENCH_WORKER_FLAGS !== '1') {
-  const r = spawnSync(
-    process.execPath,
-    [...workerNodeArguments(), ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
-    { stdio: 'inherit', env: { ...process.env, FINWATCH_BENCH_WORKER_FLAGS: '1' } },
-  );
-  process.exit(r.status ?? 1);
-}
+rerunWithWorkerFlags(import.meta.url);
 
 const { values: opts } = parseArgs({
   options: {

@@ -129,6 +129,29 @@ const CHARGE_SQL = (c: string) => ({
 });
 
 /**
+ * The end of summedSql and storedSql: node-days whose node changed class within the day join the
+ * node-days left to sum hour by hour (`bad`, opened by the caller), then the rows both answer: 0 a
+ * class's charges of a day (from `g`'s per-day rows that `where` keeps, on node-days not in `bad`),
+ * 1 a class's node-hours, 2 a node-day to sum exactly. `extraCtes` are CTEs `g` needs, if any.
+ */
+function classRowsSql(where: string, extraCtes?: string): string {
+  return `SELECT d, node FROM nd GROUP BY 1, 2 HAVING min(k) <> max(k)),
+dc AS (SELECT d, node, min(k) AS k FROM nd GROUP BY 1, 2)${extraCtes ? `,\n${extraCtes}` : ''}
+SELECT 0 AS kind, g.d, NULL::int AS h, dc.k, NULL::text AS node, g.namespace, g.row,
+       sum(g.cpu)::float8 AS a, sum(g.mem)::float8 AS b, NULL::text AS ss, NULL::text AS pool, NULL::text AS vm,
+       NULL::float8 AS "capCpu", NULL::float8 AS "capMem", NULL::float8 AS "allocCpu", NULL::float8 AS "allocMem"
+FROM g JOIN dc USING (d, node)
+WHERE ${where} AND NOT EXISTS (SELECT 1 FROM bad WHERE bad.d = g.d AND bad.node = g.node)
+GROUP BY 2, 4, 6, 7
+UNION ALL
+SELECT 1, d, h, k, NULL, NULL, NULL, sum(part)::float8, NULL, min(ss), min(pool), min(vm),
+       min(cap_cpu)::float8, min(cap_mem)::float8, min(alloc_cpu)::float8, min(alloc_mem)::float8
+FROM nd GROUP BY 2, 3, 4
+UNION ALL
+SELECT 2, d, NULL, NULL, node, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM bad`;
+}
+
+/**
  * The days of $2..$3 summed in one pass over the hourly rollup. The container-hours are first summed
  * per hour, sample count and unit (the containers of one node, namespace and row): the part of the
  * hour a container counts for depends on nothing else, so the 150,000 container-hours of a day become
@@ -158,20 +181,7 @@ bad AS (
   SELECT g.h / 24 AS d, g.node FROM g LEFT JOIN nd ON nd.h = g.h AND nd.node = g.node
   WHERE g.per_day = 0 AND (nd.node IS NULL OR g.cpu > nd.lim_cpu OR g.mem > nd.lim_mem)
   UNION
-  SELECT d, node FROM nd GROUP BY 1, 2 HAVING min(k) <> max(k)),
-dc AS (SELECT d, node, min(k) AS k FROM nd GROUP BY 1, 2)
-SELECT 0 AS kind, g.d, NULL::int AS h, dc.k, NULL::text AS node, g.namespace, g.row,
-       sum(g.cpu)::float8 AS a, sum(g.mem)::float8 AS b, NULL::text AS ss, NULL::text AS pool, NULL::text AS vm,
-       NULL::float8 AS "capCpu", NULL::float8 AS "capMem", NULL::float8 AS "allocCpu", NULL::float8 AS "allocMem"
-FROM g JOIN dc USING (d, node)
-WHERE g.per_day = 1 AND NOT EXISTS (SELECT 1 FROM bad WHERE bad.d = g.d AND bad.node = g.node)
-GROUP BY 2, 4, 6, 7
-UNION ALL
-SELECT 1, d, h, k, NULL, NULL, NULL, sum(part)::float8, NULL, min(ss), min(pool), min(vm),
-       min(cap_cpu)::float8, min(cap_mem)::float8, min(alloc_cpu)::float8, min(alloc_mem)::float8
-FROM nd GROUP BY 2, 3, 4
-UNION ALL
-SELECT 2, d, NULL, NULL, node, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM bad`;
+  ${classRowsSql('g.per_day = 1')}`;
 }
 
 /**
@@ -212,27 +222,16 @@ bad AS (
   SELECT t.h / 24 AS d, t.node FROM t LEFT JOIN nd ON nd.h = t.h AND nd.node = t.node
   WHERE nd.node IS NULL OR t.cpu > nd.lim_cpu OR t.mem > nd.lim_mem
   UNION
-  SELECT d, node FROM nd GROUP BY 1, 2 HAVING min(k) <> max(k)),
-dc AS (SELECT d, node, min(k) AS k FROM nd GROUP BY 1, 2),
-g AS MATERIALIZED (
+  ${classRowsSql(
+    'true',
+    `g AS MATERIALIZED (
   SELECT c.day - ($2::timestamptz AT TIME ZONE 'UTC')::date AS d, s."nodeName" AS node, s.namespace, ${rowSql} AS row,
          sum(c.cpu) AS cpu, sum(c.mem) AS mem
   FROM metrics.cost_day c JOIN "MetricsPodSeries" s ON s.id = c.series_id
   WHERE c.cluster = $1 AND c.day >= ($2::timestamptz AT TIME ZONE 'UTC')::date AND c.day < ($3::timestamptz AT TIME ZONE 'UTC')::date
     AND s."nodeName" IS NOT NULL
-  GROUP BY 1, 2, 3, 4)
-SELECT 0 AS kind, g.d, NULL::int AS h, dc.k, NULL::text AS node, g.namespace, g.row,
-       sum(g.cpu)::float8 AS a, sum(g.mem)::float8 AS b, NULL::text AS ss, NULL::text AS pool, NULL::text AS vm,
-       NULL::float8 AS "capCpu", NULL::float8 AS "capMem", NULL::float8 AS "allocCpu", NULL::float8 AS "allocMem"
-FROM g JOIN dc USING (d, node)
-WHERE NOT EXISTS (SELECT 1 FROM bad WHERE bad.d = g.d AND bad.node = g.node)
-GROUP BY 2, 4, 6, 7
-UNION ALL
-SELECT 1, d, h, k, NULL, NULL, NULL, sum(part)::float8, NULL, min(ss), min(pool), min(vm),
-       min(cap_cpu)::float8, min(cap_mem)::float8, min(alloc_cpu)::float8, min(alloc_mem)::float8
-FROM nd GROUP BY 2, 3, 4
-UNION ALL
-SELECT 2, d, NULL, NULL, node, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM bad`;
+  GROUP BY 1, 2, 3, 4)`,
+  )}`;
 }
 
 export interface MetricsStoreUsageOptions {
