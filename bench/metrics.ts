@@ -13,7 +13,6 @@
 // postgresql://postgres@127.0.0.1:5432/postgres; a fresh database is made and dropped. Without
 // one they run on in-memory PGlite and say so. The fleet size is a parameter: a quick run is
 // `--containers 600 --nodes 20 --day-containers 200`.
-import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { parseArgs } from 'node:util';

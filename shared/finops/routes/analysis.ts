@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { recordAudit } from '../../audit/record.js';
 import { GUID } from '../../config/fields.js';
-import { badRequest, notFound } from '../../http/problem.js';
+import { notFound } from '../../http/problem.js';
 import { json, ok } from '../../http/respond.js';
 import { defineRoute, type RequestContext, type RouteDefinition } from '../../http/route.js';
 import { toJobDto } from '../engine/jobs.js';

@@ -77,6 +77,57 @@ const SERIES_KEY = {
   pvc: 'cluster, namespace, pod, pvc_namespace, pvc_name',
 } as const;
 
+/** Rows of the sample list queries, as ClickHouse names their columns. */
+interface PodRow {
+  t: number;
+  cluster: string;
+  namespace: string;
+  pod: string;
+  container: string;
+  cpu_usage_cores: number;
+  cpu_limit_cores: number | null;
+  memory_usage_bytes: number;
+  memory_limit_bytes: number | null;
+  node_name: string | null;
+  pod_state: string | null;
+  restart_count: number;
+  pod_age: number | null;
+}
+
+interface NodeRow {
+  t: number;
+  cluster: string;
+  node_name: string;
+  cluster_environment: string | null;
+  cpu_usage_cores: number;
+  cpu_capacity_cores: number;
+  memory_usage_bytes: number;
+  memory_capacity_bytes: number;
+  kubernetes_version: string | null;
+  cloud_provider: string | null;
+  is_ready: number | null;
+  has_memory_pressure: number | null;
+  has_disk_pressure: number | null;
+  has_pid_pressure: number | null;
+  architecture: string | null;
+  operating_system: string | null;
+  region: string | null;
+  instance_type: string | null;
+}
+
+interface PvcRow {
+  t: number;
+  cluster: string;
+  namespace: string;
+  pod: string;
+  pvc_namespace: string;
+  pvc_name: string;
+  volume_name: string | null;
+  used_bytes: number;
+  available_bytes: number;
+  capacity_bytes: number;
+}
+
 export class ClickHouseMetricsStore implements MetricsStore {
   readonly engine = 'clickhouse' as const;
   private readonly db: string;
@@ -228,19 +279,38 @@ WHERE ${[...where, "bucket >= toStartOfHour({from:DateTime64(3, 'UTC')})", "buck
     };
   }
 
-  async pods(q: PodQuery): Promise<Rows<PodSample>> {
-    const w = await this.window('pod', q, [['namespace', 'namespace', q.namespace]]);
+  /**
+   * A sample list: the window's plan and scope, the query written for that plan, its rows turned
+   * into samples and bounded at the limit (the plan's resolution in the answer).
+   */
+  private async sampleList<Row, Sample>(
+    kind: keyof typeof SERIES_KEY,
+    q: WindowQuery,
+    extra: Array<[string, string, unknown]>,
+    queryOf: (w: { plan: ReadPlan; where: string }) => string,
+    toSample: (r: Row) => Sample,
+  ): Promise<Rows<Sample>> {
+    const w = await this.window(kind, q, extra);
     if (!w) return { rows: [], truncated: false, resolution: 'raw' };
-    const query =
-      w.plan.level === 'raw'
-        ? `SELECT toUnixTimestamp64Milli(ts) AS t, cluster, namespace, pod, container, cpu_usage_cores,
+    const rows = await this.select<Row>(queryOf(w), w.params);
+    return this.page(rows.map(toSample), q.limit, w.plan.resolution);
+  }
+
+  async pods(q: PodQuery): Promise<Rows<PodSample>> {
+    return this.sampleList<PodRow, PodSample>(
+      'pod',
+      q,
+      [['namespace', 'namespace', q.namespace]],
+      (w) =>
+        w.plan.level === 'raw'
+          ? `SELECT toUnixTimestamp64Milli(ts) AS t, cluster, namespace, pod, container, cpu_usage_cores,
   cpu_limit_cores, memory_usage_bytes, memory_limit_bytes, node_name, pod_state, restart_count, pod_age
 FROM ${this.db}.pod_raw
 WHERE ${w.where}
 ORDER BY ts DESC, cluster, namespace, pod, container
 LIMIT 1 BY cluster, namespace, pod, container, toStartOfInterval(ts, toIntervalSecond({step:UInt32}))
 LIMIT {limit:UInt32}`
-        : `SELECT toUnixTimestamp(b) * 1000 AS t, cluster, namespace, pod, container,
+          : `SELECT toUnixTimestamp(b) * 1000 AS t, cluster, namespace, pod, container,
   avgMerge(cpu_usage_cores) AS cpu_usage_cores, avgMerge(cpu_limit_cores) AS cpu_limit_cores,
   avgMerge(memory_usage_bytes) AS memory_usage_bytes, avgMerge(memory_limit_bytes) AS memory_limit_bytes,
   argMaxMerge(node_name) AS node_name, argMaxMerge(pod_state) AS pod_state,
@@ -250,24 +320,8 @@ FROM ${this.db}.pod_${w.plan.level}
 WHERE ${w.where}
 GROUP BY cluster, namespace, pod, container, b
 ORDER BY b DESC, cluster, namespace, pod, container
-LIMIT {limit:UInt32}`;
-    const rows = await this.select<{
-      t: number;
-      cluster: string;
-      namespace: string;
-      pod: string;
-      container: string;
-      cpu_usage_cores: number;
-      cpu_limit_cores: number | null;
-      memory_usage_bytes: number;
-      memory_limit_bytes: number | null;
-      node_name: string | null;
-      pod_state: string | null;
-      restart_count: number;
-      pod_age: number | null;
-    }>(query, w.params);
-    return this.page(
-      rows.map((r) => ({
+LIMIT {limit:UInt32}`,
+      (r) => ({
         timestamp: toDate(r.t),
         clusterName: r.cluster,
         namespace: r.namespace,
@@ -281,18 +335,18 @@ LIMIT {limit:UInt32}`;
         podState: r.pod_state,
         restartCount: r.restart_count ?? 0,
         podAge: r.pod_age,
-      })),
-      q.limit,
-      w.plan.resolution,
+      }),
     );
   }
 
   async nodes(q: NodeQuery): Promise<Rows<NodeSample>> {
-    const w = await this.window('node', q, [['node_name', 'node', q.nodeName]]);
-    if (!w) return { rows: [], truncated: false, resolution: 'raw' };
-    const query =
-      w.plan.level === 'raw'
-        ? `SELECT toUnixTimestamp64Milli(ts) AS t, cluster, node_name, cluster_environment, cpu_usage_cores,
+    return this.sampleList<NodeRow, NodeSample>(
+      'node',
+      q,
+      [['node_name', 'node', q.nodeName]],
+      (w) =>
+        w.plan.level === 'raw'
+          ? `SELECT toUnixTimestamp64Milli(ts) AS t, cluster, node_name, cluster_environment, cpu_usage_cores,
   cpu_capacity_cores, memory_usage_bytes, memory_capacity_bytes, kubernetes_version, cloud_provider, is_ready,
   has_memory_pressure, has_disk_pressure, has_pid_pressure, architecture, operating_system, region, instance_type
 FROM ${this.db}.node_raw
@@ -300,7 +354,7 @@ WHERE ${w.where}
 ORDER BY ts DESC, cluster, node_name
 LIMIT 1 BY cluster, node_name, toStartOfInterval(ts, toIntervalSecond({step:UInt32}))
 LIMIT {limit:UInt32}`
-        : `SELECT t, cluster, node_name, a.1 AS cluster_environment, cpu_usage_cores, cpu_capacity_cores,
+          : `SELECT t, cluster, node_name, a.1 AS cluster_environment, cpu_usage_cores, cpu_capacity_cores,
   memory_usage_bytes, memory_capacity_bytes, a.2 AS kubernetes_version, a.3 AS cloud_provider, is_ready,
   has_memory_pressure, has_disk_pressure, has_pid_pressure, a.4 AS architecture,
   a.5 AS operating_system, a.6 AS region, a.7 AS instance_type
@@ -317,29 +371,8 @@ FROM (
   ORDER BY b DESC, cluster, node_name
   LIMIT {limit:UInt32}
 )
-ORDER BY t DESC, cluster, node_name`;
-    const rows = await this.select<{
-      t: number;
-      cluster: string;
-      node_name: string;
-      cluster_environment: string | null;
-      cpu_usage_cores: number;
-      cpu_capacity_cores: number;
-      memory_usage_bytes: number;
-      memory_capacity_bytes: number;
-      kubernetes_version: string | null;
-      cloud_provider: string | null;
-      is_ready: number | null;
-      has_memory_pressure: number | null;
-      has_disk_pressure: number | null;
-      has_pid_pressure: number | null;
-      architecture: string | null;
-      operating_system: string | null;
-      region: string | null;
-      instance_type: string | null;
-    }>(query, w.params);
-    return this.page(
-      rows.map((r) => ({
+ORDER BY t DESC, cluster, node_name`,
+      (r) => ({
         timestamp: toDate(r.t),
         clusterName: r.cluster,
         clusterEnvironment: r.cluster_environment,
@@ -358,25 +391,25 @@ ORDER BY t DESC, cluster, node_name`;
         operatingSystem: r.operating_system,
         region: r.region,
         instanceType: r.instance_type,
-      })),
-      q.limit,
-      w.plan.resolution,
+      }),
     );
   }
 
   async pvcs(q: PvcQuery): Promise<Rows<PvcSample>> {
-    const w = await this.window('pvc', q, [['namespace', 'namespace', q.namespace]]);
-    if (!w) return { rows: [], truncated: false, resolution: 'raw' };
-    const query =
-      w.plan.level === 'raw'
-        ? `SELECT toUnixTimestamp64Milli(ts) AS t, cluster, namespace, pod, pvc_namespace, pvc_name, volume_name,
+    return this.sampleList<PvcRow, PvcSample>(
+      'pvc',
+      q,
+      [['namespace', 'namespace', q.namespace]],
+      (w) =>
+        w.plan.level === 'raw'
+          ? `SELECT toUnixTimestamp64Milli(ts) AS t, cluster, namespace, pod, pvc_namespace, pvc_name, volume_name,
   used_bytes, available_bytes, capacity_bytes
 FROM ${this.db}.pvc_raw
 WHERE ${w.where}
 ORDER BY ts DESC, cluster, namespace, pod, pvc_namespace, pvc_name
 LIMIT 1 BY cluster, namespace, pod, pvc_namespace, pvc_name, toStartOfInterval(ts, toIntervalSecond({step:UInt32}))
 LIMIT {limit:UInt32}`
-        : `SELECT toUnixTimestamp(b) * 1000 AS t, cluster, namespace, pod, pvc_namespace, pvc_name,
+          : `SELECT toUnixTimestamp(b) * 1000 AS t, cluster, namespace, pod, pvc_namespace, pvc_name,
   argMaxMerge(volume_name) AS volume_name, toUInt64(round(avgMerge(used_bytes))) AS used_bytes,
   toUInt64(round(avgMerge(available_bytes))) AS available_bytes,
   toUInt64(round(avgMerge(capacity_bytes))) AS capacity_bytes, toStartOfInterval(bucket, toIntervalSecond({step:UInt32})) AS b
@@ -384,21 +417,8 @@ FROM ${this.db}.pvc_${w.plan.level}
 WHERE ${w.where}
 GROUP BY cluster, namespace, pod, pvc_namespace, pvc_name, b
 ORDER BY b DESC, cluster, namespace, pod, pvc_namespace, pvc_name
-LIMIT {limit:UInt32}`;
-    const rows = await this.select<{
-      t: number;
-      cluster: string;
-      namespace: string;
-      pod: string;
-      pvc_namespace: string;
-      pvc_name: string;
-      volume_name: string | null;
-      used_bytes: number;
-      available_bytes: number;
-      capacity_bytes: number;
-    }>(query, w.params);
-    return this.page(
-      rows.map((r) => ({
+LIMIT {limit:UInt32}`,
+      (r) => ({
         timestamp: toDate(r.t),
         clusterName: r.cluster,
         namespace: r.namespace,
@@ -409,9 +429,7 @@ LIMIT {limit:UInt32}`;
         usedBytes: r.used_bytes,
         availableBytes: r.available_bytes,
         capacityBytes: r.capacity_bytes,
-      })),
-      q.limit,
-      w.plan.resolution,
+      }),
     );
   }
 
