@@ -1,5 +1,5 @@
 // Hostile-memory benchmark (node --expose-gc --import tsx bench/hostile-memory.ts): the heap and RSS
-// of a host before and after anonymous floods that once exhausted it (issue 11 item 2): 400 sign-in,
+// of a host before and after anonymous floods that once exhausted it: 400 sign-in,
 // reset-confirm and mobile sign-in requests with ~900 KB "emails", then 20,000 user lookups of
 // distinct unknown emails (each a cached miss). Prints the growth and the user cache's size.
 import { loadavg } from 'node:os';

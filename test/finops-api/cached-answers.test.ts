@@ -1,4 +1,4 @@
-// Answers made of immutable runs are kept per host (issue 16): compressed unpaged subscription
+// Answers made of immutable runs are kept per host: compressed unpaged subscription
 // histories, named by the runs they are made of, and run details. A repeated answer comes from
 // memory; a new run, a deleted run or a new infra support cost gives a new answer.
 import http from 'node:http';

@@ -1,6 +1,6 @@
 // Pages of runs written with their totals (history pages, by-service and group pages, daily
-// totals, resource and cost lists, run details) are kept per host as bytes, with the gzip/br bytes clients asked for
-// (issue 16). A kept answer must be the very answer the route builds, for every caller, under
+// totals, resource and cost lists, run details) are kept per host as bytes, with the gzip/br bytes clients asked for.
+// A kept answer must be the very answer the route builds, for every caller, under
 // every parameter apart, and a new run, a deleted run or a new infra support cost answers anew.
 import http from 'node:http';
 import zlib from 'node:zlib';

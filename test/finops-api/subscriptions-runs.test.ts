@@ -120,7 +120,7 @@ describe('finops Subscriptions, Subscription and AnalysisRuns routes', () => {
         json: { subscriptionId: ` ${SUB_A}`, description: null },
       });
       expect(cleared.status).toBe(200);
-      // budget omitted → cleared (issue #5); infraSupportCost not sent → kept; description null → "".
+      // budget omitted → cleared; infraSupportCost not sent → kept; description null → "".
       expect(cleared.body).toMatchObject({ id, description: '', budget: null, infraSupportCost: 250 });
       expect((await api.get('/finops/api/Subscriptions', { token: user.token })).body).toHaveLength(1);
     });

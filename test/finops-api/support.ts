@@ -10,7 +10,7 @@ import type { TestUser } from '../support/users.js';
 export { createUser, mintToken, type TestUser } from '../support/users.js';
 
 /**
- * Checks that the host's real auth module (issue #3) accepts the minted token, so every
+ * Checks that the host's real auth module accepts the minted token, so every
  * authenticated request of these tests goes through the production token validation and the
  * database's isAdmin flag. (An interim authenticator stood in before the auth module landed.)
  */

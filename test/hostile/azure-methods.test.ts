@@ -7,12 +7,12 @@ import { createStartup } from '../../shared/app/startup.js';
 import { loadConfig } from '../../shared/config/index.js';
 import { createLogger } from '../../shared/observability/logger.js';
 
-// Issue 11 item 15, and where Azure differs from the local host. The fetch standard forbids the
+// Methods no client can send, and where Azure differs from the local host. The fetch standard forbids the
 // methods CONNECT, TRACE and TRACK (https://fetch.spec.whatwg.org/#forbidden-method); the
 // HttpRequest of @azure/functions is built on undici's Request, so the Node worker could not even
 // represent such a request. In Azure no registration lists them and the Functions host answers them
 // itself; the local host answers them with a 405 problem+json (edges.test.ts).
-describe('methods the fetch standard forbids (issue 11.15)', () => {
+describe('methods the fetch standard forbids', () => {
   it('cannot be represented by the HttpRequest of @azure/functions', () => {
     for (const method of ['TRACE', 'CONNECT', 'TRACK']) {
       expect(() => new azf.HttpRequest({ method, url: 'http://127.0.0.1/auth/api/Version' })).toThrow();

@@ -55,9 +55,9 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-// Issue 11 item 17: a host killed with kill -9 (or by the OOM killer) left its Azurite running,
+// A host killed with kill -9 (or by the OOM killer) left its Azurite running,
 // and the next start ran a second Azurite on the same folder.
-describe('the local Azurite child (issue 11.17)', () => {
+describe('the local Azurite child', () => {
   it('dies with its parent when the parent is killed with SIGKILL', { timeout: 60_000 }, async () => {
     const { parent, azuritePid } = await parentWithAzurite(path.join(work, 'killed'));
     expect(alive(azuritePid)).toBe(true);

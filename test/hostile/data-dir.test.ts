@@ -41,8 +41,8 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-// Issue 11 item 16: a read-only or full DATA_DIR gave a stack trace or PGlite's "errno 51".
-describe('an unusable DATA_DIR stops startup with one line (issue 11.16)', () => {
+// A read-only or full DATA_DIR gave a stack trace or PGlite's "errno 51".
+describe('an unusable DATA_DIR stops startup with one line', () => {
   it('names the folder and the cause for each kind of failure', () => {
     const err = (code: string) => Object.assign(new Error(`${code}: boom`), { code });
     expect(dataDirProblem('/srv/data', err('EROFS')).message).toBe(

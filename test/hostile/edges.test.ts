@@ -29,7 +29,7 @@ function raw(
   });
 }
 
-describe('hostile edges of the HTTP surface (issue 11)', () => {
+describe('hostile edges of the HTTP surface', () => {
   let host: TestHost;
   let api: ReturnType<typeof apiClient>;
   let admin: UserRow;

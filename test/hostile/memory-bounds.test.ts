@@ -3,9 +3,9 @@ import { TtlCache } from '../../shared/auth/cache.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiClient, isProblem } from '../support/http.js';
 
-// Issue 11 items 2 and 13: misses were cached under the raw input with no size bound and freed
+// Misses were cached under the raw input with no size bound and freed
 // only when read again, and ~1 MB "emails" were accepted, so anonymous requests exhausted memory.
-describe('bounded caches (issue 11.2)', () => {
+describe('bounded caches', () => {
   it('holds no more than its byte bound however large the keys are', () => {
     const cache = new TtlCache<null>(60_000, { maxEntries: 10_000, maxBytes: 1024 * 1024 });
     for (let i = 0; i < 200; i++) cache.set(`email:${i}${'x'.repeat(100_000)}`, null);
@@ -39,7 +39,7 @@ describe('bounded caches (issue 11.2)', () => {
   });
 });
 
-describe('long strings are refused before any lookup (issue 11.2, 11.13)', () => {
+describe('long strings are refused before any lookup', () => {
   let host: TestHost;
   beforeAll(async () => {
     host = await startTestHost({ queueWorker: false });

@@ -33,7 +33,7 @@ function directorySettings(dir: DirectoryServer) {
   };
 }
 
-describe('the shared mobile key and ADMIN_EMAILS (issue 11.3, 11.5)', () => {
+describe('the shared mobile key and ADMIN_EMAILS', () => {
   let dir: DirectoryServer;
   let host: TestHost;
   let strictHost: TestHost;

@@ -56,9 +56,9 @@ const production = (key: string) => () =>
     ConnectionStrings__SqlConnectionString: 'postgresql://u:p@db.example:5432/finwatch',
   });
 
-// Issue 11 item 4: a Production host started with the development key printed in
+// A Production host started with the development key printed in
 // shared/config/auth.ts accepted a token forged with it.
-describe('keys published in the repository (issue 11.4)', () => {
+describe('keys published in the repository', () => {
   it('refuses the development key and every key value written in the repository in Production', () => {
     const literals = keyLiterals();
     expect(literals.get(DEV_JWT_KEY)).toBe('shared/config/auth.ts:4');

@@ -125,9 +125,9 @@ function probesOf(doc: { paths: Record<string, Record<string, Operation>> }, tok
   return probes;
 }
 
-// Issue 11, evidence: every route of both OpenAPI documents with malformed input answers 4xx,
+// Every route of both OpenAPI documents with malformed input answers 4xx,
 // never 5xx (the hostile sweep found 47 × 5xx on 29 routes).
-describe('malformed-input sweep of every documented route (issue 11)', () => {
+describe('malformed-input sweep of every documented route', () => {
   let host: TestHost;
   let tokens: string[];
   beforeAll(async () => {
