@@ -62,17 +62,21 @@ const event = (minutes: number, data: Partial<EventRecord>): MetricRecord => ({
 describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTTP bridge)', () => {
   let bridge: ChdbHttpBridge;
   let store: ClickHouseMetricsStore;
-  const database = `metrics_${randomUUID().replaceAll('-', '').slice(0, 8)}`;
-
-  beforeAll(async () => {
-    bridge = await startChdbHttpBridge({ user: 'finwatch', password: 'pw' });
-    store = await ClickHouseMetricsStore.open({
+  const newDatabase = () => `metrics_${randomUUID().replaceAll('-', '').slice(0, 8)}`;
+  const database = newDatabase();
+  /** The store on one database of the bridge, as the app opens it. */
+  const openStore = (name: string, days = retention) =>
+    ClickHouseMetricsStore.open({
       url: bridge.url,
       username: 'finwatch',
       password: 'pw',
-      database,
-      retention,
+      database: name,
+      retention: days,
     });
+
+  beforeAll(async () => {
+    bridge = await startChdbHttpBridge({ user: 'finwatch', password: 'pw' });
+    store = await openStore(database);
   });
   afterAll(async () => {
     await store?.close();
@@ -80,13 +84,7 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
   });
 
   it('creates its schema idempotently: opening again changes nothing and fails nothing', async () => {
-    const again = await ClickHouseMetricsStore.open({
-      url: bridge.url,
-      username: 'finwatch',
-      password: 'pw',
-      database,
-      retention,
-    });
+    const again = await openStore(database);
     await again.close();
     const tables = bridge.session
       .query(`SELECT name FROM system.tables WHERE database = '${database}' ORDER BY name`, 'TabSeparated')
@@ -423,13 +421,7 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
   });
 
   it('applies a changed retention setting at the next start', async () => {
-    const shorter = await ClickHouseMetricsStore.open({
-      url: bridge.url,
-      username: 'finwatch',
-      password: 'pw',
-      database,
-      retention: { ...retention, rawDays: 7, hourlyDays: 30 },
-    });
+    const shorter = await openStore(database, { ...retention, rawDays: 7, hourlyDays: 30 });
     await shorter.close();
     const ttl = (table: string) =>
       bridge.session.query(
@@ -443,15 +435,8 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
 
   it('fills the node cost rollup from the samples already stored when it is added to an existing store', async () => {
     // A store made before the node cost rollup existed: samples, but no k8s_node_1h table or view.
-    const older = `metrics_${randomUUID().replaceAll('-', '').slice(0, 8)}`;
-    const open = () =>
-      ClickHouseMetricsStore.open({
-        url: bridge.url,
-        username: 'finwatch',
-        password: 'pw',
-        database: older,
-        retention,
-      });
+    const older = newDatabase();
+    const open = () => openStore(older);
     const first = await open();
     await first.write({
       clusterName: 'prod',
@@ -577,15 +562,8 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
   }
 
   it('brings a store of the previous layout to one hourly pod rollup in place, its hours and lists unchanged', async () => {
-    const older = `metrics_${randomUUID().replaceAll('-', '').slice(0, 8)}`;
-    const open = () =>
-      ClickHouseMetricsStore.open({
-        url: bridge.url,
-        username: 'finwatch',
-        password: 'pw',
-        database: older,
-        retention,
-      });
+    const older = newDatabase();
+    const open = () => openStore(older);
     const made = await open();
     await made.close();
     toPreviousLayout(older, 2);
@@ -658,15 +636,8 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
   }, 180_000);
 
   it('sets a pod cost rollup of the first layout aside and fills pod_1h from the samples', async () => {
-    const older = `metrics_${randomUUID().replaceAll('-', '').slice(0, 8)}`;
-    const open = () =>
-      ClickHouseMetricsStore.open({
-        url: bridge.url,
-        username: 'finwatch',
-        password: 'pw',
-        database: older,
-        retention,
-      });
+    const older = newDatabase();
+    const open = () => openStore(older);
     await (await open()).close();
     toPreviousLayout(older, 1);
     storePrevious(older, [[0, 0.2, 'a']]);

@@ -6,12 +6,10 @@
  * input, which cost as much as the raw insert). A bucket is merged as the stored rollup merges
  * it (rollupMerge): sums and counts of non-null values, the greatest, the newest, all and any.
  */
-import { type Level, rollupColumnNames, type SampleKind, tableName } from './tables.js';
+import { LEVEL_MS } from '../read-plan.js';
+import { type Level, rollupCasts, rollupColumnNames, type SampleKind, tableName } from './tables.js';
 
 type RollupLevel = Exclude<Level, 'raw'>;
-
-/** Bucket widths; date_bin's origin (2000-01-01 UTC) is a whole number of hours after the epoch. */
-const BUCKET_MS: Record<RollupLevel, number> = { '5m': 300_000, '1h': 3_600_000 };
 
 /** The samples of one kind in column arrays: ts (epoch ms), series ids, then each column's values. */
 export interface SampleArrays {
@@ -19,19 +17,6 @@ export interface SampleArrays {
   ids: number[];
   /** One array per kind.columns entry, values as bound to the raw insert (numbers, booleans, null, bigint text). */
   values: unknown[][];
-}
-
-/** SQL array casts of a rollup table's columns, in rollupColumnNames order. */
-export function rollupCasts(kind: SampleKind): string[] {
-  return [
-    'timestamptz',
-    'integer',
-    'integer',
-    'timestamptz',
-    ...kind.columns.flatMap((c) =>
-      c.rollup === 'avg' ? ['double precision', 'integer'] : [c.type === 'real' ? 'real' : c.type],
-    ),
-  ];
 }
 
 const toNumber = (v: unknown, real: boolean): number => {
@@ -45,7 +30,9 @@ const toNumber = (v: unknown, real: boolean): number => {
  * (bucket and last_ts as ISO text), one row per (series, bucket).
  */
 export function rollupArrays(kind: SampleKind, level: RollupLevel, s: SampleArrays): unknown[][] {
-  const width = BUCKET_MS[level];
+  // Buckets start on whole multiples of the width since the epoch, as the rollups' date_bin from
+  // 2000-01-01 UTC (itself a whole number of hours after the epoch) puts them.
+  const width = LEVEL_MS[level];
   const cols = kind.columns;
   // Per group: [bucketMs, seriesId, n, lastTs, ...one or two slots per column], by bucket then
   // series (a batch spans a few buckets: numeric keys, no key text per sample).

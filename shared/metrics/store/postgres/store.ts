@@ -53,7 +53,7 @@ import {
   rangeOfName,
 } from './partitions.js';
 import { parseSampleRows, samplesSql, seriesSql } from './reads.js';
-import { plainArray, rollupArrays, rollupCasts, rollupUpsertSql, type SampleArrays } from './rollups.js';
+import { plainArray, rollupArrays, rollupUpsertSql, type SampleArrays } from './rollups.js';
 import { type Exec, pgSql, prismaSql, type Query, retryTransient, type Sql } from './sql.js';
 import {
   LEVELS,
@@ -61,6 +61,7 @@ import {
   NODE,
   POD,
   PVC,
+  rollupCasts,
   rollupMerge,
   SAMPLE_KINDS,
   type SampleKind,

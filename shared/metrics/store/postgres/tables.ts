@@ -77,8 +77,6 @@ export const LEVELS: Level[] = ['raw', '5m', '1h'];
 /** Partition width of each level: raw and 5-minute by day, hourly by month. */
 export const PARTITION_WIDTH: Record<Level, 'day' | 'month'> = { raw: 'day', '5m': 'day', '1h': 'month' };
 
-export const BUCKET: Record<Exclude<Level, 'raw'>, string> = { '5m': '5 minutes', '1h': '1 hour' };
-
 export function tableName(kind: SampleKind, level: Level): string {
   return `${kind.name}_${level}`;
 }
@@ -152,6 +150,17 @@ export function rollupMerge(kind: SampleKind): string[] {
 /** The rollup table's column list in insert order. */
 export function rollupColumnNames(kind: SampleKind): string[] {
   return ['bucket', 'series_id', 'n', 'last_ts', ...kind.columns.flatMap(rollupColumns).map(([n]) => n)];
+}
+
+/** SQL array casts of the rollup table's columns, in rollupColumnNames order. */
+export function rollupCasts(kind: SampleKind): string[] {
+  return [
+    'timestamptz',
+    'integer',
+    'integer',
+    'timestamptz',
+    ...kind.columns.flatMap(rollupColumns).map(([, type]) => type.replace(' NOT NULL', '')),
+  ];
 }
 
 /**
