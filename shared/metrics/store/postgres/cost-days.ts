@@ -2,7 +2,8 @@
  * The Kubernetes cost read's per-day sums (`metrics.cost_day`, `metrics.cost_node_hour`): kept for
  * closed UTC days so that a month's read groups ~30 rows per container instead of ~720 hourly ones.
  *
- * - Summed by the cost read itself, on its first read of a closed day (costDaysSql, fillCostDaysSql).
+ * - Summed ahead of a read by the hourly housekeeping timer (the last 31 closed days), and by the
+ *   cost read itself for any closed day of its period still without sums (DAYS_TO_SUM_SQL, FILL_DAYS_SQL).
  * - A batch that writes samples into a day before today marks that day late (markLateDays); the
  *   next read sums it again. Samples of today, the usual case, cost no statement.
  * - A day whose containers' series rows changed node or requests since it was summed is summed
