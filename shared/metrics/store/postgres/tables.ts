@@ -147,9 +147,17 @@ export function rollupMerge(kind: SampleKind): string[] {
   return ['n = r.n + excluded.n', 'last_ts = greatest(r.last_ts, excluded.last_ts)', ...merged];
 }
 
+/** rollupColumnNames per kind, made once: every write of samples asks for them. */
+const columnNamesOf = new Map<SampleKind, readonly string[]>();
+
 /** The rollup table's column list in insert order. */
-export function rollupColumnNames(kind: SampleKind): string[] {
-  return ['bucket', 'series_id', 'n', 'last_ts', ...kind.columns.flatMap(rollupColumns).map(([n]) => n)];
+export function rollupColumnNames(kind: SampleKind): readonly string[] {
+  let names = columnNamesOf.get(kind);
+  if (!names) {
+    names = ['bucket', 'series_id', 'n', 'last_ts', ...kind.columns.flatMap(rollupColumns).map(([n]) => n)];
+    columnNamesOf.set(kind, names);
+  }
+  return names;
 }
 
 /** SQL array casts of the rollup table's columns, in rollupColumnNames order. */
