@@ -48,13 +48,31 @@ function parseJson(text: string): unknown {
   }
 }
 
+const compiled = new Map<ZodType, ZodType>();
+
+/**
+ * The schema as zod compiles it ahead of time (z.compile), made on first use: a valid value is
+ * checked by generated code instead of zod's walk of the schema, about 15 times cheaper for a pod
+ * record, which made the record checks the largest cost of a batch (docs/benchmarks.md). A value
+ * the generated code refuses is parsed again by the schema as written, so every message is the
+ * same. Compiling costs tens of milliseconds a schema, hence not at startup.
+ */
+function compiledOf<T>(schema: ZodType<T>): ZodType<T> {
+  let c = compiled.get(schema);
+  if (!c) {
+    c = z.compile(schema);
+    compiled.set(schema, c);
+  }
+  return c as ZodType<T>;
+}
+
 /** Problems of one value against a schema, keyed by `prefix` + the field path (`records[3].data.pod`). */
 function problemsOf<T>(
   schema: ZodType<T>,
   value: unknown,
   prefix: string,
 ): { data: T; errors?: undefined } | { data?: undefined; errors: ValidationErrors } {
-  const r = schema.safeParse(normalizeKeys(value, schema), { error: plainIssue });
+  const r = compiledOf(schema).safeParse(normalizeKeys(value, schema), { error: plainIssue });
   if (r.success) return { data: r.data };
   const errors: ValidationErrors = {};
   for (const issue of r.error.issues) {
