@@ -764,10 +764,10 @@ export class PostgresMetricsStore implements MetricsStore {
    * Rebuilds the indexes of each partition whose day (or month) has closed, once per partition.
    * Samples arrive in time order across every series, so each index page of (series_id, ts) or of
    * the rollups' key takes rows from many cycles and is split half-full again and again: a day's
-   * index ends up about two thirds full. Rebuilt once no more rows are expected, it is packed to
-   * the B-tree's fill factor (90%), and stays so, since a closed partition is not written again
-   * (bar a late retry). CONCURRENTLY: writes and reads of other partitions are never blocked, and
-   * this one's reads go on during the rebuild. metrics.packed_partitions records what was done.
+   * index ends up about two thirds full. Rebuilt once no more rows are expected, with a fill factor
+   * of 100 (the default 90 keeps room for inserts), its pages are full, and stay so, since a closed
+   * partition is not written again (bar a late retry). CONCURRENTLY: writes and reads of other
+   * partitions are never blocked, and this one's reads go on during the rebuild. metrics.packed_partitions records what was done.
    */
   private async packClosedPartitions(now: Date): Promise<string[]> {
     const done = new Set(
@@ -778,6 +778,15 @@ export class PostgresMetricsStore implements MetricsStore {
       for (const level of LEVELS) {
         for (const p of await this.partitionsOf(kind, level)) {
           if (done.has(p.name) || p.to.getTime() > now.getTime() - PACK_AFTER_MS) continue;
+          // Full pages: the 10% a B-tree leaves free by default is for inserts that a closed
+          // partition no longer gets (a late retry's few rows split a page or two, no more).
+          const indexes = await this.query<{ name: string }>(
+            `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+              WHERE i.indrelid = $1::regclass`,
+            `metrics.${p.name}`,
+          );
+          for (const { name } of indexes)
+            await this.exec(`ALTER INDEX metrics."${name}" SET (fillfactor = 100)`);
           await this.exec(`REINDEX TABLE CONCURRENTLY metrics.${p.name}`);
           await this.exec(
             `INSERT INTO metrics.packed_partitions (name) VALUES ($1) ON CONFLICT DO NOTHING`,
