@@ -250,50 +250,83 @@ const batchRoute = defineRoute({
     const metrics = services.metrics;
     const settings = services.config.metrics;
     const sender = await ingestSender(request, metrics.keys, settings.Metrics__AllowAnonymousIngest);
-    const value = await readBatchBody(request, settings.Metrics__MaxBatchBytes);
-    const envelope = problemsOf(batchEnvelopeSchema, value, '');
-    if (envelope.errors) throw badRequest(firstOf(envelope.errors), envelope.errors);
-    const { batchId, records: raw } = envelope.data;
-    const cluster = clusterFor(sender, envelope.data.clusterName)!;
-    const errors: ValidationErrors = {};
-    let listed = 0;
-    const add = (key: string, messages: string[]) => {
-      if (listed >= MAX_LISTED_ERRORS) return;
-      errors[key] = [...(errors[key] ?? []), ...messages];
-      listed++;
-    };
-    const now = Date.now();
-    const records: MetricRecord[] = [];
-    raw.forEach((r, i) => {
-      const schema = RECORD_SCHEMAS[r.kind] as ZodType<{ clusterName: string }>;
-      const parsed = problemsOf(schema, r.data, `records[${i}].data`);
-      if (parsed.errors) {
-        for (const [k, m] of Object.entries(parsed.errors)) add(k, m);
-        return;
-      }
-      const named = normalizeCluster(parsed.data.clusterName);
-      if (named && named !== cluster) {
-        add(`records[${i}].data.clusterName`, [`must be the batch's clusterName (${cluster})`]);
-        return;
-      }
-      const collectedAt = new Date(r.collectedAt);
-      const late = collectedAtProblem(services, collectedAt, now);
-      if (late) {
-        add(`records[${i}].collectedAt`, [late]);
-        return;
-      }
-      parsed.data.clusterName = cluster;
-      records.push({ kind: r.kind, collectedAt, data: parsed.data } as MetricRecord);
+    const batch = checkedBatch(
+      services,
+      sender,
+      await readBatchBody(request, settings.Metrics__MaxBatchBytes),
+    );
+    const result = await metrics.ingest({
+      clusterName: batch.cluster,
+      batchId: batch.batchId,
+      records: batch.records,
     });
-    if (listed > 0) {
-      throw new HttpError(422, `Nothing was stored: ${firstOf(errors)}.`, {
-        errors,
-        title: 'One or more records cannot be stored.',
-      });
-    }
-    const result = await metrics.ingest({ clusterName: cluster, batchId, records });
-    return json(200, { success: true, batchId, records: raw.length, duplicate: result.duplicate });
+    return json(200, {
+      success: true,
+      batchId: batch.batchId,
+      records: batch.count,
+      duplicate: result.duplicate,
+    });
   },
 });
+
+/**
+ * The batch's envelope and every record checked (a 400 or a 422 naming the records), as the
+ * store's records. Its own function: the parsed JSON (thousands of objects) is unreachable once
+ * it returns, not held while the store writes (what the garbage collector must copy grows with
+ * what is live across those waits).
+ */
+function checkedBatch(
+  services: AppServices,
+  sender: Awaited<ReturnType<typeof ingestSender>>,
+  value: unknown,
+): { batchId: string; cluster: string; records: MetricRecord[]; count: number } {
+  const envelope = problemsOf(batchEnvelopeSchema, value, '');
+  if (envelope.errors) throw badRequest(firstOf(envelope.errors), envelope.errors);
+  const { batchId, records: raw } = envelope.data;
+  const cluster = clusterFor(sender, envelope.data.clusterName)!;
+  const errors: ValidationErrors = {};
+  let listed = 0;
+  const add = (key: string, messages: string[]) => {
+    if (listed >= MAX_LISTED_ERRORS) return;
+    errors[key] = [...(errors[key] ?? []), ...messages];
+    listed++;
+  };
+  const now = Date.now();
+  const records: MetricRecord[] = [];
+  // A cycle's records share one collection time: one Date for them.
+  let lastText = '';
+  let lastAt = new Date(0);
+  raw.forEach((r, i) => {
+    const schema = RECORD_SCHEMAS[r.kind] as ZodType<{ clusterName: string }>;
+    const parsed = problemsOf(schema, r.data, `records[${i}].data`);
+    if (parsed.errors) {
+      for (const [k, m] of Object.entries(parsed.errors)) add(k, m);
+      return;
+    }
+    const named = normalizeCluster(parsed.data.clusterName);
+    if (named && named !== cluster) {
+      add(`records[${i}].data.clusterName`, [`must be the batch's clusterName (${cluster})`]);
+      return;
+    }
+    if (r.collectedAt !== lastText) {
+      lastText = r.collectedAt;
+      lastAt = new Date(r.collectedAt);
+    }
+    const late = collectedAtProblem(services, lastAt, now);
+    if (late) {
+      add(`records[${i}].collectedAt`, [late]);
+      return;
+    }
+    parsed.data.clusterName = cluster;
+    records.push({ kind: r.kind, collectedAt: lastAt, data: parsed.data } as MetricRecord);
+  });
+  if (listed > 0) {
+    throw new HttpError(422, `Nothing was stored: ${firstOf(errors)}.`, {
+      errors,
+      title: 'One or more records cannot be stored.',
+    });
+  }
+  return { batchId, cluster, records, count: raw.length };
+}
 
 export const ingestRoutes: RouteDefinition[] = [...ONE_OBJECT_ROUTES.map(oneObjectRoute), batchRoute];
