@@ -1,4 +1,6 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config/index.js';
+import { type MetricRecord, RECORD_SCHEMAS } from '../../shared/metrics/records.js';
 import { PostgresMetricsStore } from '../../shared/metrics/store/postgres/store.js';
 import { openMigratedDatabase, TEST_DATABASES } from '../support/databases.js';
 import { storeContractSuite } from './store-suite.js';
@@ -17,5 +19,59 @@ for (const [label, kind] of TEST_DATABASES) {
         await db.close();
       },
     };
+  });
+
+  // A container's node and limits are kept with its label set, not in each sample: every sample
+  // reads the latest, and the store's cache of label sets must notice each change.
+  describe(`PostgreSQL store on ${label}: a container's attributes`, () => {
+    let db: Awaited<ReturnType<typeof openMigratedDatabase>>;
+    let store: PostgresMetricsStore;
+    beforeAll(async () => {
+      db = await openMigratedDatabase(kind);
+      store = new PostgresMetricsStore(db.prisma, settings, { pool: db.pool });
+    });
+    afterAll(async () => {
+      await store?.close();
+      await db?.close();
+    });
+
+    const now = Date.now();
+    const pod = (minutesAgo: number, over: Record<string, unknown> = {}): MetricRecord => ({
+      kind: 'pod',
+      collectedAt: new Date(now - minutesAgo * 60_000),
+      data: RECORD_SCHEMAS.pod.parse({
+        clusterName: 'c1',
+        namespace: 'web',
+        pod: 'api-0',
+        container: 'api',
+        nodeName: 'node-a',
+        cpuLimitCores: 0.5,
+        ...over,
+      }),
+    });
+    const read = async () =>
+      (
+        await store.pods({
+          from: new Date(now - 3_600_000),
+          to: new Date(now + 1000),
+          limit: 1000,
+          clusterName: 'c1',
+        })
+      ).rows.map((r) => [r.nodeName, r.cpuLimitCores]);
+
+    it('reads the latest node and limit after they changed, and the first again once changed back', async () => {
+      await store.write({ clusterName: 'c1', records: [pod(3)] });
+      await store.write({ clusterName: 'c1', records: [pod(2, { nodeName: 'node-b', cpuLimitCores: 1 })] });
+      expect(await read()).toEqual([
+        ['node-b', 1],
+        ['node-b', 1],
+      ]);
+      await store.write({ clusterName: 'c1', records: [pod(1)] });
+      expect(await read()).toEqual([
+        ['node-a', 0.5],
+        ['node-a', 0.5],
+        ['node-a', 0.5],
+      ]);
+    });
   });
 }

@@ -95,12 +95,12 @@ const numOrNull = (v: number | null | undefined) => (v === null || v === undefin
 
 interface CachedSeries {
   id: number;
-  info: string;
+  attrs: unknown[];
   seenAt: number;
 }
 
 /**
- * One label set to upsert: its identity, the columns, and the attribute fingerprint for the cache.
+ * One label set to upsert: its identity and its attributes (the columns after the identity).
  * The cache is keyed by the identity's texts joined by NUL (which no validated text holds); the
  * stored seriesKey (an MD5 of the identity) is worked out only for a label set the cache lacks,
  * so a batch of known containers hashes nothing.
@@ -108,9 +108,14 @@ interface CachedSeries {
 interface SeriesRow {
   cacheKey: string;
   identity: unknown[];
-  info: string;
+  /** The attributes as stored (texts, numbers, null; labels as JSON text), compared one by one. */
+  attrs: unknown[];
   seenAt: Date;
-  values: unknown[];
+}
+
+function sameAttrs(a: unknown[], b: unknown[]): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return a.length === b.length;
 }
 
 interface SeriesSpec {
@@ -293,7 +298,7 @@ export class PostgresMetricsStore implements MetricsStore {
       for (const w of SAMPLE_WRITERS) {
         const records = byKind[w.kind] as SampleRecord[];
         if (!records.length) continue;
-        const ids = await this.seriesIds(query, w.series, records, w.seriesRow, learned);
+        const ids = await this.seriesIds(query, w, records, learned);
         await exec(SAMPLE_SQL.get(w.table)!, ...sampleColumns(w, records, ids, states).map(plainArray));
       }
       await markLateDays(exec, batch.records, this.now());
@@ -320,30 +325,35 @@ export class PostgresMetricsStore implements MetricsStore {
   private remember(spec: SeriesSpec, row: SeriesRow, id: number): void {
     const cache = this.series.get(spec)!;
     if (cache.size >= MAX_CACHED_SERIES) cache.clear();
-    cache.set(row.cacheKey, { id, info: row.info, seenAt: row.seenAt.getTime() });
+    cache.set(row.cacheKey, { id, attrs: row.attrs, seenAt: row.seenAt.getTime() });
   }
 
   /** Series ids for each record, in order: from the cache, else one upsert of the missing ones. */
-  private async seriesIds<R extends { collectedAt: Date }>(
+  private async seriesIds(
     query: Query,
-    spec: SeriesSpec,
-    records: R[],
-    rowOf: (r: R) => SeriesRow,
+    w: SampleWriter,
+    records: SampleRecord[],
     learned: Array<[SeriesSpec, SeriesRow, number]>,
   ): Promise<number[]> {
+    const spec = w.series;
     const cache = this.series.get(spec)!;
-    const rows = records.map(rowOf);
-    const ids = new Array<number>(rows.length);
+    const ids = new Array<number>(records.length);
+    // The cache key of each record the cache could not answer (sparse: a known batch has none).
+    const unknown = new Array<string | undefined>(records.length);
     const missing = new Map<string, SeriesRow>();
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i]!;
-      const hit = cache.get(row.cacheKey);
-      if (hit && hit.info === row.info && row.seenAt.getTime() - hit.seenAt < SERIES_REFRESH_MS) {
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!;
+      const key = w.seriesKey(r.data as never);
+      const attrs = w.seriesAttrs(r.data as never);
+      const hit = cache.get(key);
+      if (hit && r.collectedAt.getTime() - hit.seenAt < SERIES_REFRESH_MS && sameAttrs(hit.attrs, attrs)) {
         ids[i] = hit.id;
         continue;
       }
-      const had = missing.get(row.cacheKey);
-      if (!had || had.seenAt <= row.seenAt) missing.set(row.cacheKey, row);
+      unknown[i] = key;
+      const had = missing.get(key);
+      if (!had || had.seenAt <= r.collectedAt)
+        missing.set(key, { cacheKey: key, identity: key.split(KEY_SEP), attrs, seenAt: r.collectedAt });
     }
     if (missing.size) {
       const list = [...missing.values()];
@@ -352,7 +362,8 @@ export class PostgresMetricsStore implements MetricsStore {
       const arrays: unknown[][] = Array.from({ length: width }, () => []);
       for (const [n, row] of list.entries()) {
         arrays[0]!.push(keys[n]);
-        for (let c = 0; c < spec.columns.length; c++) arrays[c + 1]!.push(row.values[c]);
+        const values = [...row.identity, ...row.attrs];
+        for (let c = 0; c < spec.columns.length; c++) arrays[c + 1]!.push(values[c]);
         arrays[width - 2]!.push(iso(row.seenAt));
         arrays[width - 1]!.push(iso(row.seenAt));
       }
@@ -360,8 +371,8 @@ export class PostgresMetricsStore implements MetricsStore {
       const byKey = new Map(returned.map((r) => [r.seriesKey, Number(r.id)]));
       const byCacheKey = new Map(list.map((row, n) => [row.cacheKey, byKey.get(keys[n]!)!]));
       for (const row of list) learned.push([spec, row, byCacheKey.get(row.cacheKey)!]);
-      for (let i = 0; i < rows.length; i++)
-        if (ids[i] === undefined) ids[i] = byCacheKey.get(rows[i]!.cacheKey)!;
+      for (let i = 0; i < records.length; i++)
+        if (ids[i] === undefined) ids[i] = byCacheKey.get(unknown[i]!)!;
     }
     return ids;
   }
@@ -758,10 +769,10 @@ export class PostgresMetricsStore implements MetricsStore {
    * Rebuilds the indexes of each partition whose day (or month) has closed, once per partition.
    * Samples arrive in time order across every series, so each index page of (series_id, ts) or of
    * the rollups' key takes rows from many cycles and is split half-full again and again: a day's
-   * index ends up about two thirds full. Rebuilt once no more rows are expected, it is packed to
-   * the B-tree's fill factor (90%), and stays so, since a closed partition is not written again
-   * (bar a late retry). CONCURRENTLY: writes and reads of other partitions are never blocked, and
-   * this one's reads go on during the rebuild. metrics.packed_partitions records what was done.
+   * index ends up about two thirds full. Rebuilt once no more rows are expected, with a fill factor
+   * of 100 (the default 90 keeps room for inserts), its pages are full, and stay so, since a closed
+   * partition is not written again (bar a late retry). CONCURRENTLY: writes and reads of other
+   * partitions are never blocked, and this one's reads go on during the rebuild. metrics.packed_partitions records what was done.
    */
   private async packClosedPartitions(now: Date): Promise<string[]> {
     const done = new Set(
@@ -772,6 +783,15 @@ export class PostgresMetricsStore implements MetricsStore {
       for (const level of LEVELS) {
         for (const p of await this.partitionsOf(kind, level)) {
           if (done.has(p.name) || p.to.getTime() > now.getTime() - PACK_AFTER_MS) continue;
+          // Full pages: the 10% a B-tree leaves free by default is for inserts that a closed
+          // partition no longer gets (a late retry's few rows split a page or two, no more).
+          const indexes = await this.query<{ name: string }>(
+            `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+              WHERE i.indrelid = $1::regclass`,
+            `metrics.${p.name}`,
+          );
+          for (const { name } of indexes)
+            await this.exec(`ALTER INDEX metrics."${name}" SET (fillfactor = 100)`);
           await this.exec(`REINDEX TABLE CONCURRENTLY metrics.${p.name}`);
           await this.exec(
             `INSERT INTO metrics.packed_partitions (name) VALUES ($1) ON CONFLICT DO NOTHING`,
@@ -885,59 +905,45 @@ function scope(
 
 // ------------------------------------------------------------------- record → row conversions
 
-function podSeriesRow(r: Rec<'pod'>): SeriesRow {
-  const d: PodRecord = r.data;
-  const attrs = [
-    d.nodeName,
-    d.ownerKind,
-    d.ownerName,
-    d.labels ? JSON.stringify(d.labels) : null,
-    d.cpuRequestCores,
-    d.memoryRequestBytes,
-    d.lastTerminationReason,
-    d.cpuLimitCores,
-    d.memoryLimitBytes === null ? null : Math.round(d.memoryLimitBytes),
-  ];
-  return seriesRow(r, [d.clusterName, d.namespace, d.pod, d.container], attrs);
-}
+/**
+ * A label set's cache key is its identity's texts joined by NUL, which no validated text holds (so
+ * the identity is the key split again); its attributes are compared with the cached ones value by
+ * value (a JSON text of them per sample was a tenth of a batch's host CPU).
+ */
+const KEY_SEP = '\u0000';
 
-function nodeSeriesRow(r: Rec<'node'>): SeriesRow {
-  const d: NodeRecord = r.data;
-  const attrs = [
-    d.clusterEnvironment ?? 'PROD',
-    d.kubernetesVersion,
-    d.cloudProvider,
-    d.architecture,
-    d.operatingSystem,
-    d.region,
-    d.instanceType,
-    d.providerId,
-    d.nodePool,
-    d.cpuAllocatableCores,
-    d.memoryAllocatableBytes,
-  ];
-  return seriesRow(r, [d.clusterName, d.nodeName], attrs);
-}
+const podSeriesKey = (d: PodRecord) =>
+  `${d.clusterName}${KEY_SEP}${d.namespace}${KEY_SEP}${d.pod}${KEY_SEP}${d.container}`;
+const podSeriesAttrs = (d: PodRecord) => [
+  d.nodeName,
+  d.ownerKind,
+  d.ownerName,
+  d.labels ? JSON.stringify(d.labels) : null,
+  d.cpuRequestCores,
+  d.memoryRequestBytes,
+  d.lastTerminationReason,
+  d.cpuLimitCores,
+  d.memoryLimitBytes === null ? null : Math.round(d.memoryLimitBytes),
+];
 
-function pvcSeriesRow(r: Rec<'pvc'>): SeriesRow {
-  const d: PvcRecord = r.data;
-  return seriesRow(
-    r,
-    [d.clusterName, d.namespace, d.pod, d.pvcNamespace, d.pvcName],
-    [d.volumeName, d.azureDiskResourceId],
-  );
-}
+const nodeSeriesKey = (d: NodeRecord) => `${d.clusterName}${KEY_SEP}${d.nodeName}`;
+const nodeSeriesAttrs = (d: NodeRecord) => [
+  d.clusterEnvironment ?? 'PROD',
+  d.kubernetesVersion,
+  d.cloudProvider,
+  d.architecture,
+  d.operatingSystem,
+  d.region,
+  d.instanceType,
+  d.providerId,
+  d.nodePool,
+  d.cpuAllocatableCores,
+  d.memoryAllocatableBytes,
+];
 
-/** A label set row: its identity (hashed into the stored key) and its attributes (compared via `info`). */
-function seriesRow(r: { collectedAt: Date }, identity: string[], attrs: unknown[]): SeriesRow {
-  return {
-    cacheKey: identity.join('\u0000'),
-    identity,
-    info: JSON.stringify(attrs),
-    seenAt: r.collectedAt,
-    values: [...identity, ...attrs],
-  };
-}
+const pvcSeriesKey = (d: PvcRecord) =>
+  [d.clusterName, d.namespace, d.pod, d.pvcNamespace, d.pvcName].join(KEY_SEP);
+const pvcSeriesAttrs = (d: PvcRecord) => [d.volumeName, d.azureDiskResourceId];
 
 type SampleRecord = Rec<'pod'> | Rec<'node'> | Rec<'pvc'>;
 
@@ -946,21 +952,22 @@ interface SampleWriter<K extends SampleRecord['kind'] = SampleRecord['kind']> {
   kind: K;
   table: SampleKind;
   series: SeriesSpec;
-  seriesRow(r: SampleRecord): SeriesRow;
+  /** The label set's cache key (its identity) and its attributes, in the series columns' order. */
+  seriesKey(d: Rec<K>['data']): string;
+  seriesAttrs(d: Rec<K>['data']): unknown[];
   /** The sample's values in `table.columns` order (after ts and series_id). */
   values(d: Rec<K>['data'], states: Map<string, number>): unknown[];
 }
 
-const sampleWriter = <K extends SampleRecord['kind']>(
-  w: Omit<SampleWriter<K>, 'seriesRow'> & { seriesRow(r: Rec<K>): SeriesRow },
-) => w as unknown as SampleWriter;
+const sampleWriter = <K extends SampleRecord['kind']>(w: SampleWriter<K>) => w as unknown as SampleWriter;
 
 const SAMPLE_WRITERS: SampleWriter[] = [
   sampleWriter({
     kind: 'pod',
     table: POD,
     series: POD_SERIES,
-    seriesRow: podSeriesRow,
+    seriesKey: podSeriesKey,
+    seriesAttrs: podSeriesAttrs,
     values: (d, states) => [
       Math.round(d.memoryUsageBytes),
       d.cpuUsageCores,
@@ -974,7 +981,8 @@ const SAMPLE_WRITERS: SampleWriter[] = [
     kind: 'node',
     table: NODE,
     series: NODE_SERIES,
-    seriesRow: nodeSeriesRow,
+    seriesKey: nodeSeriesKey,
+    seriesAttrs: nodeSeriesAttrs,
     values: (d) => [
       Math.round(d.memoryUsageBytes),
       Math.round(d.memoryCapacityBytes),
@@ -990,7 +998,8 @@ const SAMPLE_WRITERS: SampleWriter[] = [
     kind: 'pvc',
     table: PVC,
     series: PVC_SERIES,
-    seriesRow: pvcSeriesRow,
+    seriesKey: pvcSeriesKey,
+    seriesAttrs: pvcSeriesAttrs,
     // bigint arrays as text: a JSON number above 2^31 must not be bound as a 32-bit integer.
     values: (d) => [String(d.usedBytes), String(d.availableBytes), String(d.capacityBytes)],
   }),
