@@ -207,12 +207,13 @@ export function storeContractSuite(engine: string, open: () => Promise<OpenedSto
       const raw = await store.pods({ ...window(4 * H), clusterName: 'roll', resolution: 'raw' });
       expect(raw.resolution).toBe('raw');
       expect(raw.rows.map((r) => r.cpuUsageCores)).toEqual([0.4, 0.2]);
-      // Twelve hours over 150 points: 5-minute steps; five days: hourly ones.
+      // Twelve hours over 150 points: 5-minute steps; five days: hourly ones. A series' newest row
+      // is at its latest sample rather than its step's start.
       const fiveMin = await store.pods({ ...window(12 * H), clusterName: 'roll' });
       expect(fiveMin.resolution).toBe('5m');
       expect(fiveMin.rows).toHaveLength(1);
       expect(fiveMin.rows[0]).toMatchObject({
-        timestamp: new Date(hour),
+        timestamp: b,
         cpuUsageCores: 0.3,
         memoryUsageBytes: 200,
         restartCount: 3,
@@ -222,13 +223,18 @@ export function storeContractSuite(engine: string, open: () => Promise<OpenedSto
       expect(hourly.resolution).toBe('1h');
       expect(hourly.rows).toHaveLength(1);
       expect(hourly.rows[0]).toMatchObject({
-        timestamp: new Date(hour),
+        timestamp: b,
         cpuUsageCores: 0.3,
         memoryUsageBytes: 200,
       });
       // A bucket is ready only if every sample was, under pressure if any was.
       const nodes = await store.nodes({ ...window(12 * H), clusterName: 'roll' });
-      expect(nodes.rows[0]).toMatchObject({ isReady: false, hasDiskPressure: true, cpuUsageCores: 1 });
+      expect(nodes.rows[0]).toMatchObject({
+        timestamp: b,
+        isReady: false,
+        hasDiskPressure: true,
+        cpuUsageCores: 1,
+      });
       // A later batch into the same bucket merges into it.
       await store.write({
         clusterName: 'roll',
@@ -261,9 +267,11 @@ export function storeContractSuite(engine: string, open: () => Promise<OpenedSto
       });
       expect(wide.resolution).toBe('15m');
       const steps = new Set(samples.map((x) => Math.floor(x.at.getTime() / step) * step));
-      expect(wide.rows.map((r) => r.timestamp.getTime())).toEqual([...steps].sort((a, b) => b - a));
+      // Each row at its step's start, but the newest, at the latest sample.
+      const starts = [...steps].sort((a, b) => b - a);
+      expect(wide.rows.map((r) => r.timestamp.getTime())).toEqual([end, ...starts.slice(1)]);
       for (const row of wide.rows) {
-        const t = row.timestamp.getTime();
+        const t = Math.floor(row.timestamp.getTime() / step) * step;
         const inStep = samples.filter((x) => x.at.getTime() >= t && x.at.getTime() < t + step);
         expect(row.cpuUsageCores).toBeCloseTo(inStep.reduce((sum, x) => sum + x.cpu, 0) / inStep.length, 6);
       }

@@ -15,7 +15,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
  *   series instead of every sample, and outlive the raw rows (their own TTL). Each view costs every
  *   insert a fixed part of its CPU besides its rows, so there are as few as the reads need: pod_1h
  *   also carries what the Kubernetes cost allocation reads (node, requests, owner, labels), and
- *   every hourly rollup its last sample time (`last_seen`).
+ *   every rollup its last sample time (`last_seen`).
  * - Pod logs: ReplacingMergeTree keyed by container, version = collection time: the latest
  *   snapshot per container replaces the older ones.
  * - Events: ReplacingMergeTree keyed by (cluster, namespace, uid, kind, name), version = collection
@@ -92,8 +92,9 @@ const LAST_STRING = "AggregateFunction(argMax, String, DateTime64(3, 'UTC'))";
 const LAST_NUMBER = "AggregateFunction(argMax, Nullable(Float64), DateTime64(3, 'UTC'))";
 
 /**
- * Every hourly rollup's last sample time: the cluster and namespace lists read it (what a `seen`
- * table of its own, fed by a view per raw table, used to give).
+ * Every rollup's last sample time: the cluster and namespace lists read the hourly one's (what a
+ * `seen` table of its own, fed by a view per raw table, used to give); a sample list's newest row
+ * carries it instead of its step's start.
  */
 const LAST_SEEN: [string, string, string] = [
   'last_seen',
@@ -275,7 +276,9 @@ ${settings}`,
 
 /** The columns of a rollup besides its key, bucket and samples. */
 function rollupColumns(spec: RollupSpec, suffix: '5m' | '1h'): Array<[string, string, string]> {
-  return suffix === '1h' ? [...spec.columns, ...(spec.hourly ?? []), LAST_SEEN] : spec.columns;
+  return suffix === '1h'
+    ? [...spec.columns, ...(spec.hourly ?? []), LAST_SEEN]
+    : [...spec.columns, LAST_SEEN];
 }
 
 /** The view filling a rollup from its raw table. */
@@ -528,7 +531,8 @@ export async function ensureSchema(
  * Brings the hourly rollups of an earlier layout to this one in place (their rows are the only copy
  * of the hours past the raw samples' retention, so they are altered, not remade):
  * - each gets the columns it lacks (`last_seen`; pod_1h the cost allocation's attributes), empty
- *   in the rows already there, and its view is replaced by one that fills them;
+ *   in the rows already there, and its view is replaced by one that fills them (the 5-minute
+ *   rollups too get `last_seen` so);
  * - the `seen` views are dropped once those views exist (a batch in between is recorded twice,
  *   harmless for a max); the `seen` table keeps the times it recorded, read beside last_seen;
  * - the pod cost rollup `k8s_pod_1h` loses its view and its attributes are copied into pod_1h,
@@ -550,18 +554,21 @@ async function migrateHourlyRollups(
   const has = (table: string, column: string) => columns.some((c) => c.table === table && c.name === column);
   const hourly = RESOLUTIONS.find((res) => res.suffix === '1h')!;
   for (const spec of ROLLUPS) {
-    const table = `${spec.kind}_1h`;
-    if (!tables.has(table)) continue;
-    const added = [...(spec.hourly ?? []), LAST_SEEN].filter(([name]) => !has(table, name));
-    if (added.length > 0) {
-      await client.command({
-        query: `ALTER TABLE ${db}.${table} ${added.map(([name, type]) => `ADD COLUMN IF NOT EXISTS ${name} ${type}`).join(', ')}`,
-      });
-    }
-    const view = views.find((v) => v.name === `${table}_mv`);
-    if (view && !view.as_select.includes('last_seen')) {
-      await client.command({ query: `DROP VIEW IF EXISTS ${db}.${table}_mv` });
-      await client.command({ query: rollupView(db, spec, hourly) });
+    for (const res of RESOLUTIONS) {
+      const table = `${spec.kind}_${res.suffix}`;
+      if (!tables.has(table)) continue;
+      const wanted = res.suffix === '1h' ? [...(spec.hourly ?? []), LAST_SEEN] : [LAST_SEEN];
+      const added = wanted.filter(([name]) => !has(table, name));
+      if (added.length > 0) {
+        await client.command({
+          query: `ALTER TABLE ${db}.${table} ${added.map(([name, type]) => `ADD COLUMN IF NOT EXISTS ${name} ${type}`).join(', ')}`,
+        });
+      }
+      const view = views.find((v) => v.name === `${table}_mv`);
+      if (view && !view.as_select.includes('last_seen')) {
+        await client.command({ query: `DROP VIEW IF EXISTS ${db}.${table}_mv` });
+        await client.command({ query: rollupView(db, spec, res) });
+      }
     }
   }
   for (const kind of ['pod', 'node', 'pvc']) {
