@@ -106,11 +106,11 @@ export function storeContractSuite(engine: string, open: () => Promise<OpenedSto
         records: [pod('c1', at), node('c1', at), pvc('c1', at), log('c1', at, 'hello'), event('c1', at)],
       });
       expect(result).toEqual({ duplicate: false, records: 5 });
-      const pods = await store.pods({ ...window(H), clusterName: 'c1' });
+      const pods = await store.pods({ ...window(30 * 60_000), clusterName: 'c1' });
       expect(pods.resolution).toBe('raw');
       expect(pods.truncated).toBe(false);
       expect(pods.rows).toEqual([{ timestamp: at, clusterName: 'c1', ...POD }]);
-      const nodes = await store.nodes({ ...window(H), clusterName: 'c1' });
+      const nodes = await store.nodes({ ...window(30 * 60_000), clusterName: 'c1' });
       // A node without an environment is production; fields it did not send read as null.
       expect(nodes.rows).toEqual([
         {
@@ -124,7 +124,7 @@ export function storeContractSuite(engine: string, open: () => Promise<OpenedSto
           ...NODE,
         },
       ]);
-      const pvcs = await store.pvcs({ ...window(H), clusterName: 'c1' });
+      const pvcs = await store.pvcs({ ...window(30 * 60_000), clusterName: 'c1' });
       expect(pvcs.rows).toEqual([{ timestamp: at, clusterName: 'c1', ...PVC }]);
       const logs = await store.logs({ from: ago(H), clusterName: 'c1', limit: 10 });
       expect(logs.rows).toEqual([
@@ -201,16 +201,16 @@ export function storeContractSuite(engine: string, open: () => Promise<OpenedSto
           node('roll', b, { isReady: false, hasDiskPressure: true }),
         ],
       });
-      // Four hours over 150 points is a step of two minutes: 5-minute averages, unless raw is asked
-      // for (then each sample, one a minute, is the latest of its two-minute step).
+      // Four hours over 100 points is a step of 147 seconds, rounded up to 5 minutes: 5-minute
+      // averages, unless raw is asked for (then the latest sample of the 5-minute step).
       expect((await store.pods({ ...window(4 * H), clusterName: 'roll' })).resolution).toBe('5m');
       const raw = await store.pods({ ...window(4 * H), clusterName: 'roll', resolution: 'raw' });
       expect(raw.resolution).toBe('raw');
-      expect(raw.rows.map((r) => r.cpuUsageCores)).toEqual([0.4, 0.2]);
-      // Twelve hours over 150 points: 5-minute steps; five days: hourly ones. A series' newest row
-      // is at its latest sample rather than its step's start.
+      expect(raw.rows.map((r) => r.cpuUsageCores)).toEqual([0.4]);
+      // Twelve hours over 100 points: 10-minute steps of the 5-minute averages; three days: hourly
+      // ones. A series' newest row is at its latest sample rather than its step's start.
       const fiveMin = await store.pods({ ...window(12 * H), clusterName: 'roll' });
-      expect(fiveMin.resolution).toBe('5m');
+      expect(fiveMin.resolution).toBe('10m');
       expect(fiveMin.rows).toHaveLength(1);
       expect(fiveMin.rows[0]).toMatchObject({
         timestamp: b,
@@ -219,7 +219,7 @@ export function storeContractSuite(engine: string, open: () => Promise<OpenedSto
         restartCount: 3,
         podState: 'Running',
       });
-      const hourly = await store.pods({ ...window(5 * DAY), clusterName: 'roll' });
+      const hourly = await store.pods({ ...window(3 * DAY), clusterName: 'roll' });
       expect(hourly.resolution).toBe('1h');
       expect(hourly.rows).toHaveLength(1);
       expect(hourly.rows[0]).toMatchObject({
