@@ -483,7 +483,13 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
    */
   function toPreviousLayout(db: string, costLayout: 1 | 2) {
     const q = (sql: string) => bridge.session.query(sql);
-    for (const kind of ['pod', 'node', 'pvc']) q(`DROP VIEW ${db}.${kind}_1h_mv`);
+    for (const kind of ['pod', 'node', 'pvc']) {
+      q(`DROP VIEW ${db}.${kind}_1h_mv`);
+      q(`ALTER TABLE ${db}.${kind}_1h DROP PROJECTION seen`);
+      // The 5-minute rollups had no last_seen either (the start makes their views again).
+      q(`DROP VIEW ${db}.${kind}_5m_mv`);
+      q(`ALTER TABLE ${db}.${kind}_5m DROP COLUMN last_seen`);
+    }
     q(
       `ALTER TABLE ${db}.pod_1h DROP COLUMN cpu_request_cores, DROP COLUMN memory_request_bytes, DROP COLUMN owner_kind,
          DROP COLUMN owner_name, DROP COLUMN labels, DROP COLUMN last_seen`,
