@@ -7,7 +7,12 @@
 //  2. Bytes on disk per pod sample after a simulated day: a fleet of containers sampled every 30 s
 //     for 24 hours, merged as the server merges over a day, then sum(bytes_on_disk) of the active
 //     parts of pod_raw (system.parts) divided by the samples stored.
-// Options: --containers N (day simulation, default 600), --batches N (throughput, default 60).
+//  3. The cluster and namespace lists over a long history: --list-containers containers (default
+//     6,000 in 50 namespaces) sampled once an hour for --list-days days (default 30), written as
+//     SQL into pod_raw (the views fill the rollups), then each list read 7 times: the median time
+//     and the process's CPU per read (chDB runs in this process).
+// Options: --containers N (day simulation, default 600), --batches N (throughput, default 60),
+// --skip rate,day,lists.
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -24,8 +29,12 @@ const { values } = parseArgs({
   options: {
     containers: { type: 'string', default: '600' },
     batches: { type: 'string', default: '60' },
+    'list-containers': { type: 'string', default: '6000' },
+    'list-days': { type: 'string', default: '30' },
+    skip: { type: 'string', default: '' },
   },
 });
+const SKIP = new Set(values.skip.split(',').filter(Boolean));
 const CONTAINERS = Number(values.containers);
 const BATCHES = Number(values.batches);
 const BATCH = 5000;
@@ -104,7 +113,7 @@ const rate = (samples: number, seconds: number) =>
   `${samples.toLocaleString('en')} pod samples in ${seconds.toFixed(2)} s = ${Math.round(samples / seconds).toLocaleString('en')} samples/s (${((samples / seconds / 500_000) * 100).toFixed(1)}% of the 500,000/s aim)`;
 
 // 1a. Throughput through the route.
-{
+if (!SKIP.has('rate')) {
   const azurite = await startAzurite();
   const config = loadConfig({
     WEBAPP_ENVIRONMENT: 'Development',
@@ -155,7 +164,7 @@ const rate = (samples: number, seconds: number) =>
 }
 
 // 1b. Throughput through the store alone.
-{
+if (!SKIP.has('rate')) {
   const store = await ClickHouseMetricsStore.open({ url: bridge.url, database: 'bench_rate', retention });
   const containers = fleet(BATCH);
   const batches = Array.from({ length: BATCHES }, (_, b) =>
@@ -176,7 +185,7 @@ const rate = (samples: number, seconds: number) =>
 }
 
 // 2. Bytes per sample after a simulated day.
-{
+if (!SKIP.has('day')) {
   const store = await ClickHouseMetricsStore.open({ url: bridge.url, database: 'bench_day', retention });
   const containers = fleet(CONTAINERS);
   const cycles = 2880; // every 30 s for 24 h
@@ -225,6 +234,56 @@ const rate = (samples: number, seconds: number) =>
   // Compact parts (a small table) do not report per-column sizes.
   if (!perColumn.every((c) => c.endsWith(' 0.00')))
     console.log(`  bytes per sample by column: ${perColumn.join(', ')}`);
+  await store.close();
+}
+
+// 3. The cluster and namespace lists over a long history.
+if (!SKIP.has('lists')) {
+  const containers = Number(values['list-containers']);
+  const days = Number(values['list-days']);
+  const store = await ClickHouseMetricsStore.open({ url: bridge.url, database: 'bench_lists', retention });
+  const hours = days * 24;
+  const start = Math.floor(Date.now() / 3_600_000) * 3_600_000 - hours * 3_600_000;
+  const t = performance.now();
+  // One INSERT per day: a sample per container and hour.
+  for (let d = 0; d < days; d++) {
+    bridge.session.query(
+      `INSERT INTO bench_lists.pod_raw (cluster, namespace, pod, container, ts, cpu_usage_cores,
+         memory_usage_bytes, node_name, pod_state, restart_count)
+       SELECT 'bench', concat('ns-', toString(c % 50)), concat('app-', toString(intDiv(c, 2))),
+              if(c % 2 = 1, 'sidecar', 'app'),
+              toDateTime64(${start / 1000} + ${d * 86_400} + h * 3600 + 30, 3, 'UTC'), 0.1, 100000000,
+              concat('node-', toString(c % 200)), 'Running', 0
+         FROM (SELECT number % ${containers} AS c, intDiv(number, ${containers}) AS h
+                 FROM numbers(${containers * 24}))`,
+    );
+  }
+  bridge.session.query('OPTIMIZE TABLE bench_lists.pod_1h FINAL');
+  const rows = bridge.session.query(`SELECT count() FROM bench_lists.pod_1h`, 'TabSeparated').trim();
+  console.log(
+    `lists: ${containers.toLocaleString('en')} containers, an hour's sample each for ${days} days (pod_1h ${Number(rows).toLocaleString('en')} rows) written in ${Math.round((performance.now() - t) / 1000)} s`,
+  );
+  const since = new Date(Date.now() - retention.hourlyDays * 86_400_000);
+  for (const [name, read] of [
+    ['clusters', () => store.clusters(since)],
+    ['namespaces of a cluster', () => store.namespaces(since, undefined, 'bench')],
+  ] as const) {
+    await read();
+    const ms: number[] = [];
+    const cpu: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const c = process.cpuUsage();
+      const t0 = performance.now();
+      await read();
+      ms.push(performance.now() - t0);
+      const u = process.cpuUsage(c);
+      cpu.push((u.user + u.system) / 1000);
+    }
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[3]!.toFixed(1);
+    console.log(
+      `  ${name} (since ${retention.hourlyDays} days): median ${median(ms)} ms, CPU ${median(cpu)} ms per read (load ${loadavg()[0]!.toFixed(2)})`,
+    );
+  }
   await store.close();
 }
 

@@ -532,12 +532,14 @@ async function explainRead(host: LocalHost, path: string): Promise<string> {
   try {
     const explain = async (text: string, params: unknown[]) => {
       const r = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, params);
-      type Node = Record<string, number> & { Plans?: Node[] };
+      type Node = Record<string, number> & { Plans?: Node[]; 'Parent Relationship'?: string };
       const plan = (r.rows[0] as { 'QUERY PLAN': Array<{ 'Execution Time': number; Plan: Node }> })[
         'QUERY PLAN'
       ][0]!;
-      // The samples statement answers one row (its rows as JSON): the rows are its input's.
-      const rowsNode = text.includes('json_agg(') ? (plan.Plan.Plans?.[0] ?? plan.Plan) : plan.Plan;
+      // The samples statement answers one row (its rows as JSON): the rows are its input's (not
+      // the latest-sample probe's, an InitPlan beside it).
+      const input = plan.Plan.Plans?.find((p) => p['Parent Relationship'] !== 'InitPlan');
+      const rowsNode = text.includes('json_agg(') ? (input ?? plan.Plan) : plan.Plan;
       return {
         ms: plan['Execution Time'],
         rows: rowsNode['Actual Rows'] ?? 0,

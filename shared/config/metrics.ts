@@ -26,10 +26,10 @@ export const metricsSettingsSchema = z.object({
   /**
    * Most points a pod, node or PVC list answers per series (a container, node or PVC): longer
    * windows answer averages over wider steps (X-Resolution). The web client draws each series as a
-   * line over the window; 150 points (a day in 10-minute steps) fill its charts, and a list's size
+   * line over the window; 100 points (a day in 15-minute steps) fill its charts, and a list's size
    * and cost grow with them.
    */
-  Metrics__MaxPointsPerSeries: int(150, 10, 10_000),
+  Metrics__MaxPointsPerSeries: int(100, 10, 10_000),
   /**
    * Seconds a pod, node or PVC list answer is sent again to whoever asks the same question
    * (dashboards poll); past that, for as long again, it is still sent while one rebuild runs. So an

@@ -57,7 +57,7 @@ describe.skipIf(!CHDB_AVAILABLE)('metrics service on the ClickHouse store', () =
     );
     expect(stored).toBe('api-0\t0.25\napi-1\t1.5\n');
 
-    const res = await m.api.get('/metrics/api/metrics/namespace?minutes=60&clusterName=PROD-AKS', {
+    const res = await m.api.get('/metrics/api/metrics/namespace?minutes=30&clusterName=PROD-AKS', {
       token: m.admin.token,
     });
     expect(res.status).toBe(200);

@@ -261,7 +261,9 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
     });
     expect(fiveMinutes.resolution).toBe('5m');
     expect(fiveMinutes.rows).toHaveLength(24);
-    expect(fiveMinutes.rows[0]!.timestamp).toEqual(day(0, 1, 55));
+    // The newest row is at its latest sample (01:59:30), the others at their buckets' starts.
+    expect(fiveMinutes.rows[0]!.timestamp).toEqual(day(0, 1, 59, 30));
+    expect(fiveMinutes.rows[1]!.timestamp).toEqual(day(0, 1, 50));
     expect(fiveMinutes.rows[0]!.cpuUsageCores).toBeCloseTo(0.3, 10);
     expect(fiveMinutes.rows[0]!.restartCount).toBe(3);
     expect(fiveMinutes.rows[0]!.podState).toBe('Failed');
@@ -280,7 +282,7 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
     expect(
       hourly.rows.map((r) => [r.timestamp.toISOString(), Math.round(r.cpuUsageCores * 10) / 10]),
     ).toEqual([
-      [day(0, 1).toISOString(), 0.3],
+      [day(0, 1, 59, 30).toISOString(), 0.3],
       [day(0).toISOString(), 0.1],
     ]);
     expect(hourly.rows[0]!.nodeName).toBe('n1');
@@ -481,7 +483,13 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
    */
   function toPreviousLayout(db: string, costLayout: 1 | 2) {
     const q = (sql: string) => bridge.session.query(sql);
-    for (const kind of ['pod', 'node', 'pvc']) q(`DROP VIEW ${db}.${kind}_1h_mv`);
+    for (const kind of ['pod', 'node', 'pvc']) {
+      q(`DROP VIEW ${db}.${kind}_1h_mv`);
+      q(`ALTER TABLE ${db}.${kind}_1h DROP PROJECTION seen`);
+      // The 5-minute rollups had no last_seen either (the start makes their views again).
+      q(`DROP VIEW ${db}.${kind}_5m_mv`);
+      q(`ALTER TABLE ${db}.${kind}_5m DROP COLUMN last_seen`);
+    }
     q(
       `ALTER TABLE ${db}.pod_1h DROP COLUMN cpu_request_cores, DROP COLUMN memory_request_bytes, DROP COLUMN owner_kind,
          DROP COLUMN owner_name, DROP COLUMN labels, DROP COLUMN last_seen`,
@@ -607,9 +615,10 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
         clusterName: 'prod',
         resolution: '1h',
       });
+      // The hour's newest sample (minute 45) was written after the migration gave the rollup last_seen.
       expect(hourly.rows).toEqual([
         expect.objectContaining({
-          timestamp: T0,
+          timestamp: at(45),
           cpuUsageCores: expect.closeTo(0.4, 9),
           nodeName: 'aks-np1-0',
         }),

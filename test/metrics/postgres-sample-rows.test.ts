@@ -34,6 +34,25 @@ describe('sample rows read from the samples statement', () => {
     ]);
   });
 
+  it("gives each series' newest row of a rollup read its latest sample's time, newest first again", () => {
+    const rows = [
+      [600_000, 1, 0.5],
+      [600_000, 2, 0.25],
+      [0, 1, 0.125],
+      [0, 2, 0.75],
+    ];
+    const latest = JSON.stringify([
+      [1, 640_000.4],
+      [2, 700_000],
+    ]);
+    expect(parseSampleRows([[columnsOf(rows), latest]])).toEqual([
+      [700_000, 2, 0.25],
+      [640_000, 1, 0.5],
+      [0, 1, 0.125],
+      [0, 2, 0.75],
+    ]);
+  });
+
   it('answers no rows when the window holds none (every column is NULL)', () => {
     expect(parseSampleRows([['[null, null, null]']])).toEqual([]);
     expect(parseSampleRows([[null]])).toEqual([]);

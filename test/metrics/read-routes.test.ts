@@ -324,6 +324,39 @@ describe('metrics read routes', () => {
     }
   });
 
+  it("lists every reporting node at long windows: a node's newest row carries its latest sample's time", async () => {
+    // The web client's node table shows a node whose newest row is under 10 minutes old. An
+    // average row carries its step's start: on this host (100 rows, 50 points per node) an hour at
+    // 48 hours and 6 hours at 7 days.
+    const key = (await makeKey(m, 'longview')).key;
+    const latest = Date.now() - 61_500;
+    const samples = ['n-1', 'n-2'].flatMap((node) =>
+      Array.from({ length: 180 }, (_, i) => ({
+        kind: 'node',
+        collectedAt: new Date(latest - i * 60_000).toISOString(),
+        data: nodeData('longview', node),
+      })),
+    );
+    expect((await postGzip(m.host.url, batch('longview', samples), key)).status).toBe(200);
+    for (const [minutes, resolution, stepMs] of [
+      [2880, '1h', 3_600_000],
+      [10080, '6h', 21_600_000],
+    ] as const) {
+      const res = await m.api.get(`/metrics/api/metrics/node?minutes=${minutes}&clusterName=longview`, {
+        token: m.admin.token,
+      });
+      expect(res.headers.get('x-resolution')).toBe(resolution);
+      const times = res.body.map((r: { timestamp: string }) => Date.parse(r.timestamp));
+      // Newest first: the two newest rows are the nodes' latest samples, the rest their steps' starts.
+      expect(times.slice(0, 2)).toEqual([latest, latest]);
+      expect(new Set(res.body.slice(0, 2).map((r: { nodeName: string }) => r.nodeName))).toEqual(
+        new Set(['n-1', 'n-2']),
+      );
+      expect(times.slice(2).every((t: number) => t % stepMs === 0 && t < latest)).toBe(true);
+      expect(times).toEqual([...times].sort((a, b) => b - a));
+    }
+  });
+
   it('picks the step from the window, the points per series and Metrics__MaxRows, and says it in X-Resolution', async () => {
     // This host answers at most 100 rows: one container may have 100 points, so a day is cut into
     // steps of at least 1440 / 98 minutes, rounded up to 15; a week of two containers (50 points
@@ -360,15 +393,17 @@ describe('metrics read routes', () => {
     expect(recent.body.map((r: { cpuUsageCores: number }) => r.cpuUsageCores)).toEqual(
       Array.from({ length: recent.body.length }, (_, i) => i / 1000),
     );
-    // 3 hours: 5-minute averages, one row per bucket the samples fall in, newest first.
+    // 3 hours: 5-minute averages, one row per bucket the samples fall in, newest first, each at
+    // its bucket's start but the newest, which carries the latest sample's time.
     const longer = await m.api.get('/metrics/api/metrics/namespace?minutes=180&clusterName=minutely', {
       token: m.admin.token,
     });
     expect(longer.headers.get('x-resolution')).toBe('5m');
     const buckets = new Set(samples.map((x) => Math.floor(Date.parse(x.collectedAt) / 300_000) * 300_000));
-    expect(longer.body.map((r: { timestamp: string }) => Date.parse(r.timestamp))).toEqual(
-      [...buckets].sort((a, b) => b - a),
-    );
+    expect(longer.body.map((r: { timestamp: string }) => Date.parse(r.timestamp))).toEqual([
+      end,
+      ...[...buckets].sort((a, b) => b - a).slice(1),
+    ]);
     expect(longer.body[0].cpuUsageCores).toBeCloseTo(
       samples
         .filter((x) => Date.parse(x.collectedAt) >= [...buckets].sort((a, b) => b - a)[0]!)

@@ -106,11 +106,11 @@ export function storeContractSuite(engine: string, open: () => Promise<OpenedSto
         records: [pod('c1', at), node('c1', at), pvc('c1', at), log('c1', at, 'hello'), event('c1', at)],
       });
       expect(result).toEqual({ duplicate: false, records: 5 });
-      const pods = await store.pods({ ...window(H), clusterName: 'c1' });
+      const pods = await store.pods({ ...window(30 * 60_000), clusterName: 'c1' });
       expect(pods.resolution).toBe('raw');
       expect(pods.truncated).toBe(false);
       expect(pods.rows).toEqual([{ timestamp: at, clusterName: 'c1', ...POD }]);
-      const nodes = await store.nodes({ ...window(H), clusterName: 'c1' });
+      const nodes = await store.nodes({ ...window(30 * 60_000), clusterName: 'c1' });
       // A node without an environment is production; fields it did not send read as null.
       expect(nodes.rows).toEqual([
         {
@@ -124,7 +124,7 @@ export function storeContractSuite(engine: string, open: () => Promise<OpenedSto
           ...NODE,
         },
       ]);
-      const pvcs = await store.pvcs({ ...window(H), clusterName: 'c1' });
+      const pvcs = await store.pvcs({ ...window(30 * 60_000), clusterName: 'c1' });
       expect(pvcs.rows).toEqual([{ timestamp: at, clusterName: 'c1', ...PVC }]);
       const logs = await store.logs({ from: ago(H), clusterName: 'c1', limit: 10 });
       expect(logs.rows).toEqual([
@@ -201,34 +201,40 @@ export function storeContractSuite(engine: string, open: () => Promise<OpenedSto
           node('roll', b, { isReady: false, hasDiskPressure: true }),
         ],
       });
-      // Four hours over 150 points is a step of two minutes: 5-minute averages, unless raw is asked
-      // for (then each sample, one a minute, is the latest of its two-minute step).
+      // Four hours over 100 points is a step of 147 seconds, rounded up to 5 minutes: 5-minute
+      // averages, unless raw is asked for (then the latest sample of the 5-minute step).
       expect((await store.pods({ ...window(4 * H), clusterName: 'roll' })).resolution).toBe('5m');
       const raw = await store.pods({ ...window(4 * H), clusterName: 'roll', resolution: 'raw' });
       expect(raw.resolution).toBe('raw');
-      expect(raw.rows.map((r) => r.cpuUsageCores)).toEqual([0.4, 0.2]);
-      // Twelve hours over 150 points: 5-minute steps; five days: hourly ones.
+      expect(raw.rows.map((r) => r.cpuUsageCores)).toEqual([0.4]);
+      // Twelve hours over 100 points: 10-minute steps of the 5-minute averages; three days: hourly
+      // ones. A series' newest row is at its latest sample rather than its step's start.
       const fiveMin = await store.pods({ ...window(12 * H), clusterName: 'roll' });
-      expect(fiveMin.resolution).toBe('5m');
+      expect(fiveMin.resolution).toBe('10m');
       expect(fiveMin.rows).toHaveLength(1);
       expect(fiveMin.rows[0]).toMatchObject({
-        timestamp: new Date(hour),
+        timestamp: b,
         cpuUsageCores: 0.3,
         memoryUsageBytes: 200,
         restartCount: 3,
         podState: 'Running',
       });
-      const hourly = await store.pods({ ...window(5 * DAY), clusterName: 'roll' });
+      const hourly = await store.pods({ ...window(3 * DAY), clusterName: 'roll' });
       expect(hourly.resolution).toBe('1h');
       expect(hourly.rows).toHaveLength(1);
       expect(hourly.rows[0]).toMatchObject({
-        timestamp: new Date(hour),
+        timestamp: b,
         cpuUsageCores: 0.3,
         memoryUsageBytes: 200,
       });
       // A bucket is ready only if every sample was, under pressure if any was.
       const nodes = await store.nodes({ ...window(12 * H), clusterName: 'roll' });
-      expect(nodes.rows[0]).toMatchObject({ isReady: false, hasDiskPressure: true, cpuUsageCores: 1 });
+      expect(nodes.rows[0]).toMatchObject({
+        timestamp: b,
+        isReady: false,
+        hasDiskPressure: true,
+        cpuUsageCores: 1,
+      });
       // A later batch into the same bucket merges into it.
       await store.write({
         clusterName: 'roll',
@@ -261,9 +267,11 @@ export function storeContractSuite(engine: string, open: () => Promise<OpenedSto
       });
       expect(wide.resolution).toBe('15m');
       const steps = new Set(samples.map((x) => Math.floor(x.at.getTime() / step) * step));
-      expect(wide.rows.map((r) => r.timestamp.getTime())).toEqual([...steps].sort((a, b) => b - a));
+      // Each row at its step's start, but the newest, at the latest sample.
+      const starts = [...steps].sort((a, b) => b - a);
+      expect(wide.rows.map((r) => r.timestamp.getTime())).toEqual([end, ...starts.slice(1)]);
       for (const row of wide.rows) {
-        const t = row.timestamp.getTime();
+        const t = Math.floor(row.timestamp.getTime() / step) * step;
         const inStep = samples.filter((x) => x.at.getTime() >= t && x.at.getTime() < t + step);
         expect(row.cpuUsageCores).toBeCloseTo(inStep.reduce((sum, x) => sum + x.cpu, 0) / inStep.length, 6);
       }

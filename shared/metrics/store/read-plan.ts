@@ -59,14 +59,13 @@ const STEPS = [
 ];
 
 /**
- * The default points per series (Metrics__MaxPointsPerSeries). At 150 a day is 10-minute steps and a
- * week 2-hour ones, an hour its 30-second samples. Why not fewer: the web client's node table hides
- * a node whose newest row is 10 minutes old or more, and an average row carries its step's start,
- * so a day in 15-minute steps would hide every node for a third of the time. Why not more: a list
- * costs its rows, and a day of a 120-container namespace at 5-minute steps was 34,560 rows and 10 MB
- * of JSON, with a line no chart is wide enough to draw.
+ * The default points per series (Metrics__MaxPointsPerSeries). At 100 an hour is 5-minute steps, a
+ * day 15-minute ones and a week 2-hour ones: a line a chart a few hundred pixels wide draws whole,
+ * and a list costs its rows (every one read, merged, written as JSON and compressed, while ten
+ * dashboards wait on two cores). A series' newest row carries its latest sample's time (the node
+ * table hides a node whose newest row is 10 minutes old), so a wide step hides nothing.
  */
-export const DEFAULT_MAX_POINTS = 150;
+export const DEFAULT_MAX_POINTS = 100;
 /** Fewest points per series, however many series an answer holds. */
 export const MIN_POINTS = 3;
 

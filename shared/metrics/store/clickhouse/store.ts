@@ -77,6 +77,38 @@ const SERIES_KEY = {
   pvc: 'cluster, namespace, pod, pvc_namespace, pvc_name',
 } as const;
 
+/** A rollup step's latest sample time (epoch ms), beside its start `t` (last_seen, see schema.ts). */
+const LATEST = 'toUnixTimestamp64Milli(max(last_seen)) AS lt,';
+
+interface Timed {
+  t: number;
+  lt?: number | string;
+}
+
+/**
+ * Rollup rows (newest first) with each series' newest row at its latest sample's time instead of
+ * its step's start, newest first again: a step's start is up to a step old, and the web client's
+ * node table takes a node whose newest row is 10 minutes old for gone. A bucket written before
+ * the rollups had last_seen keeps its step's start.
+ */
+function newestAtLatest<R extends Timed>(rows: R[], key: string): R[] {
+  const columns = key.split(', ') as Array<keyof R>;
+  const seen = new Set<string>();
+  let moved = false;
+  for (const row of rows) {
+    const series = columns.map((c) => row[c]).join('\u0000');
+    if (seen.has(series)) continue;
+    seen.add(series);
+    const lt = Number(row.lt);
+    if (lt > row.t) {
+      row.t = lt;
+      moved = true;
+    }
+  }
+  // A stable sort keeps the query's order among rows of one time.
+  return moved ? rows.sort((a, b) => b.t - a.t) : rows;
+}
+
 /** Rows of the sample list queries, as ClickHouse names their columns. */
 interface PodRow {
   t: number;
@@ -292,7 +324,8 @@ WHERE ${[...where, "bucket >= toStartOfHour({from:DateTime64(3, 'UTC')})", "buck
   ): Promise<Rows<Sample>> {
     const w = await this.window(kind, q, extra);
     if (!w) return { rows: [], truncated: false, resolution: 'raw' };
-    const rows = await this.select<Row>(queryOf(w), w.params);
+    let rows = await this.select<Row>(queryOf(w), w.params);
+    if (w.plan.level !== 'raw') rows = newestAtLatest(rows as Array<Row & Timed>, SERIES_KEY[kind]);
     return this.page(rows.map(toSample), q.limit, w.plan.resolution);
   }
 
@@ -310,7 +343,7 @@ WHERE ${w.where}
 ORDER BY ts DESC, cluster, namespace, pod, container
 LIMIT 1 BY cluster, namespace, pod, container, toStartOfInterval(ts, toIntervalSecond({step:UInt32}))
 LIMIT {limit:UInt32}`
-          : `SELECT toUnixTimestamp(b) * 1000 AS t, cluster, namespace, pod, container,
+          : `SELECT toUnixTimestamp(b) * 1000 AS t, ${LATEST} cluster, namespace, pod, container,
   avgMerge(cpu_usage_cores) AS cpu_usage_cores, avgMerge(cpu_limit_cores) AS cpu_limit_cores,
   avgMerge(memory_usage_bytes) AS memory_usage_bytes, avgMerge(memory_limit_bytes) AS memory_limit_bytes,
   argMaxMerge(node_name) AS node_name, argMaxMerge(pod_state) AS pod_state,
@@ -354,12 +387,12 @@ WHERE ${w.where}
 ORDER BY ts DESC, cluster, node_name
 LIMIT 1 BY cluster, node_name, toStartOfInterval(ts, toIntervalSecond({step:UInt32}))
 LIMIT {limit:UInt32}`
-          : `SELECT t, cluster, node_name, a.1 AS cluster_environment, cpu_usage_cores, cpu_capacity_cores,
+          : `SELECT t, lt, cluster, node_name, a.1 AS cluster_environment, cpu_usage_cores, cpu_capacity_cores,
   memory_usage_bytes, memory_capacity_bytes, a.2 AS kubernetes_version, a.3 AS cloud_provider, is_ready,
   has_memory_pressure, has_disk_pressure, has_pid_pressure, a.4 AS architecture,
   a.5 AS operating_system, a.6 AS region, a.7 AS instance_type
 FROM (
-  SELECT toUnixTimestamp(b) * 1000 AS t, cluster, node_name, toStartOfInterval(bucket, toIntervalSecond({step:UInt32})) AS b,
+  SELECT toUnixTimestamp(b) * 1000 AS t, ${LATEST} cluster, node_name, toStartOfInterval(bucket, toIntervalSecond({step:UInt32})) AS b,
     avgMerge(cpu_usage_cores) AS cpu_usage_cores, avgMerge(cpu_capacity_cores) AS cpu_capacity_cores,
     avgMerge(memory_usage_bytes) AS memory_usage_bytes, avgMerge(memory_capacity_bytes) AS memory_capacity_bytes,
     min(is_ready) AS is_ready, max(has_memory_pressure) AS has_memory_pressure,
@@ -409,7 +442,7 @@ WHERE ${w.where}
 ORDER BY ts DESC, cluster, namespace, pod, pvc_namespace, pvc_name
 LIMIT 1 BY cluster, namespace, pod, pvc_namespace, pvc_name, toStartOfInterval(ts, toIntervalSecond({step:UInt32}))
 LIMIT {limit:UInt32}`
-          : `SELECT toUnixTimestamp(b) * 1000 AS t, cluster, namespace, pod, pvc_namespace, pvc_name,
+          : `SELECT toUnixTimestamp(b) * 1000 AS t, ${LATEST} cluster, namespace, pod, pvc_namespace, pvc_name,
   argMaxMerge(volume_name) AS volume_name, toUInt64(round(avgMerge(used_bytes))) AS used_bytes,
   toUInt64(round(avgMerge(available_bytes))) AS available_bytes,
   toUInt64(round(avgMerge(capacity_bytes))) AS capacity_bytes, toStartOfInterval(bucket, toIntervalSecond({step:UInt32})) AS b

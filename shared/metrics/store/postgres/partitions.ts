@@ -59,15 +59,28 @@ export function createPartitionSql(kind: SampleKind, level: Level, p: PartitionR
   );
 }
 
-/** Lists a table's partitions (names only; the name says the range). */
+/** Lists the partitions of every sample table: its table (`parent`) and its name, which says the range. */
 export function listPartitionsSql(): string {
-  return `SELECT c.relname AS name
+  return `SELECT p.relname AS parent, c.relname AS name
             FROM pg_inherits i
             JOIN pg_class c ON c.oid = i.inhrelid
             JOIN pg_class p ON p.oid = i.inhparent
             JOIN pg_namespace n ON n.oid = p.relnamespace
-           WHERE n.nspname = 'metrics' AND p.relname = $1
+           WHERE n.nspname = 'metrics'
            ORDER BY c.relname`;
+}
+
+/** The partitions of one level's table among listPartitionsSql's rows, oldest first. */
+export function partitionsIn(
+  rows: Array<{ parent: string; name: string }>,
+  kind: SampleKind,
+  level: Level,
+): PartitionRange[] {
+  const table = tableName(kind, level);
+  return rows
+    .filter((r) => r.parent === table)
+    .map((r) => rangeOfName(kind, level, r.name))
+    .filter((p): p is PartitionRange => !!p);
 }
 
 /** Every partition (of a level) a window touches, oldest first. */

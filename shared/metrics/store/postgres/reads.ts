@@ -118,13 +118,39 @@ export function samplesSql(
   const rows = samplesRowsSql(kind, plan, columns, q, ids);
   const fields = ['t', 'id', ...columns].map((c) => `json_agg(r.${c})`).join(', ');
   return {
-    text: `SELECT json_build_array(${fields})::text AS rows
+    text: `SELECT json_build_array(${fields})::text AS rows${
+      plan.level === 'raw'
+        ? ''
+        : `,
+       ${latestSql(kind, plan)} AS latest`
+    }
   FROM (${rows.text}) r`,
     params: rows.params,
   };
 }
 
-/** The rows of a samplesSql answer (its one row's one field), newest first, then by series. */
+/**
+ * A rollup read's second field: [series id, epoch ms of its latest sample in the window] for each
+ * series with a bucket there, as JSON text. An average row carries its step's start, so a series'
+ * newest row was up to a step old when it was read (at a 10-minute or 2-hour step, older than the
+ * 10 minutes after which the web client's node table takes a node for gone): the newest row carries
+ * this instead (parseSampleRows). One backward probe of the (series_id, bucket) key per series,
+ * a few milliseconds for 200 nodes, where a column of every row's last_ts cost a column of json_agg.
+ */
+function latestSql(kind: SampleKind, plan: ReadPlan): string {
+  const table = `metrics.${tableName(kind, plan.level)}`;
+  return `(SELECT json_agg(json_build_array(i, date_part('epoch', l.last_ts) * 1000))::text
+          FROM unnest($1::integer[]) i,
+               LATERAL (SELECT x.last_ts FROM ${table} x
+                         WHERE x.series_id = i AND x.bucket >= $2::timestamptz AND x.bucket < $3::timestamptz
+                         ORDER BY x.bucket DESC LIMIT 1) l)`;
+}
+
+/**
+ * The rows of a samplesSql answer (its one row: the rows' columns, then for a rollup read each
+ * series' latest sample time), newest first, then by series. A series' newest row carries its
+ * latest sample's time rather than its step's start, which can move it ahead of rows of its step.
+ */
 export function parseSampleRows(answer: unknown[][]): unknown[][] {
   const text = answer[0]?.[0];
   if (typeof text !== 'string') return [];
@@ -136,6 +162,17 @@ export function parseSampleRows(answer: unknown[][]): unknown[][] {
     const row = new Array(columns.length) as [number, number, ...unknown[]];
     for (let c = 0; c < columns.length; c++) row[c] = columns[c]![i];
     rows[i] = row;
+  }
+  const latest = answer[0]?.[1];
+  if (typeof latest === 'string') {
+    const at = new Map(JSON.parse(latest) as Array<[number, number]>);
+    for (const row of rows) {
+      const t = at.get(row[1]);
+      if (t === undefined) continue;
+      // The first row of a series is its newest; a time before the step's start is not one of its samples.
+      if (t > row[0]) row[0] = Math.floor(t);
+      at.delete(row[1]);
+    }
   }
   for (let i = 1; i < rows.length; i++) {
     if (newestFirst(rows[i - 1]!, rows[i]!) > 0) return rows.sort(newestFirst);

@@ -50,7 +50,7 @@ import {
   listPartitionsSql,
   type PartitionRange,
   partitionFor,
-  rangeOfName,
+  partitionsIn,
 } from './partitions.js';
 import { parseSampleRows, samplesSql, seriesSql } from './reads.js';
 import { plainArray, rollupArrays, rollupUpsertSql, type SampleArrays } from './rollups.js';
@@ -701,10 +701,11 @@ export class PostgresMetricsStore implements MetricsStore {
       return { scope: 'all metrics' };
     }
     const cutoff = new Date(now.getTime() - days * DAY_MS);
+    const listed = await this.query<{ parent: string; name: string }>(listPartitionsSql());
     for (const kind of SAMPLE_KINDS) {
       for (const level of LEVELS) {
         const ts = level === 'raw' ? 'ts' : 'bucket';
-        for (const p of await this.partitionsOf(kind, level)) {
+        for (const p of partitionsIn(listed, kind, level)) {
           if (p.to.getTime() <= cutoff.getTime()) await this.dropPartition(p.name);
           else if (p.from.getTime() < cutoff.getTime()) {
             // The one partition the cutoff falls in: a DELETE bounded to it.
@@ -728,22 +729,28 @@ export class PostgresMetricsStore implements MetricsStore {
       '5m': this.settings.Metrics__Retention5mDays,
       '1h': this.settings.Metrics__RetentionHourlyDays,
     };
+    // Every table's partitions, listed once: what is made or dropped below is known without asking again.
+    const listed = await this.query<{ parent: string; name: string }>(listPartitionsSql());
+    const kept = new Map<string, PartitionRange[]>();
     for (const kind of SAMPLE_KINDS) {
       for (const level of LEVELS) {
+        const existing = partitionsIn(listed, kind, level);
         for (let d = 0; d <= DAYS_AHEAD; d++) {
           const p = partitionFor(kind, level, new Date(now.getTime() + d * DAY_MS));
-          const existing = await this.partitionsOf(kind, level);
           if (existing.some((e) => e.name === p.name)) continue;
           this.partitions.delete(p.name);
           if (await this.ensurePartition(kind, level, p)) created.push(p.name);
+          existing.push(p);
         }
         const horizon = now.getTime() - retentionDays[level] * DAY_MS;
-        for (const p of await this.partitionsOf(kind, level)) {
+        const live: PartitionRange[] = [];
+        for (const p of existing) {
           if (p.to.getTime() <= horizon) {
             await this.dropPartition(p.name);
             dropped.push(p.name);
-          }
+          } else live.push(p);
         }
+        kept.set(tableName(kind, level), live);
       }
     }
     // The cost read's per-day sums live as long as the hourly partitions they were summed from.
@@ -761,7 +768,7 @@ export class PostgresMetricsStore implements MetricsStore {
     );
     const longest = Math.max(...Object.values(retentionDays));
     await this.dropUnseenSeries(new Date(now.getTime() - longest * DAY_MS));
-    const packed = await this.packClosedPartitions(now);
+    const packed = await this.packClosedPartitions(now, kept);
     return { created, dropped, ...(packed.length ? { packed } : {}) };
   }
 
@@ -774,14 +781,17 @@ export class PostgresMetricsStore implements MetricsStore {
    * partition is not written again (bar a late retry). CONCURRENTLY: writes and reads of other
    * partitions are never blocked, and this one's reads go on during the rebuild. metrics.packed_partitions records what was done.
    */
-  private async packClosedPartitions(now: Date): Promise<string[]> {
+  private async packClosedPartitions(
+    now: Date,
+    partitions: Map<string, PartitionRange[]>,
+  ): Promise<string[]> {
     const done = new Set(
       (await this.query<{ name: string }>(`SELECT name FROM metrics.packed_partitions`)).map((r) => r.name),
     );
     const packed: string[] = [];
     for (const kind of SAMPLE_KINDS) {
       for (const level of LEVELS) {
-        for (const p of await this.partitionsOf(kind, level)) {
+        for (const p of partitions.get(tableName(kind, level)) ?? []) {
           if (done.has(p.name) || p.to.getTime() > now.getTime() - PACK_AFTER_MS) continue;
           // Full pages: the 10% a B-tree leaves free by default is for inserts that a closed
           // partition no longer gets (a late retry's few rows split a page or two, no more).
@@ -808,11 +818,6 @@ export class PostgresMetricsStore implements MetricsStore {
     for (const t of ['MetricsPodSeries', 'MetricsNodeSeries', 'MetricsPvcSeries']) {
       await this.exec(`DELETE FROM "${t}" WHERE "lastSeenAt" < $1::timestamptz`, iso(before));
     }
-  }
-
-  private async partitionsOf(kind: SampleKind, level: Level): Promise<PartitionRange[]> {
-    const rows = await this.query<{ name: string }>(listPartitionsSql(), tableName(kind, level));
-    return rows.map((r) => rangeOfName(kind, level, r.name)).filter((p): p is PartitionRange => !!p);
   }
 
   private async dropPartition(name: string): Promise<void> {
