@@ -126,10 +126,16 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
     });
     expect(result).toEqual({ duplicate: false, records: 5 });
     const inserts = bridge.statements.slice(before).filter((s) => s.startsWith('INSERT'));
+    // The samples are of a closed day: the batch marks it for the cost read's per-day sums.
     expect(inserts.map((s) => s.split(' ')[2])).toEqual(
-      expect.arrayContaining([`${database}.pod_raw`, `${database}.node_raw`, `${database}.ingest_batches`]),
+      expect.arrayContaining([
+        `${database}.pod_raw`,
+        `${database}.node_raw`,
+        `${database}.cost_day_late`,
+        `${database}.ingest_batches`,
+      ]),
     );
-    expect(inserts).toHaveLength(3);
+    expect(inserts).toHaveLength(4);
 
     // 10 minutes over 150 points: a 5-second step, the raw samples.
     const pods = await store.pods({ from: at(-5), to: at(5), limit: 1000, clusterName: 'prod' });
