@@ -480,6 +480,46 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
     await reopened.close();
   }, 180_000);
 
+  it('adds the cost read’s per-day sums to a store made before them, summing its closed days from the hours stored', async () => {
+    // A store made before the per-day sums: samples of a closed day, but no cost_day tables.
+    const older = newDatabase();
+    const open = () => openStore(older);
+    const first = await open();
+    await first.write({
+      clusterName: 'prod',
+      records: [
+        node(0, onNode),
+        node(30, onNode),
+        pod(0, { cpuUsageCores: 0.2, memoryUsageBytes: 2e8, nodeName: 'aks-np1-0', ...spec }),
+        pod(30, { cpuUsageCores: 0.8, memoryUsageBytes: 4e8, nodeName: 'aks-np1-0', ...spec }),
+      ],
+    });
+    await first.close();
+    for (const t of ['cost_day', 'cost_class_hour', 'cost_day_summed', 'cost_day_late']) {
+      bridge.session.query(`DROP TABLE ${older}.${t}`);
+    }
+    const reopened = await open();
+    const ymd = T0.toISOString().slice(0, 10);
+    // Clocks: the next day at 02:00 (T0's day closed) and T0's day start (every hour open).
+    const stored = new ClickHouseUsageSource(reopened, { now: () => day(4, 2) });
+    const hourly = new ClickHouseUsageSource(reopened, { now: () => day(3) });
+    const got = await stored.summedDays('prod', ymd, ymd, { kind: 'workload' });
+    expect(got).toEqual(await hourly.summedDays('prod', ymd, ymd, { kind: 'workload' }));
+    // The hour's 0.5 core requested, against the 0.5 used on average.
+    expect(got.get(ymd)?.charges).toEqual([
+      expect.objectContaining({ row: 'web/Deployment/api', cpuCoreHours: expect.closeTo(0.5, 9) }),
+    ]);
+    const [summed] = await reopened.read<{ n: number }>(
+      `SELECT count() AS n FROM {db}.cost_day WHERE cluster = 'prod' AND day = {day:Date}`,
+      { day: ymd },
+    );
+    expect(summed?.n).toBe(1);
+    // Opening again changes nothing; the day is not summed again.
+    await (await open()).close();
+    expect(await stored.sumClosedDays('prod', day(3), day(4))).toEqual([]);
+    await reopened.close();
+  }, 180_000);
+
   /**
    * Turns a store made now into the previous layout: pod_1h, node_1h and pvc_1h without last_seen
    * (pod_1h without the cost attributes either) and their views without them, a pod cost rollup
