@@ -43,7 +43,7 @@ const HOUR_MS = 3_600_000;
 const CLOSED_AFTER_MS = 3_600_000;
 /** The closed days the hourly housekeeping sums ahead of a read (as on PostgreSQL). */
 const PREPARED_DAYS = 31;
-/** Days summed in one statement: the per-node-hour window holds a chunk's container-hours. */
+/** Days read from their sums in one pass (the PostgreSQL source's chunk). */
 const CHUNK_DAYS = 31;
 const T = "DateTime('UTC')";
 
@@ -211,6 +211,10 @@ SELECT 'l', toString(day), toUnixTimestamp64Milli(max(marked_at))
 FROM {db}.cost_day_late
 WHERE cluster = {cluster:String} AND day >= toDate({from:${T}}) AND day < toDate({to:${T}}) GROUP BY day`;
 
+/** The days of the period with node-hours, as 'YYYY-MM-DD'. */
+const DAYS_WITH_NODES_SQL = `SELECT DISTINCT toString(toDate(bucket)) AS ymd FROM {db}.k8s_node_1h
+WHERE cluster = {cluster:String} AND bucket >= {from:${T}} AND bucket < {to:${T}}`;
+
 /** What a summing again leaves behind: the earlier summings of its days, and the marks it took in. */
 const SUPERSEDED_SQL = [
   ...['cost_day', 'cost_class_hour', 'cost_day_summed'].map(
@@ -353,18 +357,30 @@ export class ClickHouseUsageSource implements KubernetesUsageSource {
       "SELECT toString(now64(3, 'UTC')) AS version",
       {},
     )) as [{ version: string }];
-    const params = {
-      ...bounds,
-      from: toCh(new Date(`${days[0]}T00:00:00Z`)),
-      to: toCh(new Date(Date.parse(`${days.at(-1)}T00:00:00Z`) + DAY_MS)),
-      days,
-      version,
-    };
-    await this.store.run(FILL_CHARGES_SQL, params);
-    await this.store.run(FILL_CLASSES_SQL, params);
-    await this.store.run(MARK_SUMMED_SQL, params);
-    if (days.some((d) => summed.has(d))) {
-      for (const sql of SUPERSEDED_SQL) await this.store.run(sql, params);
+    // Days without node-hours have nothing to store (no container-hour is charged without its node).
+    const withData = new Set(
+      (await this.store.read<{ ymd: string }>(DAYS_WITH_NODES_SQL, bounds)).map((r) => r.ymd),
+    );
+    // A statement per day: each holds one day's container-hours, so it stays far within the client's
+    // request timeout (a month in one statement ran past its 30 s on a loaded 2-core machine), and
+    // a summing cut short keeps the days it finished.
+    for (const day of days) {
+      const params = {
+        cluster,
+        from: toCh(new Date(`${day}T00:00:00Z`)),
+        to: toCh(new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS)),
+        days: [day],
+        version,
+      };
+      if (withData.has(day)) {
+        await this.store.run(FILL_CHARGES_SQL, params);
+        await this.store.run(FILL_CLASSES_SQL, params);
+      }
+      await this.store.run(MARK_SUMMED_SQL, params);
+    }
+    const again = days.filter((d) => summed.has(d));
+    if (again.length) {
+      for (const sql of SUPERSEDED_SQL) await this.store.run(sql, { cluster, days: again, version });
     }
     return days;
   }
