@@ -43,6 +43,13 @@ const HOUR_MS = 3_600_000;
 const CLOSED_AFTER_MS = 3_600_000;
 /** The closed days the hourly housekeeping sums ahead of a read (as on PostgreSQL). */
 const PREPARED_DAYS = 31;
+/**
+ * Days summed in one statement. Each statement scans the keys of the month's pod_1h (ordered by
+ * container, then hour: a day's range skips no granule), so a day per statement cost a first
+ * summing 2.5 times the CPU of a week per statement; a whole month in one ran past the client's
+ * 30 s request timeout on a loaded 2-core machine (docs/benchmarks.md).
+ */
+const SUM_DAYS = 7;
 /** Days read from their sums in one pass (the PostgreSQL source's chunk). */
 const CHUNK_DAYS = 31;
 const T = "DateTime('UTC')";
@@ -361,18 +368,17 @@ export class ClickHouseUsageSource implements KubernetesUsageSource {
     const withData = new Set(
       (await this.store.read<{ ymd: string }>(DAYS_WITH_NODES_SQL, bounds)).map((r) => r.ymd),
     );
-    // A statement per day: each holds one day's container-hours, so it stays far within the client's
-    // request timeout (a month in one statement ran past its 30 s on a loaded 2-core machine), and
-    // a summing cut short keeps the days it finished.
-    for (const day of days) {
+    // A statement per SUM_DAYS days; a summing cut short keeps the days it finished.
+    for (let i = 0; i < days.length; i += SUM_DAYS) {
+      const some = days.slice(i, i + SUM_DAYS);
       const params = {
         cluster,
-        from: toCh(new Date(`${day}T00:00:00Z`)),
-        to: toCh(new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS)),
-        days: [day],
+        from: toCh(new Date(`${some[0]}T00:00:00Z`)),
+        to: toCh(new Date(Date.parse(`${some.at(-1)}T00:00:00Z`) + DAY_MS)),
+        days: some,
         version,
       };
-      if (withData.has(day)) {
+      if (some.some((d) => withData.has(d))) {
         await this.store.run(FILL_CHARGES_SQL, params);
         await this.store.run(FILL_CLASSES_SQL, params);
       }
