@@ -70,6 +70,7 @@ export async function timeAllocation(
   const times: number[] = [];
   let rows = 0;
   let billed = 0;
+  let total = 0;
   for (let i = 0; i < runs; i++) {
     const t = performance.now();
     const cluster = (await knownClusters(prisma, usage)).find((c) => c.clusterName === 'bench')!;
@@ -86,10 +87,12 @@ export async function timeAllocation(
     times.push(performance.now() - t);
     rows = answer.rows.length;
     billed = answer.billedCost;
+    // The rows' cost to the cent: two reads of the same store must give the same.
+    total = answer.rows.reduce((s, r) => s + Math.round(r.totalCost * 100), 0) / 100;
   }
   times.sort((a, b) => a - b);
   console.log(
-    `${what} -> ${rows} namespaces, billed ${billed}: ` +
+    `${what} -> ${rows} namespaces, total ${total.toFixed(2)}, billed ${billed}: ` +
       `min ${(times[0]! / 1000).toFixed(2)} s, median ${(times[Math.floor(times.length / 2)]! / 1000).toFixed(2)} s (aim ${aim})`,
   );
 }

@@ -365,49 +365,61 @@ function answerOf(r: Awaited<ReturnType<typeof allocate>>) {
   };
 }
 
+/** A store whose usage source keeps per-day sums of closed days, and how to look at them. */
+interface CostDaysUnderTest {
+  store: MetricsStore;
+  prisma: PrismaClient;
+  /** A source reading closed days from their sums (the real clock). */
+  stored(): KubernetesUsageSource & {
+    sumClosedDays(cluster: string, start: Date, end: Date): Promise<string[]>;
+    prepareClosedDays(): Promise<Array<{ clusterName: string; days: string[] }>>;
+  };
+  /** A source whose clock is before the period: every day read from the hourly rollup. */
+  hourly(): KubernetesUsageSource;
+  /** The stored per-day rows of the test cluster (the latest summing of each day). */
+  summedRows(): Promise<number>;
+  /** Forgets every sum, as a store that never summed. */
+  clearSums(): Promise<void>;
+  /** The per-day rows the two days make: one per container and day (and class, on ClickHouse). */
+  rowsPerPeriod: number;
+  /**
+   * The requests the hourly read charges a container: the latest of its series for the whole
+   * period (PostgreSQL keeps one row per series), or each hour's own (ClickHouse keeps them per hour).
+   */
+  requests: 'latest' | 'hourly';
+  close(): Promise<void>;
+}
+
 /**
- * The PostgreSQL store's per-day sums: closed days are read from them, and the answer is the one
- * the hourly rollup gives (a source whose clock is before the period reads every day hourly).
+ * A store's per-day sums: closed days are read from them, and the answer is the one the hourly
+ * rollup gives (a source whose clock is before the period reads every day hourly).
  */
-function costDaysSuite(label: string, kind: 'pglite' | 'postgres'): void {
+function costDaysSuite(label: string, open: () => Promise<CostDaysUnderTest>): void {
   describe(`Kubernetes cost from the per-day sums on ${label}`, () => {
-    let db: Awaited<ReturnType<typeof openMigratedDatabase>>;
-    let store: PostgresMetricsStore;
-    const stored = () => new MetricsStoreUsageSource(db.prisma);
-    const hourly = () => new MetricsStoreUsageSource(db.prisma, { now: () => new Date(D1) });
-    const summedRows = async () =>
-      (
-        await db.prisma.$queryRawUnsafe<Array<{ n: number }>>(
-          `SELECT count(*)::int AS n FROM metrics.cost_day WHERE cluster = 'shop-agent'`,
-        )
-      )[0]!.n;
+    let s: CostDaysUnderTest;
     beforeAll(async () => {
-      db = await openMigratedDatabase(kind);
-      store = new PostgresMetricsStore(db.prisma, settings, { pool: db.pool });
-      await store.write({ clusterName: 'shop-agent', records: storeRecords('shop-agent', agentRecords()) });
-      await storeBill(db.prisma);
+      s = await open();
+      await s.store.write({ clusterName: 'shop-agent', records: storeRecords('shop-agent', agentRecords()) });
+      await storeBill(s.prisma);
     }, 120_000);
     afterAll(async () => {
-      await store?.close();
-      await db?.close();
+      await s?.close();
     });
 
     it.each(AGGREGATES.map((a) => [a.kind, a] as const))(
       'allocates by %s from the stored days as from the hourly rollup',
       async (_kind, aggregate) => {
-        const want = await allocate(db.prisma, hourly(), aggregate);
-        const got = await allocate(db.prisma, stored(), aggregate);
-        // 7 containers on a node the store knows a day (one of them unseen from hour 9 of D1 on
-        // counts too), 2 days: the closed days were summed and read back.
-        expect(await summedRows()).toBe(14);
+        const want = await allocate(s.prisma, s.hourly(), aggregate);
+        const got = await allocate(s.prisma, s.stored(), aggregate);
+        // The closed days were summed and read back.
+        expect(await s.summedRows()).toBe(s.rowsPerPeriod);
         expect(answerOf(got)).toEqual(answerOf(want));
       },
     );
 
     it('sums the closed days ahead of a read when the housekeeping timer asks, and the read then sums none', async () => {
-      await db.prisma.$executeRawUnsafe(`DELETE FROM metrics.cost_day_summed`);
-      await db.prisma.$executeRawUnsafe(`DELETE FROM metrics.cost_day`);
-      const source = stored();
+      await s.clearSums();
+      const source = s.stored();
       const prepared = await source.prepareClosedDays();
       const day = (t: number) => new Date(t).toISOString().slice(0, 10);
       // The month of closed days up to yesterday (today has not closed), D1 and D2 among them.
@@ -417,16 +429,16 @@ function costDaysSuite(label: string, kind: 'pglite' | 'postgres'): void {
       expect(prepared[0]!.days).toHaveLength(31);
       expect(prepared[0]!.days).toEqual(expect.arrayContaining([day(D1), day(D2)]));
       expect(prepared[0]!.days.at(-1)).toBe(yesterday);
-      expect(await summedRows()).toBe(14);
+      expect(await s.summedRows()).toBe(s.rowsPerPeriod);
       expect(await source.sumClosedDays('shop-agent', new Date(D1), new Date(D2 + DAY))).toEqual([]);
       expect(await source.prepareClosedDays()).toEqual([]);
     });
 
     it('sums a closed day again when a late batch lands in it', async () => {
-      const before = await allocate(db.prisma, stored(), { kind: 'namespace' });
+      const before = await allocate(s.prisma, s.stored(), { kind: 'namespace' });
       expect(before.rows.map((r) => r.name)).not.toContain('late');
       const at = new Date(D1 + 14 * HOUR + 10 * 60_000);
-      await store.write({
+      await s.store.write({
         clusterName: 'shop-agent',
         batchId: crypto.randomUUID(),
         records: [
@@ -449,15 +461,15 @@ function costDaysSuite(label: string, kind: 'pglite' | 'postgres'): void {
           },
         ],
       });
-      const after = await allocate(db.prisma, stored(), { kind: 'namespace' });
+      const after = await allocate(s.prisma, s.stored(), { kind: 'namespace' });
       // Seen in one of the hour's two cycles: half a core-hour.
       expect(after.rows.find((r) => r.name === 'late')?.cpuCoreHours).toBeCloseTo(0.5, 6);
-      expect(answerOf(after)).toEqual(answerOf(await allocate(db.prisma, hourly(), { kind: 'namespace' })));
+      expect(answerOf(after)).toEqual(answerOf(await allocate(s.prisma, s.hourly(), { kind: 'namespace' })));
     });
 
-    it('sums the days again when the requests of a container change, as the hourly read applies the latest', async () => {
+    it('charges a container the requests the hourly read does when they change', async () => {
       const api = CONTAINERS[0]!;
-      await store.write({
+      await s.store.write({
         clusterName: 'shop-agent',
         records: [
           {
@@ -482,21 +494,23 @@ function costDaysSuite(label: string, kind: 'pglite' | 'postgres'): void {
           },
         ],
       });
-      const got = await allocate(db.prisma, stored(), { kind: 'namespace' });
-      // Its 47 hours with a cycle (hour 7 of D1 had none) at the 2 cores it asks now, beside the
-      // debug shell's 0.3 (summed with 1 core, that would be 47 * 1 + 47 * 0.3).
-      expect(got.rows.find((r) => r.name === 'web')?.cpuCoreHours).toBeCloseTo(47 * 2 + 47 * 0.3, 6);
-      expect(answerOf(got)).toEqual(answerOf(await allocate(db.prisma, hourly(), { kind: 'namespace' })));
+      const got = await allocate(s.prisma, s.stored(), { kind: 'namespace' });
+      // Its 47 hours with a cycle (hour 7 of D1 had none), beside the debug shell's 0.3: at the 2
+      // cores it asks now where the read applies the latest requests (the days are summed again),
+      // at the 1 core it asked then where each hour keeps its own.
+      const cores = s.requests === 'latest' ? 2 : 1;
+      expect(got.rows.find((r) => r.name === 'web')?.cpuCoreHours).toBeCloseTo(47 * cores + 47 * 0.3, 6);
+      expect(answerOf(got)).toEqual(answerOf(await allocate(s.prisma, s.hourly(), { kind: 'namespace' })));
     });
 
     it('drops the sums with the hourly rollup they come from', async () => {
-      await allocate(db.prisma, stored(), { kind: 'namespace' });
-      expect(await summedRows()).toBeGreaterThan(0);
-      await store.housekeeping(new Date());
-      expect(await summedRows()).toBeGreaterThan(0);
+      await allocate(s.prisma, s.stored(), { kind: 'namespace' });
+      expect(await s.summedRows()).toBeGreaterThan(0);
+      await s.store.housekeeping(new Date());
+      expect(await s.summedRows()).toBeGreaterThan(0);
       // Past the hourly retention and the end of D2's month: its hourly partition is dropped.
-      await store.housekeeping(new Date(D2 + (settings.Metrics__RetentionHourlyDays + 32) * DAY));
-      expect(await summedRows()).toBe(0);
+      await s.store.housekeeping(new Date(D2 + (settings.Metrics__RetentionHourlyDays + 32) * DAY));
+      expect(await s.summedRows()).toBe(0);
     });
   });
 }
@@ -517,7 +531,36 @@ for (const [label, kind] of TEST_DATABASES) {
   });
 }
 
-for (const [label, kind] of TEST_DATABASES) costDaysSuite(label, kind);
+for (const [label, kind] of TEST_DATABASES) {
+  costDaysSuite(label, async () => {
+    const db = await openMigratedDatabase(kind);
+    const store = new PostgresMetricsStore(db.prisma, settings, { pool: db.pool });
+    return {
+      store,
+      prisma: db.prisma,
+      stored: () => new MetricsStoreUsageSource(db.prisma),
+      hourly: () => new MetricsStoreUsageSource(db.prisma, { now: () => new Date(D1) }),
+      summedRows: async () =>
+        (
+          await db.prisma.$queryRawUnsafe<Array<{ n: number }>>(
+            `SELECT count(*)::int AS n FROM metrics.cost_day WHERE cluster = 'shop-agent'`,
+          )
+        )[0]!.n,
+      async clearSums() {
+        await db.prisma.$executeRawUnsafe(`DELETE FROM metrics.cost_day_summed`);
+        await db.prisma.$executeRawUnsafe(`DELETE FROM metrics.cost_day`);
+      },
+      // 7 containers on a node the store knows a day (one of them unseen from hour 9 of D1 on
+      // counts too), 2 days.
+      rowsPerPeriod: 14,
+      requests: 'latest',
+      async close() {
+        await store.close();
+        await db.close();
+      },
+    };
+  });
+}
 
 // The ClickHouse store (chDB through the test HTTP bridge); the bill stays in the app's database.
 if (CHDB_AVAILABLE) {
@@ -535,6 +578,48 @@ if (CHDB_AVAILABLE) {
       store,
       prisma: db.prisma,
       usage: new ClickHouseUsageSource(store),
+      async close() {
+        await store.close();
+        await bridge.close();
+        await db.close();
+      },
+    };
+  });
+
+  costDaysSuite('ClickHouse (chDB)', async () => {
+    const bridge = await startChdbHttpBridge();
+    const store = await ClickHouseMetricsStore.open({
+      url: bridge.url,
+      database: `k8s_days_${Math.random().toString(36).slice(2, 10)}`,
+      retention: {
+        rawDays: 14,
+        fiveMinuteDays: 90,
+        hourlyDays: settings.Metrics__RetentionHourlyDays,
+        logsDays: 14,
+      },
+    });
+    const db = await openMigratedDatabase('pglite');
+    return {
+      store,
+      prisma: db.prisma,
+      stored: () => new ClickHouseUsageSource(store),
+      hourly: () => new ClickHouseUsageSource(store, { now: () => new Date(D1) }),
+      summedRows: async () =>
+        (
+          await store.read<{ n: number }>(
+            `SELECT count() AS n FROM {db}.cost_day
+             WHERE cluster = 'shop-agent' AND (day, version) IN (SELECT day, max(version) FROM {db}.cost_day_summed GROUP BY day)`,
+            {},
+          )
+        )[0]!.n,
+      async clearSums() {
+        for (const t of ['cost_day', 'cost_class_hour', 'cost_day_summed'])
+          await store.run(`TRUNCATE TABLE {db}.${t}`, {});
+      },
+      // 6 containers on a node the agent reported (the seventh's node never was), per day; on D2
+      // the two of the b node twice, once per class (resized at noon).
+      rowsPerPeriod: 14,
+      requests: 'hourly',
       async close() {
         await store.close();
         await bridge.close();

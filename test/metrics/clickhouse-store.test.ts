@@ -126,10 +126,16 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
     });
     expect(result).toEqual({ duplicate: false, records: 5 });
     const inserts = bridge.statements.slice(before).filter((s) => s.startsWith('INSERT'));
+    // The samples are of a closed day: the batch marks it for the cost read's per-day sums.
     expect(inserts.map((s) => s.split(' ')[2])).toEqual(
-      expect.arrayContaining([`${database}.pod_raw`, `${database}.node_raw`, `${database}.ingest_batches`]),
+      expect.arrayContaining([
+        `${database}.pod_raw`,
+        `${database}.node_raw`,
+        `${database}.cost_day_late`,
+        `${database}.ingest_batches`,
+      ]),
     );
-    expect(inserts).toHaveLength(3);
+    expect(inserts).toHaveLength(4);
 
     // 10 minutes over 150 points: a 5-second step, the raw samples.
     const pods = await store.pods({ from: at(-5), to: at(5), limit: 1000, clusterName: 'prod' });
@@ -473,6 +479,46 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
     await (await open()).close();
     const again = await new ClickHouseUsageSource(reopened).day('prod', hour);
     expect(again.nodeHours).toEqual([expect.objectContaining({ seen: 1 })]);
+    await reopened.close();
+  }, 180_000);
+
+  it('adds the cost read’s per-day sums to a store made before them, summing its closed days from the hours stored', async () => {
+    // A store made before the per-day sums: samples of a closed day, but no cost_day tables.
+    const older = newDatabase();
+    const open = () => openStore(older);
+    const first = await open();
+    await first.write({
+      clusterName: 'prod',
+      records: [
+        node(0, onNode),
+        node(30, onNode),
+        pod(0, { cpuUsageCores: 0.2, memoryUsageBytes: 2e8, nodeName: 'aks-np1-0', ...spec }),
+        pod(30, { cpuUsageCores: 0.8, memoryUsageBytes: 4e8, nodeName: 'aks-np1-0', ...spec }),
+      ],
+    });
+    await first.close();
+    for (const t of ['cost_day', 'cost_class_hour', 'cost_day_summed', 'cost_day_late']) {
+      bridge.session.query(`DROP TABLE ${older}.${t}`);
+    }
+    const reopened = await open();
+    const ymd = T0.toISOString().slice(0, 10);
+    // Clocks: the next day at 02:00 (T0's day closed) and T0's day start (every hour open).
+    const stored = new ClickHouseUsageSource(reopened, { now: () => day(4, 2) });
+    const hourly = new ClickHouseUsageSource(reopened, { now: () => day(3) });
+    const got = await stored.summedDays('prod', ymd, ymd, { kind: 'workload' });
+    expect(got).toEqual(await hourly.summedDays('prod', ymd, ymd, { kind: 'workload' }));
+    // The hour's 0.5 core requested, against the 0.5 used on average.
+    expect(got.get(ymd)?.charges).toEqual([
+      expect.objectContaining({ row: 'web/Deployment/api', cpuCoreHours: expect.closeTo(0.5, 9) }),
+    ]);
+    const [summed] = await reopened.read<{ n: number }>(
+      `SELECT count() AS n FROM {db}.cost_day WHERE cluster = 'prod' AND day = {day:Date}`,
+      { day: ymd },
+    );
+    expect(summed?.n).toBe(1);
+    // Opening again changes nothing; the day is not summed again.
+    await (await open()).close();
+    expect(await stored.sumClosedDays('prod', day(3), day(4))).toEqual([]);
     await reopened.close();
   }, 180_000);
 

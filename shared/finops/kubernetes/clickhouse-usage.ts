@@ -7,9 +7,16 @@
  * 5-minute rollup gives them).
  *
  * The hourly rule is the other sources': an hour's cycles are the most samples any node of the
- * cluster has in it; a node or container seen in fewer counts that part of the hour. ClickHouse
- * sums a month of a large cluster hour by hour in well under a second, so every node-hour is capped
- * exactly (no shortcut as on PostgreSQL).
+ * cluster has in it; a node or container seen in fewer counts that part of the hour. Every
+ * node-hour is capped exactly (no shortcut as on PostgreSQL).
+ *
+ * Closed days are read from per-day sums the store keeps (cost_day and cost_class_hour, see the
+ * store's schema.ts), summed here with the same SQL as the hourly read, on a day's first read or
+ * ahead of it by the hourly housekeeping (prepareClosedDays); the open day from the hourly rollup.
+ * The rules are the PostgreSQL store's (cost-days.ts) with one difference: pod_1h keeps each
+ * container-hour's own node and requests, which a later sample never changes, so a day needs
+ * summing again only when a batch lands in it (its late mark), and its charges can be stored
+ * already capped.
  */
 import type { ClickHouseMetricsStore } from '../../metrics/store/clickhouse/store.js';
 import { scaleSetOfProviderId } from './discover.js';
@@ -31,6 +38,20 @@ import {
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
+
+/** A day is read from its stored sums once it ended this long ago (as on PostgreSQL, see metrics-usage.ts). */
+const CLOSED_AFTER_MS = 3_600_000;
+/** The closed days the hourly housekeeping sums ahead of a read (as on PostgreSQL). */
+const PREPARED_DAYS = 31;
+/**
+ * Days summed in one statement. Each statement scans the keys of the month's pod_1h (ordered by
+ * container, then hour: a day's range skips no granule), so a day per statement cost a first
+ * summing 2.5 times the CPU of a week per statement; a whole month in one ran past the client's
+ * 30 s request timeout on a loaded 2-core machine (docs/benchmarks.md).
+ */
+const SUM_DAYS = 7;
+/** Days read from their sums in one pass (the PostgreSQL source's chunk). */
+const CHUNK_DAYS = 31;
 const T = "DateTime('UTC')";
 
 /** ClickHouse's `YYYY-MM-DD hh:mm:ss` (UTC) as a Date. */
@@ -132,8 +153,99 @@ SELECT intDiv(h, 24) AS d, h, toString(kh) AS k, sum(part) AS a, any(ss) AS ss, 
        any(cap_cpu) AS capCpu, any(cap_mem) AS capMem, any(alloc_cpu) AS allocCpu, any(alloc_mem) AS allocMem
 FROM nd GROUP BY d, h, kh`;
 
+/** The days being summed: those of {days} within {from}..{to} (the bounds keep the scan to their hours). */
+const IN_DAYS = 'toDate(bucket) IN {days:Array(Date)}';
+
+/**
+ * Stores the charges of days {days} per day, class and container (with its owner and labels), each
+ * container-hour capped at its node-hour's allocatable: chargesSql's arithmetic, grouped by container
+ * instead of by row, so any row a read asks for is a sum of these.
+ */
+const FILL_CHARGES_SQL = `INSERT INTO {db}.cost_day (cluster, day, version, kh, namespace, pod, container, owner_kind,
+  owner_name, labels, cpu, mem)
+WITH ${NODE_HOURS}, ${podHours({ owner: true, labels: true })},
+x AS (
+  SELECT p.bucket AS bucket, nd.node AS node, nd.kh AS kh, nd.lim_cpu AS lim_cpu, nd.lim_mem AS lim_mem,
+         p.namespace AS namespace, p.pod AS pod, p.container AS container, p.owner_kind AS owner_kind,
+         p.owner_name AS owner_name, p.labels AS labels,
+         greatest(ifNull(p.cpu_req, 0), p.cpu) * least(1, p.n / nd.c) AS xc,
+         greatest(ifNull(p.mem_req, 0), p.mem) * least(1, p.n / nd.c) AS xm
+  FROM pods AS p INNER JOIN nd ON nd.bucket = p.bucket AND nd.node = p.pnode
+  WHERE toDate(p.bucket) IN {days:Array(Date)})
+SELECT {cluster:String}, toDate(bucket) AS day, {version:DateTime64(3, 'UTC')}, kh, namespace, pod, container,
+       owner_kind, owner_name, labels,
+       sum(xc * if(tc > lim_cpu, lim_cpu / tc, 1)), sum(xm * if(tm > lim_mem, lim_mem / tm, 1))
+FROM (SELECT *, sum(xc) OVER (PARTITION BY bucket, node) AS tc, sum(xm) OVER (PARTITION BY bucket, node) AS tm FROM x)
+GROUP BY day, kh, namespace, pod, container, owner_kind, owner_name, labels`;
+
+/** Stores the node-hours of days {days} per hour and class (classHoursSql's rows). */
+const FILL_CLASSES_SQL = `INSERT INTO {db}.cost_class_hour (cluster, day, version, bucket, kh, part, ss, pool, vm,
+  cap_cpu, cap_mem, alloc_cpu, alloc_mem)
+WITH ${NODE_HOURS}
+SELECT {cluster:String}, toDate(bucket), {version:DateTime64(3, 'UTC')}, bucket, kh, sum(part), any(ss), any(pool),
+       any(vm), any(cap_cpu), any(cap_mem), any(alloc_cpu), any(alloc_mem)
+FROM nd WHERE ${IN_DAYS} GROUP BY bucket, kh`;
+
+/** Records days {days} summed at {version}: written after their rows, so a read never sees half a day. */
+const MARK_SUMMED_SQL = `INSERT INTO {db}.cost_day_summed (cluster, day, version)
+SELECT {cluster:String}, arrayJoin({days:Array(Date)}), {version:DateTime64(3, 'UTC')}`;
+
+/** The period's days as stored: each day's latest summing. */
+const SUMMED = `(day, version) IN (
+  SELECT day, max(version) FROM {db}.cost_day_summed
+  WHERE cluster = {cluster:String} AND day >= toDate({from:${T}}) AND day < toDate({to:${T}}) GROUP BY day)`;
+
+const storedChargesSql = (
+  rowSql: string,
+) => `SELECT toInt32(dateDiff('day', toDate({from:${T}}), p.day)) AS d,
+       toString(p.kh) AS k, p.namespace AS namespace, ${rowSql} AS row, sum(p.cpu) AS a, sum(p.mem) AS b
+FROM {db}.cost_day AS p
+WHERE p.cluster = {cluster:String} AND p.day >= toDate({from:${T}}) AND p.day < toDate({to:${T}}) AND ${SUMMED}
+GROUP BY d, k, namespace, row`;
+
+const storedClassesSql = `SELECT toInt32(dateDiff('day', toDate({from:${T}}), day)) AS d,
+       toInt32(dateDiff('hour', {from:${T}}, bucket)) AS h, toString(kh) AS k, part AS a, ss, pool, vm,
+       cap_cpu AS capCpu, cap_mem AS capMem, alloc_cpu AS allocCpu, alloc_mem AS allocMem
+FROM {db}.cost_class_hour
+WHERE cluster = {cluster:String} AND day >= toDate({from:${T}}) AND day < toDate({to:${T}}) AND ${SUMMED}`;
+
+/** Each day's latest summing ('s') and latest late mark ('l'), as epoch milliseconds of the server's clock. */
+const SUM_STATE_SQL = `SELECT 's' AS t, toString(day) AS ymd, toUnixTimestamp64Milli(max(version)) AS at
+FROM {db}.cost_day_summed
+WHERE cluster = {cluster:String} AND day >= toDate({from:${T}}) AND day < toDate({to:${T}}) GROUP BY day
+UNION ALL
+SELECT 'l', toString(day), toUnixTimestamp64Milli(max(marked_at))
+FROM {db}.cost_day_late
+WHERE cluster = {cluster:String} AND day >= toDate({from:${T}}) AND day < toDate({to:${T}}) GROUP BY day`;
+
+/** The days of the period with node-hours, as 'YYYY-MM-DD'. */
+const DAYS_WITH_NODES_SQL = `SELECT DISTINCT toString(toDate(bucket)) AS ymd FROM {db}.k8s_node_1h
+WHERE cluster = {cluster:String} AND bucket >= {from:${T}} AND bucket < {to:${T}}`;
+
+/** What a summing again leaves behind: the earlier summings of its days, and the marks it took in. */
+const SUPERSEDED_SQL = [
+  ...['cost_day', 'cost_class_hour', 'cost_day_summed'].map(
+    (t) => `DELETE FROM {db}.${t}
+WHERE cluster = {cluster:String} AND day IN {days:Array(Date)} AND version < {version:DateTime64(3, 'UTC')}`,
+  ),
+  `DELETE FROM {db}.cost_day_late
+WHERE cluster = {cluster:String} AND day IN {days:Array(Date)} AND marked_at < {version:DateTime64(3, 'UTC')}`,
+];
+
+export interface ClickHouseUsageOptions {
+  /** The clock that says which days are closed (read from stored per-day sums). */
+  now?: () => Date;
+}
+
 export class ClickHouseUsageSource implements KubernetesUsageSource {
-  constructor(private readonly store: Pick<ClickHouseMetricsStore, 'read'>) {}
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly store: Pick<ClickHouseMetricsStore, 'read' | 'run'>,
+    options: ClickHouseUsageOptions = {},
+  ) {
+    this.now = options.now ?? (() => new Date());
+  }
 
   async clusters(): Promise<AgentCluster[]> {
     const rows = await this.store.read<{
@@ -165,21 +277,118 @@ export class ClickHouseUsageSource implements KubernetesUsageSource {
     to: string,
     row: RowKey,
   ): Promise<Map<string, SummedDay>> {
-    const start = new Date(`${from}T00:00:00Z`);
+    const out = new Map<string, SummedDay>();
+    const cluster = clusterName.toLowerCase();
+    const first = Date.parse(`${from}T00:00:00Z`);
+    const end = Date.parse(`${to}T00:00:00Z`) + DAY_MS;
+    // Days that ended CLOSED_AFTER_MS ago come from their stored sums, the rest from the hourly rollup.
+    const open = Math.max(
+      first,
+      Math.min(end, Math.floor((this.now().getTime() - CLOSED_AFTER_MS) / DAY_MS) * DAY_MS),
+    );
+    for (let t = first; t < open; t += CHUNK_DAYS * DAY_MS) {
+      const e = Math.min(t + CHUNK_DAYS * DAY_MS, open);
+      await this.sumClosedDays(cluster, new Date(t), new Date(e));
+      await this.summedChunk(cluster, new Date(t), new Date(e), row, out, storedClassesSql, storedChargesSql);
+    }
+    if (open < end) {
+      await this.summedChunk(cluster, new Date(open), new Date(end), row, out, classHoursSql, (rowSql) =>
+        chargesSql(rowSql, row),
+      );
+    }
+    return out;
+  }
+
+  /** The days of start..end read with the given statements, into `out`. */
+  private async summedChunk(
+    cluster: string,
+    start: Date,
+    end: Date,
+    row: RowKey,
+    out: Map<string, SummedDay>,
+    classesSql: string,
+    charges: (rowSql: string) => string,
+  ): Promise<void> {
     const params = {
-      cluster: clusterName.toLowerCase(),
+      cluster,
       from: toCh(start),
-      to: toCh(new Date(Date.parse(`${to}T00:00:00Z`) + DAY_MS)),
+      to: toCh(end),
       ...(row.kind === 'label' ? { label: row.key } : {}),
     };
-    const [classes, charges] = await Promise.all([
-      this.store.read<SummedNodeRow>(classHoursSql, params),
-      this.store.read<SummedChargeRow>(chargesSql(rowExpression(row), row), params),
+    const [classes, rows] = await Promise.all([
+      this.store.read<SummedNodeRow>(classesSql, params),
+      this.store.read<SummedChargeRow>(charges(rowExpression(row)), params),
     ]);
-    const days = new SummedDays(start, row, new Map());
+    const days = new SummedDays(start, row, out);
     for (const r of classes) days.nodeHours(r);
-    for (const r of charges) days.charge(r);
-    return days.out;
+    for (const r of rows) days.charge(r);
+  }
+
+  /** The recent closed days' sums stored ahead of a read (see PREPARED_DAYS). */
+  async prepareClosedDays(): Promise<Array<{ clusterName: string; days: string[] }>> {
+    const end = Math.floor((this.now().getTime() - CLOSED_AFTER_MS) / DAY_MS) * DAY_MS;
+    const start = end - PREPARED_DAYS * DAY_MS;
+    const prepared: Array<{ clusterName: string; days: string[] }> = [];
+    for (const c of await this.clusters()) {
+      // A cluster that stopped reporting before the period has no day to sum in it.
+      if (c.lastSeen.getTime() < start) continue;
+      // Days without data are marked summed too (nothing to store): a batch that lands in one
+      // later marks it to be summed again.
+      const days = await this.sumClosedDays(c.clusterName.toLowerCase(), new Date(start), new Date(end));
+      if (days.length) prepared.push({ clusterName: c.clusterName, days });
+    }
+    return prepared;
+  }
+
+  /**
+   * Stores the per-day sums of the closed days of start..end (at most CHUNK_DAYS) that have none or
+   * were marked late by a batch at or after their latest summing began. One pass over the hourly
+   * rollups for all of them; the version is the server's clock when it begins, so a batch marking a
+   * day after that (its samples perhaps missed) has the day summed again on the next read.
+   */
+  async sumClosedDays(cluster: string, start: Date, end: Date): Promise<string[]> {
+    const bounds = { cluster, from: toCh(start), to: toCh(end) };
+    const summed = new Map<string, number>();
+    const late = new Map<string, number>();
+    for (const r of await this.store.read<{ t: 's' | 'l'; ymd: string; at: number }>(SUM_STATE_SQL, bounds)) {
+      (r.t === 's' ? summed : late).set(r.ymd, Number(r.at));
+    }
+    const days: string[] = [];
+    for (let t = start.getTime(); t < end.getTime(); t += DAY_MS) {
+      const day = new Date(t).toISOString().slice(0, 10);
+      const at = summed.get(day);
+      if (at === undefined || (late.get(day) ?? -1) >= at) days.push(day);
+    }
+    if (!days.length) return days;
+    const [{ version }] = (await this.store.read<{ version: string }>(
+      "SELECT toString(now64(3, 'UTC')) AS version",
+      {},
+    )) as [{ version: string }];
+    // Days without node-hours have nothing to store (no container-hour is charged without its node).
+    const withData = new Set(
+      (await this.store.read<{ ymd: string }>(DAYS_WITH_NODES_SQL, bounds)).map((r) => r.ymd),
+    );
+    // A statement per SUM_DAYS days; a summing cut short keeps the days it finished.
+    for (let i = 0; i < days.length; i += SUM_DAYS) {
+      const some = days.slice(i, i + SUM_DAYS);
+      const params = {
+        cluster,
+        from: toCh(new Date(`${some[0]}T00:00:00Z`)),
+        to: toCh(new Date(Date.parse(`${some.at(-1)}T00:00:00Z`) + DAY_MS)),
+        days: some,
+        version,
+      };
+      if (some.some((d) => withData.has(d))) {
+        await this.store.run(FILL_CHARGES_SQL, params);
+        await this.store.run(FILL_CLASSES_SQL, params);
+      }
+      await this.store.run(MARK_SUMMED_SQL, params);
+    }
+    const again = days.filter((d) => summed.has(d));
+    if (again.length) {
+      for (const sql of SUPERSEDED_SQL) await this.store.run(sql, { cluster, days: again, version });
+    }
+    return days;
   }
 
   async day(clusterName: string, day: string): Promise<UsageDay> {

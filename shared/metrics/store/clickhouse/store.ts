@@ -20,9 +20,11 @@ import type {
   WriteBatch,
   WriteResult,
 } from '../contract.js';
+import { lateDays } from '../late-days.js';
 import { planRead, type ReadPlan, stepStart } from '../read-plan.js';
 import { chTime, rowsByTable } from './rows.js';
 import {
+  COST_DAY_TABLES,
   ensureSchema,
   LEGACY_SEEN_TABLE,
   type Retention,
@@ -228,6 +230,8 @@ export class ClickHouseMetricsStore implements MetricsStore {
         }),
       ),
     );
+    // After the samples, before the batch id: a retried batch marks again what it wrote.
+    await this.markLateDays(batch);
     if (batch.batchId !== undefined) {
       await this.client.insert({
         table: `${this.db}.ingest_batches`,
@@ -244,6 +248,23 @@ export class ClickHouseMetricsStore implements MetricsStore {
       });
     }
     return { duplicate: false, records: batch.records.length };
+  }
+
+  /**
+   * Marks the closed days the batch wrote pod or node samples into (cost_day_late, see schema.ts):
+   * the cost read sums them again. The server stamps the mark, as it stamps a summing's version, so
+   * one clock orders them. Samples of today, the usual case, cost no statement.
+   */
+  private async markLateDays(batch: WriteBatch): Promise<void> {
+    const late = lateDays(batch.records, new Date());
+    if (!late.length) return;
+    await this.client.insert({
+      table: `${this.db}.cost_day_late`,
+      columns: ['cluster', 'day'],
+      format: 'JSONCompactEachRow',
+      values: late,
+      clickhouse_settings: { async_insert: 0 },
+    });
   }
 
   private async batchStored(cluster: string, batchId: string): Promise<boolean> {
@@ -644,13 +665,23 @@ ORDER BY namespace`,
 
   async cleanup(days: number, now: Date = new Date()): Promise<CleanupResult> {
     if (days <= 0) {
-      for (const t of [...SAMPLE_TABLES, ...ROLLUP_TABLES, 'pod_logs', 'events', LEGACY_SEEN_TABLE]) {
+      for (const t of [
+        ...SAMPLE_TABLES,
+        ...ROLLUP_TABLES,
+        ...COST_DAY_TABLES,
+        'pod_logs',
+        'events',
+        LEGACY_SEEN_TABLE,
+      ]) {
         await this.client.command({ query: `TRUNCATE TABLE IF EXISTS ${this.db}.${t}` });
       }
       return { scope: 'all metrics' };
     }
     const cutoff = new Date(now.getTime() - days * DAY_MS);
-    for (const t of [...SAMPLE_TABLES, ...ROLLUP_TABLES]) await this.dropPartitionsBefore(t, cutoff);
+    // The cost sums go with the hourly partitions they were summed from (both by month).
+    for (const t of [...SAMPLE_TABLES, ...ROLLUP_TABLES, ...COST_DAY_TABLES]) {
+      await this.dropPartitionsBefore(t, cutoff);
+    }
     for (const t of ['pod_logs', 'events']) await this.deleteBefore(t, cutoff);
     return { scope: `metrics older than ${days} days` };
   }
@@ -665,6 +696,10 @@ ORDER BY namespace`,
     for (const t of ROLLUP_TABLES) {
       const days = t.endsWith('_5m') ? this.retention.fiveMinuteDays : this.retention.hourlyDays;
       dropped.push(...(await this.dropPartitionsBefore(t, before(days))));
+    }
+    // The cost read's per-day sums: kept as long as the hourly rollups they come from.
+    for (const t of COST_DAY_TABLES) {
+      dropped.push(...(await this.dropPartitionsBefore(t, before(this.retention.hourlyDays))));
     }
     for (const t of ['pod_logs', 'events']) await this.deleteBefore(t, before(this.retention.logsDays));
     // ClickHouse makes a partition when the first row of a day arrives: none to create ahead.
@@ -728,12 +763,20 @@ ORDER BY totalSizeBytes DESC, table`,
     return this.select<T>(query.replaceAll('{db}', this.db), params);
   }
 
+  /**
+   * A statement without rows to answer (the Kubernetes cost's INSERT … SELECT of its per-day
+   * sums), `{db}` as in read.
+   */
+  async run(statement: string, params: Record<string, unknown>): Promise<void> {
+    await this.client.command({ query: statement.replaceAll('{db}', this.db), query_params: params });
+  }
+
   async close(): Promise<void> {
     await this.client.close();
   }
 
   /** Tables the store owns (for the operator documentation and tests). */
-  static readonly tables = [...SAMPLE_TABLES, ...ROLLUP_TABLES, ...STATE_TABLES];
+  static readonly tables = [...SAMPLE_TABLES, ...ROLLUP_TABLES, ...COST_DAY_TABLES, ...STATE_TABLES];
 }
 
 export const openClickHouseStore = (o: ClickHouseStoreOptions) => ClickHouseMetricsStore.open(o);

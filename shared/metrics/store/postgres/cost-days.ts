@@ -10,33 +10,10 @@
  *   again too (the read applies each series' latest node and requests to the whole period).
  * - Kept as long as the hourly rollup they come from: dropped with its monthly partitions.
  */
+import { lateDays } from '../late-days.js';
 import type { Exec } from './sql.js';
 
 const DAY_MS = 86_400_000;
-
-/** The pod and node samples' clusters and days before `now`'s UTC day, as 'YYYY-MM-DD'. */
-function lateDays(
-  records: ReadonlyArray<{ kind: string; collectedAt: Date; data: unknown }>,
-  now: Date,
-): Array<[string, string]> {
-  const today = Math.floor(now.getTime() / DAY_MS);
-  const out = new Map<string, [string, string]>();
-  // A batch is cycles of one cluster in time order: most records repeat the previous one's day.
-  let lastDay = Number.NaN;
-  let lastCluster = '';
-  for (const r of records) {
-    if (r.kind !== 'pod' && r.kind !== 'node') continue;
-    const day = Math.floor(r.collectedAt.getTime() / DAY_MS);
-    if (day >= today) continue;
-    const cluster = (r.data as { clusterName: string }).clusterName;
-    if (day === lastDay && cluster === lastCluster) continue;
-    lastDay = day;
-    lastCluster = cluster;
-    const ymd = new Date(day * DAY_MS).toISOString().slice(0, 10);
-    out.set(`${cluster}|${ymd}`, [cluster, ymd]);
-  }
-  return [...out.values()];
-}
 
 /**
  * Marks the closed days a batch wrote pod or node samples into. Called after the samples'
