@@ -4,6 +4,8 @@
 //     in flight as from concurrent requests: end to end through POST /metrics/api/ingest/batch of a
 //     local host whose store is ClickHouse (gzip JSON in, validation, one INSERT per table), and
 //     through the store alone (records already validated). Aim: >= 500,000 samples/s.
+//     Then the engine alone on the same rows, to split store.write's CPU into the engine's part
+//     and ours, at several rows an insert.
 //  2. Bytes on disk per pod sample after a simulated day: a fleet of containers sampled every 30 s
 //     for 24 hours, merged as the server merges over a day, then sum(bytes_on_disk) of the active
 //     parts of pod_raw (system.parts) divided by the samples stored.
@@ -12,7 +14,8 @@
 //     SQL into pod_raw (the views fill the rollups), then each list read 7 times: the median time
 //     and the process's CPU per read (chDB runs in this process).
 // Options: --containers N (day simulation, default 600), --batches N (throughput, default 60),
-// --skip rate,day,lists.
+// --engine-rows N,N,... (rows an insert for the engine alone, default 5000,20000,100000),
+// --skip rate,engine,day,lists.
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -21,6 +24,7 @@ import { startAzurite } from '../dev/azurite.js';
 import { startLocalHost } from '../dev/host.js';
 import { loadConfig } from '../shared/config/index.js';
 import { type MetricRecord, podRecordSchema } from '../shared/metrics/records.js';
+import { rowsByTable } from '../shared/metrics/store/clickhouse/rows.js';
 import { ClickHouseMetricsStore } from '../shared/metrics/store/clickhouse/store.js';
 import { createLogger } from '../shared/observability/logger.js';
 import { startChdbHttpBridge } from '../test/support/chdb-http-bridge.js';
@@ -31,6 +35,7 @@ const { values } = parseArgs({
     batches: { type: 'string', default: '60' },
     'list-containers': { type: 'string', default: '6000' },
     'list-days': { type: 'string', default: '30' },
+    'engine-rows': { type: 'string', default: '5000,20000,100000' },
     skip: { type: 'string', default: '' },
   },
 });
@@ -38,6 +43,7 @@ const SKIP = new Set(values.skip.split(',').filter(Boolean));
 const CONTAINERS = Number(values.containers);
 const BATCHES = Number(values.batches);
 const BATCH = 5000;
+const ENGINE_ROWS = values['engine-rows'].split(',').map(Number);
 const retention = { rawDays: 14, fiveMinuteDays: 90, hourlyDays: 400, logsDays: 14 };
 
 /** A deterministic fleet: namespaces, deployments, replicas, containers, nodes. */
@@ -155,9 +161,16 @@ if (!SKIP.has('rate')) {
     if (res.status !== 200) throw new Error(`ingest answered ${res.status}: ${text.slice(0, 300)}`);
   };
   await post(bodies[0]!); // warm-up
+  // The host runs in this process too: the CPU per sample is the route's (gunzip, JSON, validation)
+  // with the store's, the requests' own sending included.
+  const cpu = process.cpuUsage();
   const seconds = await timed(bodies.slice(1), 4, post);
+  const used = process.cpuUsage(cpu);
   console.log(
     `POST ingest/batch (ClickHouse store, 4 requests in flight): ${rate((BATCHES - 1) * BATCH, seconds)}`,
+  );
+  console.log(
+    `  CPU (sender, route, client, bridge and engine): ${((used.user + used.system) / ((BATCHES - 1) * BATCH)).toFixed(1)} µs per sample (load ${loadavg()[0]!.toFixed(2)})`,
   );
   await host.close();
   await azurite.stop();
@@ -182,6 +195,63 @@ if (!SKIP.has('rate')) {
     `  CPU (client, bridge and engine): ${((used.user + used.system) / ((BATCHES - 1) * BATCH)).toFixed(1)} µs per sample (load ${loadavg()[0]!.toFixed(2)})`,
   );
   await store.close();
+}
+
+// 1c. Where the store's CPU goes: the same batches' rows, as the store makes them (rowsByTable) and
+// as the client sends them (one JSON array a line), inserted by the engine alone (chDB's
+// Session.insert: no HTTP, no client, no bridge) into a Null table (parsing only), into pod_raw
+// with no views, and into pod_raw with its rollup views, at --engine-rows rows an insert. What is
+// left of store.write's figure above is ours: building the rows and their text, HTTP, the bridge,
+// the batch-id check and record. A real server would show the engine's part, on its own cores.
+if (!SKIP.has('engine')) {
+  const store = await ClickHouseMetricsStore.open({ url: bridge.url, database: 'bench_engine', retention });
+  await store.close();
+  const db = 'bench_engine';
+  bridge.session.query(`CREATE TABLE ${db}.pod_null AS ${db}.pod_raw ENGINE = Null`);
+  bridge.session.query(`CREATE TABLE ${db}.pod_plain AS ${db}.pod_raw`);
+  const containers = fleet(BATCH);
+  const cpuNow = () => {
+    const u = process.cpuUsage();
+    return u.user + u.system;
+  };
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+  let at = 0;
+  for (const size of ENGINE_ROWS) {
+    const reps = Math.max(3, Math.round(100_000 / size));
+    const text: number[] = [];
+    const byTarget = new Map<string, number[]>([
+      ['pod_null', []],
+      ['pod_plain', []],
+      ['pod_raw', []],
+    ]);
+    for (let r = 0; r < reps; r++) {
+      // The targets in turn on fresh rows, so drift in the machine's load touches each alike.
+      for (const target of byTarget.keys()) {
+        const records: MetricRecord[] = [];
+        for (let i = 0; i < size; i += BATCH) {
+          const when = new Date(dayStart + 86_400_000 + at++ * 30_000);
+          for (const c of containers.slice(0, Math.min(BATCH, size - i))) records.push(sample(c, when));
+        }
+        const t0 = cpuNow();
+        const rows = rowsByTable('bench', records)[0]!;
+        const body = Buffer.from(rows.rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+        const t1 = cpuNow();
+        await bridge.session.insert({
+          table: `${db}.${target}`,
+          values: body,
+          format: 'JSONCompactEachRow',
+          columns: rows.columns,
+          settings: { async_insert: 0, optimize_on_insert: 0, insert_deduplication_token: randomUUID() },
+        });
+        byTarget.get(target)!.push((cpuNow() - t1) / size);
+        if (target === 'pod_raw') text.push((t1 - t0) / size);
+      }
+    }
+    const [parse, plain, views] = [...byTarget.values()].map(median) as [number, number, number];
+    console.log(
+      `engine alone, ${size.toLocaleString('en')} rows an insert (median of ${reps}), µs of CPU a sample: rows and text ${median(text).toFixed(1)}; parse ${parse.toFixed(1)}; parse + pod_raw part ${plain.toFixed(1)}; + the views ${views.toFixed(1)} (load ${loadavg()[0]!.toFixed(2)})`,
+    );
+  }
 }
 
 // 2. Bytes per sample after a simulated day.
