@@ -35,7 +35,7 @@ export function anomalyOut(a: CostAnomaly): z.infer<typeof Anomaly> {
 
 export async function listAnomalies(prisma: PrismaClient, f: AnomalyFilter, skip: number, take: number) {
   const where: Prisma.CostAnomalyWhereInput = {
-    ...(f.subscriptionId ? { subscriptionId: f.subscriptionId.toLowerCase() } : {}),
+    ...(f.subscriptionId ? { subscriptionId: f.subscriptionId } : {}),
     ...(f.from || f.to
       ? { date: { ...(f.from ? { gte: f.from } : {}), ...(f.to ? { lte: f.to } : {}) } }
       : {}),
