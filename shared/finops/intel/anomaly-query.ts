@@ -3,6 +3,7 @@
 import type { z } from 'zod';
 import type { PrismaClient } from '../../db/client.js';
 import type { CostAnomaly, Prisma } from '../../db/generated/client.js';
+import { countedPage } from '../../http/paging.js';
 import type { Anomaly } from './contract.js';
 
 export interface AnomalyFilter {
@@ -41,10 +42,11 @@ export async function listAnomalies(prisma: PrismaClient, f: AnomalyFilter, skip
       : {}),
     ...(f.status ? { status: f.status } : {}),
   };
-  const [rows, total] = await Promise.all([
-    prisma.costAnomaly.findMany({ where, orderBy: [{ date: 'desc' }, { id: 'desc' }], skip, take }),
-    prisma.costAnomaly.count({ where }),
-  ]);
+  const { rows, total } = await countedPage(
+    () => prisma.costAnomaly.findMany({ where, orderBy: [{ date: 'desc' }, { id: 'desc' }], skip, take }),
+    { skip, take },
+    () => prisma.costAnomaly.count({ where }),
+  );
   return { rows: rows.map(anomalyOut), total };
 }
 

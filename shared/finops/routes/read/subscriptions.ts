@@ -16,7 +16,7 @@ import {
   updateSubscription,
   upsertSubscription,
 } from '../../queries/subscriptions.js';
-import { idParams, listHeaders, pageOf, pagingQuery, UNPAGED_NOTE } from './common.js';
+import { idParams, pagedHeaders, pageOf, pagingQuery, UNPAGED_NOTE } from './common.js';
 
 const MONEY_LIMIT = 1e16; // decimal(18,2): 16 integer digits
 
@@ -75,7 +75,7 @@ export const subscriptionsRoutes: RouteDefinition[] = [
     async handler({ services, input }) {
       const p = pageOf(input.query);
       const { rows, total } = await listSubscriptions(services.prisma, p.skip, p.pageSize);
-      return ok(rows.map(subscriptionOut), listHeaders(total, p));
+      return ok(rows.map(subscriptionOut), pagedHeaders(total, p));
     },
   }),
   defineRoute({
