@@ -35,7 +35,11 @@ export const int32 = () =>
 export const int32Param = () => z.coerce.number({ error: 'must be a whole number' }).pipe(int32());
 export const groupIdParams = z.object({ groupId: int32Param() });
 
-/** Validates path parameters (400 with the field → messages map, as ASP.NET's bad route values). */
+/**
+ * Validates path parameters inside a handler, by the same rule as a route's `input`. Only for the
+ * routes that must refuse a caller before saying anything about its input (the Notification key,
+ * sign-in switched off); every other route declares `input: { params }`.
+ */
 export function params<T>(schema: z.ZodType<T>, values: Record<string, string>): T {
   return validate(schema, values, 'route');
 }

@@ -151,11 +151,17 @@ export const userAccountRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Delete a user and its tokens, clusters, subscriptions, groups and actions',
       tags: T,
-      params: userIdParams,
       responses: responses({ 200: { description: 'Deleted (empty body)' } }, 400, 401, 403, 404, 409),
     },
-    async handler({ services, params: p, caller, request }) {
-      const { userId } = params(userIdParams, p);
+    input: { params: userIdParams },
+    async handler({
+      services,
+      input: {
+        params: { userId },
+      },
+      caller,
+      request,
+    }) {
       await deleteUser(services, await existingUser(services, userId), { actor: caller, request });
       return emptyOk();
     },
