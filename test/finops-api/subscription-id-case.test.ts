@@ -21,7 +21,7 @@ const UPPER = SUB.toUpperCase();
 function operationsTakingASubscriptionId(): string[] {
   const out: string[] = [];
   for (const service of ['auth', 'finops', 'metrics'] as const) {
-    const doc = buildOpenApiDocument(service, routes) as {
+    const doc = buildOpenApiDocument(service, routes) as unknown as {
       paths: Record<string, Record<string, { parameters?: Array<{ name: string }>; requestBody?: unknown }>>;
     };
     for (const [path, ops] of Object.entries(doc.paths)) {
@@ -161,7 +161,7 @@ describe('subscription ids in either case, on every route that takes one', () =>
     const [latest] = await latestRuns(prisma, SUB, 1);
     const findings = await runItems(prisma, latest!, new Date());
     expect(findings.length).toBeGreaterThan(1);
-    const made = [];
+    const made: Array<{ suppression: number; exclusion: number }> = [];
     for (const id of [UPPER, SUB]) {
       const finding = findings[made.length]!;
       const s = await api.post(`${base}/${id}/suppressions`, {

@@ -1,6 +1,7 @@
 import type { PrismaClient } from '../../db/client.js';
 import type { CostDetail, Prisma } from '../../db/generated/client.js';
 import { Prisma as P } from '../../db/generated/client.js';
+import { jsonArray } from '../../http/json-rows.js';
 import { pageTotal } from '../../http/paging.js';
 import { CostDetail as CostDetailOut } from '../contract/schemas.js';
 import { compileSerializer } from '../contract/serialize.js';
@@ -45,7 +46,7 @@ async function withTagsJson(prisma: PrismaClient, runId: number, rows: CostRow[]
       analysisRun: null,
     }),
   );
-  return `[${out.join(',')}]`;
+  return jsonArray(out);
 }
 
 /**

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { PrismaClient } from '../../db/client.js';
 import type { HistoricalCost as HistoricalCostRow, Prisma } from '../../db/generated/client.js';
 import { Prisma as P } from '../../db/generated/client.js';
+import { jsonArray } from '../../http/json-rows.js';
 import { pageTotal } from '../../http/paging.js';
 import { JsonText } from '../../http/stream-body.js';
 import { DailyTotal, HistoricalByGroup, HistoricalByService, HistoricalCost } from '../contract/schemas.js';
@@ -145,9 +146,6 @@ async function rowsAsJson(prisma: PrismaClient, rows: HistoryRow[]): Promise<str
     return historicalText(out);
   });
 }
-
-/** A JSON array of texts already serialised. */
-const jsonArray = (texts: string[]) => `[${texts.join(',')}]`;
 
 /**
  * Historical rows of a run (all three cost types), costDate ascending, with tags and overlay: the
