@@ -185,6 +185,12 @@ describe('subscription ids in either case, on every route that takes one', () =>
     const lower = await lists(SUB);
     expect(lower.map((l) => l.body.length)).toEqual([2, 2]);
     expect(await lists(UPPER)).toEqual(lower);
+    // Bounded like every list: a page of one, the true count in X-Total-Count.
+    for (const list of ['suppressions', 'exclusions']) {
+      const page = await api.get(`${base}/${UPPER}/${list}?pageSize=1`, as(admin));
+      expect(page.body).toHaveLength(1);
+      expect(page.headers.get('x-total-count')).toBe('2');
+    }
 
     probed.add('DELETE /finops/api/Waste/subscriptions/{subscriptionId}/suppressions/{id}');
     probed.add('DELETE /finops/api/Waste/subscriptions/{subscriptionId}/exclusions/{id}');
