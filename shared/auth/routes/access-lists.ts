@@ -15,7 +15,6 @@ import {
   existingUser,
   guid,
   listAnswer,
-  params,
   requireSelfOrAdmin,
   responses,
   userIdParams,

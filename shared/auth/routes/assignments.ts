@@ -19,7 +19,6 @@ import {
   int32,
   int32Param,
   listAnswer,
-  params,
   responses,
   userIdParams,
 } from './common.js';

@@ -11,15 +11,7 @@ import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { deleteUserRow, updateUserRow } from '../queries/users.js';
 import { constantTimeEquals } from '../swagger-gate.js';
 import { isUniqueViolation, normalizeEmail, toUserDto, type UserRow } from '../users.js';
-import {
-  existingUser,
-  guid,
-  params,
-  requireLoginEnabled,
-  responses,
-  userDtoSchema,
-  userIdParams,
-} from './common.js';
+import { existingUser, guid, requireLoginEnabled, responses, userDtoSchema, userIdParams } from './common.js';
 import { dto, password, T } from './user-common.js';
 
 const createBody = z.object({

@@ -10,7 +10,6 @@ import {
   existingUser,
   groupIdParams,
   listAnswer,
-  params,
   responses,
   userDtoSchema,
   userIdParams,

@@ -1,7 +1,7 @@
 import { noContent } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { revokeSessions, USER_CACHE_SECONDS } from '../sessions.js';
-import { existingUser, params, responses, userIdParams } from './common.js';
+import { existingUser, responses, userIdParams } from './common.js';
 import { T } from './user-common.js';
 
 export const userSessionsRoutes: RouteDefinition[] = [
