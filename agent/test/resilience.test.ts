@@ -123,8 +123,9 @@ describe('ingest client', () => {
       config.metricsApiUrl = ingest.url;
     });
     const cycle = h.agent.runOnce();
+    const kube = h.kube;
     // The outage starts once the first log read is under way (not after a guessed delay).
-    await vi.waitFor(() => expect(h.kube.requests.some((r) => r.path.endsWith('/log'))).toBe(true), {
+    await vi.waitFor(() => expect(kube.requests.some((r) => r.path.endsWith('/log'))).toBe(true), {
       timeout: 10_000,
       interval: 5,
     });

@@ -1,8 +1,6 @@
 import type { HttpResponseInit } from '@azure/functions';
 import { z } from 'zod';
-import { validate } from '../../../http/body.js';
 import { idText } from '../../../http/fields.js';
-import { queryObject } from '../../../http/input.js';
 import {
   MAX_PAGE_SIZE,
   MAX_UNPAGED_ROWS,
