@@ -1,5 +1,5 @@
 import { type ZodType, z } from 'zod';
-import { firstProblem, plainIssue } from './plain-issues.js';
+import { fieldPath, firstProblem, plainIssue } from './plain-issues.js';
 import { badRequest, HttpError, type ValidationErrors } from './problem.js';
 
 /** Request bodies above this size are refused with 413 before they are parsed. */
@@ -116,7 +116,8 @@ export function normalizeKeys(value: unknown, schema: unknown): unknown {
 export function zodErrors(error: z.ZodError): ValidationErrors {
   const errors: ValidationErrors = {};
   for (const issue of error.issues) {
-    const key = issue.path.length ? issue.path.map(String).join('.') : '$';
+    // Named as the message names the field (`clusters[0].name`), as ASP.NET keys its ModelState.
+    const key = fieldPath(issue.path) || '$';
     const list = errors[key] ?? [];
     list.push(issue.message);
     errors[key] = list;
