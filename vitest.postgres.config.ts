@@ -32,6 +32,7 @@ export const POSTGRES_PASS = [
   'test/finops-api/kept-pages.test.ts',
   'test/finops-api/resources-costs.test.ts',
   'test/finops-api/streaming.test.ts',
+  'test/finops-api/subscription-id-case.test.ts',
   'test/finops-api/subscriptions-runs.test.ts',
   'test/finops-engine/ai-step.test.ts',
   'test/finops-engine/analysis-async.test.ts',

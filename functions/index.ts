@@ -6,6 +6,7 @@ import { createServices } from '../shared/app/create-services.js';
 import { routes } from '../shared/app/routes.js';
 import { createStartup } from '../shared/app/startup.js';
 import { loadConfig, readSettings } from '../shared/config/index.js';
+import { errorTrackerSettings } from '../shared/config/platform.js';
 import { createErrorReporter } from '../shared/observability/errors.js';
 import { createLogger } from '../shared/observability/logger.js';
 import { registerFunctions } from './register.js';
@@ -21,16 +22,7 @@ const startup = createStartup({
   loadConfig: () => loadConfig(readSettings()),
   createServices: (config) => createServices(config, { log }),
   log,
-  errorReporter: (config) =>
-    createErrorReporter(
-      config?.platform ?? {
-        ErrorTracker__Dsn: settings.ErrorTracker__Dsn?.trim() || undefined,
-        ErrorTracker__Enabled: true,
-        ErrorTracker__Environment: settings.ErrorTracker__Environment,
-        ErrorTracker__SendDefaultPii: false,
-        WEBAPP_ENVIRONMENT: settings.WEBAPP_ENVIRONMENT === 'Development' ? 'Development' : 'Production',
-      },
-    ),
+  errorReporter: (config) => createErrorReporter(config?.platform ?? errorTrackerSettings(settings)),
   retryAfterSeconds: STARTUP_RETRY_AFTER_SECONDS,
 });
 

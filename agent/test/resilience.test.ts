@@ -123,7 +123,12 @@ describe('ingest client', () => {
       config.metricsApiUrl = ingest.url;
     });
     const cycle = h.agent.runOnce();
-    await new Promise((r) => setTimeout(r, 30));
+    const kube = h.kube;
+    // The outage starts once the first log read is under way (not after a guessed delay).
+    await vi.waitFor(() => expect(kube.requests.some((r) => r.path.endsWith('/log'))).toBe(true), {
+      timeout: 10_000,
+      interval: 5,
+    });
     await ingest.close();
     const summary = await cycle;
     expect(summary.ingestDown).toBe(true);

@@ -51,12 +51,11 @@ export async function createServices(
     const result = await db.migrate();
     if (result.applied.length) log.info({ applied: result.applied }, 'database migrations applied');
   }
-  const env = process.env;
   const queue = await createJobQueue(
     {
       connectionString: config.platform.AzureWebJobsStorage,
-      queueServiceUri: env.AzureWebJobsStorage__queueServiceUri,
-      accountName: env.AzureWebJobsStorage__accountName,
+      queueServiceUri: config.platform.AzureWebJobsStorage__queueServiceUri,
+      accountName: config.platform.AzureWebJobsStorage__accountName,
     },
     config.platform.AnalysisQueue__Name,
   );

@@ -1,5 +1,6 @@
 import type { PrismaClient } from '../db/client.js';
 import type { Prisma } from '../db/generated/client.js';
+import { countedPage } from '../http/paging.js';
 
 export interface AuditFilter {
   /** Records where this user acted or was acted upon. */
@@ -38,10 +39,11 @@ export async function listAudit(
   take: number,
 ): Promise<{ rows: AuditRecordDto[]; total: number }> {
   const w = where(filter);
-  const [rows, total] = await Promise.all([
-    prisma.auditRecord.findMany({ where: w, orderBy: [{ at: 'desc' }, { id: 'desc' }], skip, take }),
-    prisma.auditRecord.count({ where: w }),
-  ]);
+  const { rows, total } = await countedPage(
+    () => prisma.auditRecord.findMany({ where: w, orderBy: [{ at: 'desc' }, { id: 'desc' }], skip, take }),
+    { skip, take },
+    () => prisma.auditRecord.count({ where: w }),
+  );
   return {
     rows: rows.map((r) => ({
       id: Number(r.id),

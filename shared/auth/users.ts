@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { GUID } from '../config/fields.js';
 import type { Prisma, PrismaClient, User } from '../db/generated/client.js';
 import { MAX_EMAIL_CHARS } from '../http/limits.js';
 import { DEFAULT_CACHE_BOUNDS, TtlCache } from './cache.js';
@@ -76,7 +77,7 @@ export class UserStore {
   }
 
   async byId(id: string): Promise<UserRow | null> {
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+    if (!GUID.test(id)) return null;
     const key = `id:${id.toLowerCase()}`;
     const hit = this.#cache.get(key);
     if (hit !== undefined) return hit;

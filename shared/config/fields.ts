@@ -74,4 +74,7 @@ export const url = () =>
     string | undefined
   >;
 
-export const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A GUID's text (any case), for patterns that find one inside a longer value. */
+export const GUID_TEXT = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+/** A value that is a GUID and nothing else. */
+export const GUID = new RegExp(`^${GUID_TEXT}$`, 'i');

@@ -3,6 +3,7 @@ import { ncrontabError } from '../app/ncrontab.js';
 import {
   bool,
   GUID,
+  GUID_TEXT,
   int,
   list,
   num,
@@ -122,10 +123,7 @@ export const finopsSettingsSchema = z.object({
     z.array(
       z
         .string()
-        .regex(
-          /^[^=]+=[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
-          'every entry must be exportName=subscriptionGuid',
-        ),
+        .regex(new RegExp(`^[^=]+=${GUID_TEXT}$`, 'i'), 'every entry must be exportName=subscriptionGuid'),
     ),
   ) as unknown as z.ZodType<string[]>,
   /** Namespaces whose cost is spread over the others in the Kubernetes cost allocation. */

@@ -42,15 +42,12 @@ function parseSection<S extends z.ZodType>(schema: S, settings: Settings): z.inf
  * ConfigError whose message is one line naming the setting, which startup prints and exits on.
  */
 export function loadConfig(settings: Settings = readSettings()): AppConfig {
-  // Every setting finwatch reads (the secrets above all) plus the Functions host's storage one.
+  // Every setting finwatch reads (the secrets above all).
   refuseUnresolvedKeyVaultReferences(settings, [
     ...Object.keys(platformSettingsSchema.shape),
     ...Object.keys(authSettingsSchema.shape),
     ...Object.keys(finopsSettingsSchema.shape),
     ...Object.keys(metricsSettingsSchema.shape),
-    'AzureWebJobsStorage__queueServiceUri',
-    'AzureWebJobsStorage__blobServiceUri',
-    'AzureWebJobsStorage__accountName',
   ]);
   const platform = parseSection(platformSettingsSchema, settings);
   const auth = parseSection(authSettingsSchema, settings);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { databaseSettingsShape } from './database.js';
 import { bool, int, optionalString, stringWithDefault, url } from './fields.js';
+import type { Settings } from './source.js';
 
 /** Settings both services share: environment, storage, queue, CORS, error tracking, logging. */
 export const platformSettingsSchema = z.object({
@@ -22,6 +23,13 @@ export const platformSettingsSchema = z.object({
   CORS_ALLOWED_ORIGINS: stringWithDefault('*'),
   /** Storage account of the queue (Azure Functions' own setting); the local host sets Azurite's. */
   AzureWebJobsStorage: optionalString(),
+  /**
+   * Identity-based storage, as the Functions host reads it in Azure (no keys): the queue and blob
+   * endpoints, or the account name they are derived from. Used when AzureWebJobsStorage is unset.
+   */
+  AzureWebJobsStorage__queueServiceUri: url(),
+  AzureWebJobsStorage__blobServiceUri: url(),
+  AzureWebJobsStorage__accountName: optionalString(),
   AnalysisQueue__Name: stringWithDefault('analysis-jobs'),
   ErrorTracker__Enabled: bool(false),
   ErrorTracker__Dsn: optionalString(),
@@ -48,3 +56,26 @@ export const platformSettingsSchema = z.object({
 });
 
 export type PlatformSettings = z.infer<typeof platformSettingsSchema>;
+
+const errorTrackerSchema = platformSettingsSchema.pick({
+  ErrorTracker__Enabled: true,
+  ErrorTracker__Dsn: true,
+  ErrorTracker__Environment: true,
+  ErrorTracker__SendDefaultPii: true,
+  WEBAPP_ENVIRONMENT: true,
+});
+export type ErrorTrackerSettings = z.infer<typeof errorTrackerSchema>;
+
+/**
+ * The error tracker's settings read on their own, each by its field of the schema, so that a
+ * startup failing on another setting is still reported (or not) as these say. A value that does
+ * not parse takes its default: off, for ErrorTracker__Enabled.
+ */
+export function errorTrackerSettings(settings: Settings): ErrorTrackerSettings {
+  const out: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(errorTrackerSchema.shape)) {
+    const r = field.safeParse(settings[name]);
+    out[name] = r.success ? r.data : field.parse(undefined);
+  }
+  return out as ErrorTrackerSettings;
+}

@@ -33,12 +33,12 @@ export async function createFinopsModule(
   // The usage source is read when an analysis runs, so one set later (the metrics store) is seen.
   const usage: { source: KubernetesUsageSource } = { source: NO_USAGE };
   const engine = new AnalysisEngine(core, { kubernetesUsage: () => usage.source, ...options });
-  const env = process.env;
   // Import jobs spool to the app's own storage account, the one the queue is in.
+  const { platform } = core.config;
   const spool = await ImportSpool.open({
-    connectionString: core.config.platform.AzureWebJobsStorage,
-    blobServiceUri: env.AzureWebJobsStorage__blobServiceUri,
-    accountName: env.AzureWebJobsStorage__accountName,
+    connectionString: platform.AzureWebJobsStorage,
+    blobServiceUri: platform.AzureWebJobsStorage__blobServiceUri,
+    accountName: platform.AzureWebJobsStorage__accountName,
   });
   const imports = new ImportJobs(core, engine.jobs, spool);
   engine.start();

@@ -1,5 +1,5 @@
 import { type ZodType, z } from 'zod';
-import { firstProblem, plainIssue } from './plain-issues.js';
+import { fieldPath, firstProblem, plainIssue } from './plain-issues.js';
 import { badRequest, HttpError, type ValidationErrors } from './problem.js';
 
 /** Request bodies above this size are refused with 413 before they are parsed. */
@@ -116,7 +116,8 @@ export function normalizeKeys(value: unknown, schema: unknown): unknown {
 export function zodErrors(error: z.ZodError): ValidationErrors {
   const errors: ValidationErrors = {};
   for (const issue of error.issues) {
-    const key = issue.path.length ? issue.path.map(String).join('.') : '$';
+    // Named as the message names the field (`clusters[0].name`), as ASP.NET keys its ModelState.
+    const key = fieldPath(issue.path) || '$';
     const list = errors[key] ?? [];
     list.push(issue.message);
     errors[key] = list;
@@ -136,9 +137,13 @@ export function validate<T>(schema: ZodType<T>, value: unknown, what = 'request'
   return r.data;
 }
 
-export function parseJsonText(text: string): unknown {
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
-    throw new HttpError(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+/**
+ * A JSON body's text parsed: 413 past `maxBytes`, 400 when blank or not JSON. `maxBytes` null: the
+ * caller bounded the body before it read it.
+ */
+export function parseJsonText(text: string, maxBytes: number | null = MAX_BODY_BYTES): unknown {
+  if (maxBytes !== null && Buffer.byteLength(text) > maxBytes) {
+    throw new HttpError(413, `The request body is larger than ${maxBytes} bytes.`);
   }
   if (text.trim() === '') throw badRequest('A JSON request body is required.');
   try {

@@ -11,17 +11,26 @@ import { INT32_MAX, INT32_MIN } from './limits.js';
  * declares what it accepts once and the OpenAPI document shows that same schema.
  */
 
-/** A GUID, trimmed and lower-cased: Azure and most clients write ids in lower case, so one spelling is stored and compared. */
-export const guid = () =>
-  z
-    .string()
-    .trim()
-    .regex(GUID, 'must be a GUID')
+/** Whole-sentence messages of an id field, for the routes whose clients show the original's words. */
+export interface IdMessages {
+  required: string;
+  notGuid: string;
+}
+
+/**
+ * A GUID, trimmed and lower-cased: Azure and most clients write ids in lower case, so one spelling
+ * is stored and compared. The one check of every GUID a request carries.
+ */
+export const guid = (messages?: IdMessages) => {
+  const value = z.string(messages ? { error: messages.required } : undefined).trim();
+  return (messages ? value.min(1, messages.required) : value)
+    .regex(GUID, messages?.notGuid ?? 'must be a GUID')
     .transform((s) => s.toLowerCase());
+};
 
 /** An Azure subscription id: a GUID in lower case. */
-export const subscriptionId = () =>
-  guid().describe('Azure subscription id (GUID; any case, answered in lower case)');
+export const subscriptionId = (messages?: IdMessages) =>
+  guid(messages).describe('Azure subscription id (GUID; any case, answered in lower case)');
 
 /**
  * A subscription id naming what to list (a path value of a read route): trimmed and lower-cased

@@ -1,3 +1,6 @@
+/** A JSON array of values already serialised, each a JSON text. */
+export const jsonArray = (texts: readonly string[]) => `[${texts.join(',')}]`;
+
 /**
  * JSON text of a long list of flat rows whose instants are written by `time` (the metrics sample
  * lists: tens of thousands of rows). JSON.stringify with a replacer, after a pass copying every
@@ -50,5 +53,5 @@ export async function rowsToJsonInTurns(
     if (i) await new Promise<void>((resolve) => setImmediate(resolve));
     parts.push(rowsToJson(rows.slice(i, i + perTurn), timeKeys, time).slice(1, -1));
   }
-  return `[${parts.join(',')}]`;
+  return jsonArray(parts);
 }

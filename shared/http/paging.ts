@@ -55,3 +55,29 @@ export function pagedHeaders(
     'X-Page-Size': String(paging.pageSize),
   };
 }
+
+/**
+ * The total of a page for X-Total-Count, counted one way for every list: a page shorter than asked
+ * for is the last one, so it tells the total itself; only a full page (or an empty page past the
+ * start) needs `count()`.
+ */
+export async function pageTotal(
+  rows: readonly unknown[],
+  skip: number,
+  take: number,
+  count: () => Promise<number>,
+): Promise<number> {
+  if (rows.length > 0 && rows.length < take) return skip + rows.length;
+  if (rows.length === 0 && skip === 0) return 0;
+  return count();
+}
+
+/** A page read by `find` and its total by pageTotal's rule (`count` runs only when the page cannot tell). */
+export async function countedPage<Row>(
+  find: () => Promise<Row[]>,
+  window: { skip: number; take: number },
+  count: () => Promise<number>,
+): Promise<{ rows: Row[]; total: number }> {
+  const rows = await find();
+  return { rows, total: await pageTotal(rows, window.skip, window.take, count) };
+}

@@ -119,13 +119,19 @@ export function plainIssue(issue: RawIssue): string {
   }
 }
 
-/** How a field path reads in a sentence: `username`, `clusters[0].name`, `request body[0].userId`. */
-export function fieldLabel(path: readonly PropertyKey[], what: string): string {
-  let out = '';
+/** A field path as the answers write it: `clusters[0].name`, after `prefix` when one is given. */
+export function fieldPath(path: readonly PropertyKey[], prefix = ''): string {
+  let out = prefix;
   for (const part of path) {
     if (typeof part === 'number') out += `[${part}]`;
     else out += out ? `.${String(part)}` : String(part);
   }
+  return out;
+}
+
+/** How a field path reads in a sentence: `username`, `clusters[0].name`, `request body[0].userId`. */
+export function fieldLabel(path: readonly PropertyKey[], what: string): string {
+  const out = fieldPath(path);
   return out === '' ? `The ${what}` : out.startsWith('[') ? `${what}${out}` : out;
 }
 

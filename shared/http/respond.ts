@@ -45,10 +45,6 @@ export function stringify(value: unknown): string {
     return v;
   });
 }
-/** Headers of a paged list, the original's X-Total-Count / X-Page / X-Page-Size. */
-export function pagingHeaders(total: number, page: number, pageSize: number): Record<string, string> {
-  return { 'X-Total-Count': String(total), 'X-Page': String(page), 'X-Page-Size': String(pageSize) };
-}
 
 // True when the client asked for JSON rather than anything (star/star), as ASP.NET negotiates.
 export function prefersJson(accept: string | null): boolean {

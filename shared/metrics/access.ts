@@ -1,4 +1,5 @@
 import type { Caller } from '../auth/caller.js';
+import { GUID } from '../config/fields.js';
 import type { PrismaClient } from '../db/client.js';
 import type { AgentCluster } from '../finops/kubernetes/usage-source.js';
 import { forbidden } from '../http/problem.js';
@@ -30,7 +31,7 @@ export async function clusterScope(
 ): Promise<ClusterScope> {
   if (caller.isAdmin) return { all: true };
   // Assignments are keyed by the user's uuid; a caller without one has none.
-  if (!/^[0-9a-f-]{36}$/i.test(caller.userId)) return NOTHING;
+  if (!GUID.test(caller.userId)) return NOTHING;
   const [names, subs] = await Promise.all([
     prisma.userCluster.findMany({ where: { userId: caller.userId }, select: { clusterName: true } }),
     prisma.userSubscription.findMany({ where: { userId: caller.userId }, select: { subscriptionId: true } }),
@@ -38,7 +39,8 @@ export async function clusterScope(
   return {
     all: false,
     clusterNames: new Set(names.map((n) => normalizeCluster(n.clusterName))),
-    subscriptionIds: new Set(subs.map((s) => s.subscriptionId.toLowerCase())),
+    // A uuid column: PostgreSQL answers it in lower case.
+    subscriptionIds: new Set(subs.map((s) => s.subscriptionId)),
   };
 }
 

@@ -9,6 +9,7 @@ import type { HttpRequest } from '@azure/functions';
 import { recordAudit } from '../audit/record.js';
 import type { Caller } from '../auth/caller.js';
 import type { PrismaClient } from '../db/client.js';
+import { pageTotal } from '../http/paging.js';
 
 /** Recognisable in logs and secret scanners; 32 random bytes after it. */
 export const KEY_PREFIX = 'fwik_';
@@ -78,10 +79,11 @@ export class IngestKeys {
     return { ...toInfo(row), key: made.key };
   }
 
-  /** Every key, newest first (revoked ones too, marked). */
-  async list(): Promise<IngestKeyInfo[]> {
-    const rows = await this.prisma.metricsIngestKey.findMany({ orderBy: { id: 'desc' }, take: 10_000 });
-    return rows.map(toInfo);
+  /** A page of the keys, newest first (revoked ones too, marked), and how many there are. */
+  async list(skip: number, take: number): Promise<{ rows: IngestKeyInfo[]; total: number }> {
+    const rows = await this.prisma.metricsIngestKey.findMany({ orderBy: { id: 'desc' }, skip, take });
+    const total = await pageTotal(rows, skip, take, () => this.prisma.metricsIngestKey.count());
+    return { rows: rows.map(toInfo), total };
   }
 
   /** Revokes a key (audited); undefined when there is no such key. Revoking twice changes nothing. */

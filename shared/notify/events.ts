@@ -30,7 +30,7 @@ export async function enqueueEvents(tx: Tx, events: NotifyEvent[]): Promise<numb
   const data: Prisma.NotificationDeliveryCreateManyInput[] = [];
   for (const e of events) {
     for (const c of channels) {
-      if (c.subscriptionId && c.subscriptionId !== e.subscriptionId.toLowerCase()) continue;
+      if (c.subscriptionId && c.subscriptionId !== e.subscriptionId) continue;
       if (e.impact !== undefined && Math.abs(e.impact) < Number(c.minImpact)) continue;
       data.push({
         channelId: c.id,
@@ -94,7 +94,7 @@ export function forecastEvent(f: {
 }): NotifyEvent {
   const title = `Forecast ${f.budgetStatus === 'overBudget' ? 'over budget' : 'at risk'}: ${f.subscriptionId}`;
   return {
-    key: `forecast:${f.subscriptionId.toLowerCase()}:${f.monthStart.slice(0, 7)}:${f.budgetStatus}`,
+    key: `forecast:${f.subscriptionId}:${f.monthStart.slice(0, 7)}:${f.budgetStatus}`,
     type: 'forecast',
     subscriptionId: f.subscriptionId,
     title,
@@ -113,7 +113,7 @@ export function budgetEvent(b: {
 }): NotifyEvent {
   const title = `Actual cost reached ${b.threshold} % of budget: ${b.subscriptionId}`;
   return {
-    key: `budget:${b.subscriptionId.toLowerCase()}:${b.monthStart.slice(0, 7)}:${b.threshold}`,
+    key: `budget:${b.subscriptionId}:${b.monthStart.slice(0, 7)}:${b.threshold}`,
     type: 'budget',
     subscriptionId: b.subscriptionId,
     title,

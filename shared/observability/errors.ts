@@ -1,5 +1,5 @@
 import * as Sentry from '@sentry/node';
-import type { PlatformSettings } from '../config/platform.js';
+import type { ErrorTrackerSettings } from '../config/platform.js';
 
 export interface ErrorReporter {
   enabled: boolean;
@@ -13,16 +13,7 @@ let initialised = false;
  * Error tracking through @sentry/node when it is enabled and a DSN is set (ErrorTracker__*). Sentry is process-wide,
  * so it is initialised once however many hosts a process starts (tests start several).
  */
-export function createErrorReporter(
-  settings: Pick<
-    PlatformSettings,
-    | 'ErrorTracker__Dsn'
-    | 'ErrorTracker__Enabled'
-    | 'ErrorTracker__Environment'
-    | 'ErrorTracker__SendDefaultPii'
-    | 'WEBAPP_ENVIRONMENT'
-  >,
-): ErrorReporter {
+export function createErrorReporter(settings: ErrorTrackerSettings): ErrorReporter {
   const dsn = settings.ErrorTracker__Dsn;
   // Both: a DSN left in place while tracking is switched off sends nothing.
   const enabled = !!dsn && settings.ErrorTracker__Enabled;

@@ -265,7 +265,7 @@ describe('audit trail through HTTP', () => {
     expect(isProblem(await api.get('/auth/api/Audit'), 401)).toBe(true);
     const bad = await api.get('/auth/api/Audit?from=yesterday', { token: adminToken });
     expect(isProblem(bad, 400)).toBe(true);
-    expect(bad.body.message).toBe('from must be an ISO 8601 date and time');
+    expect(bad.body.message).toBe('from must be an ISO 8601 date (YYYY-MM-DD) or date and time');
   });
 
   it('commits the action and its record together or neither', async () => {

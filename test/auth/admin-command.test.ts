@@ -8,7 +8,7 @@ import { PASSWORD, uniq } from './helpers.js';
 const BOOTSTRAP = 'bootstrap-secret-for-tests-0123456789';
 const OPERATOR = 'ops@corp.example';
 
-// Round three, item 3: anyone who registered the ADMIN_EMAILS address before the operator made the
+// Once, anyone who registered the ADMIN_EMAILS address before the operator made the
 // bootstrap fail with 409, and there was no other way to the first administrator.
 describe('npm run admin: administrator rights set in the database (squatted first administrator)', () => {
   let host: TestHost;

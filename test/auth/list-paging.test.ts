@@ -6,7 +6,7 @@ import { seedUser, tokenOf } from './helpers.js';
 
 const NOTIFY_KEY = 'notification-service-key-for-tests-0123';
 
-// Round three: User/GetAll was unbounded and UserAction cut silently at 10,000. Every auth list is
+// User/GetAll was once unbounded and UserAction cut silently at 10,000. Every auth list is
 // paged by the one rule (page, pageSize, X-Total-Count) and, unpaged, keeps the plain array the web
 // client reads, bounded, with the true total in X-Total-Count.
 describe('auth lists: bounded plain arrays, paged on request, every cut visible', () => {

@@ -19,7 +19,7 @@ async function seedGroupTokens(host: TestHost): Promise<void> {
 
 const path = `/auth/api/User/GetUserDeviceTokenListByGroupId/${GROUP}`;
 
-// Round three: the push tokens of any monitor group went to anyone (the route was anonymous and group
+// The push tokens of any monitor group once went to anyone (the route was anonymous and group
 // ids are small integers).
 describe('push tokens by group are for the Notification service', () => {
   let keyed: TestHost;

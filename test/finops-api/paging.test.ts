@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_LIST_ROWS, MAX_UNPAGED_ROWS, paging } from '../../shared/finops/routes/read/common.js';
+import { validate } from '../../shared/http/body.js';
+import { queryObject } from '../../shared/http/input.js';
+import {
+  MAX_PAGE_SIZE as MAX_LIST_ROWS,
+  MAX_UNPAGED_ROWS,
+  pageOf,
+  pagingQuery,
+} from '../../shared/http/paging.js';
+
+/** A query string through the paging schema and rule, as a route's validated input gets it. */
+const paging = (query: URLSearchParams, defaultPageSize?: number) =>
+  pageOf(validate(pagingQuery, queryObject(pagingQuery, query), 'query'), defaultPageSize);
+
 import { HttpError } from '../../shared/http/problem.js';
 
 const q = (s: string) => new URLSearchParams(s);

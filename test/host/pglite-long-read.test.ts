@@ -44,7 +44,7 @@ function get(url: string, headers: Record<string, string> = {}) {
   return { done, firstByte: new Promise<void>((r) => onFirstByte.push(r)), bytesSoFar: () => bytes };
 }
 
-// Round three, item 2: one unpaged read of the largest history on PGlite (npm start) froze the
+// One unpaged read of the largest history on PGlite (npm start) once froze the
 // process: GET /auth/api/Version waited 13.7 s behind it.
 describe('the local host on PGlite keeps answering while the largest read streams', () => {
   let host: TestHost;

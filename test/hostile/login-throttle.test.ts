@@ -103,7 +103,7 @@ describe('login throttle under concurrency', () => {
   });
 });
 
-// Round three, item 1: ten anonymous wrong passwords locked any account (administrators included)
+// Ten anonymous wrong passwords once locked any account (administrators included)
 // out of password sign-in for 15 minutes, renewable at will.
 describe('password guesses are bounded per address; strangers cannot lock an account out', () => {
   let host: TestHost;

@@ -5,7 +5,7 @@ import { apiClient, isProblem } from '../support/http.js';
 
 // The malformed-input sweep (sweep.test.ts) sends an unpaired surrogate in every property of every
 // route and asks for no 5xx; this file pins the answer on the routes that store and audit the field.
-// Round three: a JSON string with an unpaired surrogate in a field the audit trail records answered
+// A JSON string with an unpaired surrogate in a field the audit trail records answered
 // 500 (PostgreSQL's jsonb refuses it); UserAction/create stored U+FFFD instead. The edge refuses it
 // on every route with a 400 naming the field, before anything is stored.
 describe('unpaired UTF-16 surrogates are refused at the edge, naming the field', () => {

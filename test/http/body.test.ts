@@ -34,7 +34,7 @@ describe('request bodies', () => {
       expect((e as HttpError).status).toBe(400);
       expect(Object.keys((e as HttpError).options.errors ?? {})).toEqual([
         'userId',
-        'clusters.0.clusterName',
+        'clusters[0].clusterName',
       ]);
     }
   });

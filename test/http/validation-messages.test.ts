@@ -134,7 +134,7 @@ describe('validation messages name the first problem in plain words', () => {
       'admin',
       { userId: GUID, subscriptions: [GUID, 'x'] },
       'subscriptions[1] must be a GUID',
-      { 'subscriptions.1': ['must be a GUID'] },
+      { 'subscriptions[1]': ['must be a GUID'] },
     ],
     [
       'a user action with a bad time stamp',

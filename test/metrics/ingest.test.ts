@@ -260,6 +260,12 @@ describe('metrics ingest with keys', () => {
     const shown = list.body.find((k: { id: number }) => k.id === made.id);
     expect(shown).toMatchObject({ clusterName: 'retired', revokedAt: null });
     expect(JSON.stringify(list.body)).not.toContain(made.key);
+    // Paged by the one rule: the true count in X-Total-Count, a page of one is the newest key.
+    const total = await m.host.services.prisma.metricsIngestKey.count();
+    expect(list.headers.get('x-total-count')).toBe(String(total));
+    const first = await m.api.get('/metrics/api/IngestKeys?pageSize=1', { token: m.admin.token });
+    expect(first.body.map((k: { id: number }) => k.id)).toEqual([made.id]);
+    expect(first.headers.get('x-total-count')).toBe(String(total));
     const stored = await m.host.services.prisma.metricsIngestKey.findUnique({ where: { id: made.id } });
     expect(stored?.keyHash).not.toContain(made.key);
     expect((await m.api.get('/metrics/api/IngestKeys', { token: m.user.token })).status).toBe(403);

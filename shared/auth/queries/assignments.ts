@@ -1,5 +1,6 @@
 import { type AuditAction, type ChangeBy, withAudit } from '../../audit/record.js';
 import type { Prisma, PrismaClient } from '../../db/generated/client.js';
+import { countedPage } from '../../http/paging.js';
 import type { Page } from './users.js';
 
 /** Data access of the UserAction, UsersMonitorGroup, UserClusters and UserSubscriptions routes. */
@@ -25,11 +26,11 @@ export async function listActions(
   page: Paged,
 ): Promise<Page<ActionRow>> {
   const where = userId === undefined ? {} : { userId };
-  const [rows, total] = await Promise.all([
-    prisma.userAction.findMany({ where, orderBy: [{ timeStamp: 'desc' }, { id: 'desc' }], ...page }),
-    prisma.userAction.count({ where }),
-  ]);
-  return { rows, total };
+  return countedPage(
+    () => prisma.userAction.findMany({ where, orderBy: [{ timeStamp: 'desc' }, { id: 'desc' }], ...page }),
+    page,
+    () => prisma.userAction.count({ where }),
+  );
 }
 
 export interface GroupRow {
@@ -46,16 +47,17 @@ export async function groupsOfUser(
   userId: string,
   page: Paged,
 ): Promise<Page<GroupRow>> {
-  const [rows, total] = await Promise.all([
-    prisma.userMonitorGroup.findMany({
-      where: { userId },
-      orderBy: { groupMonitorId: 'asc' },
-      select: groupSelect,
-      ...page,
-    }),
-    prisma.userMonitorGroup.count({ where: { userId } }),
-  ]);
-  return { rows, total };
+  return countedPage(
+    () =>
+      prisma.userMonitorGroup.findMany({
+        where: { userId },
+        orderBy: { groupMonitorId: 'asc' },
+        select: groupSelect,
+        ...page,
+      }),
+    page,
+    () => prisma.userMonitorGroup.count({ where: { userId } }),
+  );
 }
 
 /** Adds a user to a group; false when it was a member already. */
@@ -162,10 +164,11 @@ export const userClusters: AccessListStore = {
       (r) => r.clusterName,
     ),
   async page(prisma, userId, page) {
-    const [rows, total] = await Promise.all([
-      prisma.userCluster.findMany({ where: { userId }, orderBy: { clusterName: 'asc' }, ...page }),
-      prisma.userCluster.count({ where: { userId } }),
-    ]);
+    const { rows, total } = await countedPage(
+      () => prisma.userCluster.findMany({ where: { userId }, orderBy: { clusterName: 'asc' }, ...page }),
+      page,
+      () => prisma.userCluster.count({ where: { userId } }),
+    );
     return { rows: rows.map((r) => r.clusterName), total };
   },
 };
@@ -182,10 +185,12 @@ export const userSubscriptions: AccessListStore = {
       (r) => r.subscriptionId,
     ),
   async page(prisma, userId, page) {
-    const [rows, total] = await Promise.all([
-      prisma.userSubscription.findMany({ where: { userId }, orderBy: { subscriptionId: 'asc' }, ...page }),
-      prisma.userSubscription.count({ where: { userId } }),
-    ]);
+    const { rows, total } = await countedPage(
+      () =>
+        prisma.userSubscription.findMany({ where: { userId }, orderBy: { subscriptionId: 'asc' }, ...page }),
+      page,
+      () => prisma.userSubscription.count({ where: { userId } }),
+    );
     return { rows: rows.map((r) => r.subscriptionId), total };
   },
 };

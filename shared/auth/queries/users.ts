@@ -1,5 +1,6 @@
 import { type ChangeBy, withAudit } from '../../audit/record.js';
 import type { Prisma, PrismaClient } from '../../db/generated/client.js';
+import { countedPage } from '../../http/paging.js';
 import type { UserRow } from '../users.js';
 
 /** Data access of the User routes: users, their device tokens. */
@@ -18,11 +19,11 @@ export async function listUsers(
   groupId?: number,
 ): Promise<Page<UserRow>> {
   const where = groupId === undefined ? {} : { monitorGroups: { some: { groupMonitorId: groupId } } };
-  const [rows, total] = await Promise.all([
-    prisma.user.findMany({ where, orderBy: [{ username: 'asc' }, { id: 'asc' }], ...page }),
-    prisma.user.count({ where }),
-  ]);
-  return { rows, total };
+  return countedPage(
+    () => prisma.user.findMany({ where, orderBy: [{ username: 'asc' }, { id: 'asc' }], ...page }),
+    page,
+    () => prisma.user.count({ where }),
+  );
 }
 
 export function countUsers(prisma: PrismaClient): Promise<number> {
@@ -98,15 +99,17 @@ export async function deviceTokensOfUser(
   userId: string,
   page: { skip: number; take: number },
 ): Promise<Page<string>> {
-  const [rows, total] = await Promise.all([
-    prisma.userDeviceToken.findMany({
-      where: { userId },
-      orderBy: { id: 'asc' },
-      select: { deviceToken: true },
-      ...page,
-    }),
-    prisma.userDeviceToken.count({ where: { userId } }),
-  ]);
+  const { rows, total } = await countedPage(
+    () =>
+      prisma.userDeviceToken.findMany({
+        where: { userId },
+        orderBy: { id: 'asc' },
+        select: { deviceToken: true },
+        ...page,
+      }),
+    page,
+    () => prisma.userDeviceToken.count({ where: { userId } }),
+  );
   return { rows: rows.map((r) => r.deviceToken), total };
 }
 

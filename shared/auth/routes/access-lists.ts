@@ -15,7 +15,6 @@ import {
   existingUser,
   guid,
   listAnswer,
-  params,
   requireSelfOrAdmin,
   responses,
   userIdParams,
@@ -108,7 +107,6 @@ function accessListRoutes<F extends string, L extends string>(kind: AccessList<F
         summary: `A user's ${kind.noun}s (that user or an administrator)`,
         description: `Paged (page, pageSize; X-Total-Count); without paging, the first ${AUTH_UNPAGED_ROWS}.`,
         tags: [kind.controller],
-        params: userIdParams,
         responses: responses(
           { 200: { description: `${kind.noun}s`, schema: z.array(rowSchema) } },
           400,
@@ -116,9 +114,15 @@ function accessListRoutes<F extends string, L extends string>(kind: AccessList<F
           403,
         ),
       },
-      input: { query: pagingQuery },
-      async handler({ services, caller, params: p, input: { query } }) {
-        const { userId } = params(userIdParams, p);
+      input: { params: userIdParams, query: pagingQuery },
+      async handler({
+        services,
+        caller,
+        input: {
+          params: { userId },
+          query,
+        },
+      }) {
         requireSelfOrAdmin(caller, userId);
         const { paging, window } = authPage(query);
         const { rows, total } = await kind.store.page(services.prisma, userId, window);

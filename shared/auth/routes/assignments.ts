@@ -19,7 +19,6 @@ import {
   int32,
   int32Param,
   listAnswer,
-  params,
   responses,
   userIdParams,
 } from './common.js';
@@ -179,7 +178,6 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
       summary: "A user's monitor groups (administrators; the caller's own are at GetAll)",
       description: PAGED,
       tags: ['UsersMonitorGroup'],
-      params: userIdParams,
       responses: responses(
         { 200: { description: 'Assignments', schema: z.array(groupSchema) } },
         400,
@@ -187,9 +185,14 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
         403,
       ),
     },
-    input: { query: pagingQuery },
-    async handler({ services, params: p, input: { query } }) {
-      const { userId } = params(userIdParams, p);
+    input: { params: userIdParams, query: pagingQuery },
+    async handler({
+      services,
+      input: {
+        params: { userId },
+        query,
+      },
+    }) {
       const { paging, window } = authPage(query);
       const { rows, total } = await groupsOfUser(services.prisma, userId, window);
       return listAnswer(rows, total, paging);
@@ -204,11 +207,17 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Remove every user from a monitor group',
       tags: ['UsersMonitorGroup'],
-      params: groupParams,
       responses: responses({ 200: { description: 'Removed (empty body)' } }, 400, 401, 403),
     },
-    async handler({ services, params: p, caller, request }) {
-      const { groupMonitorId } = params(groupParams, p);
+    input: { params: groupParams },
+    async handler({
+      services,
+      input: {
+        params: { groupMonitorId },
+      },
+      caller,
+      request,
+    }) {
       await emptyGroup(services.prisma, groupMonitorId, { actor: caller, request });
       return emptyOk();
     },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AppServices } from '../../app/services.js';
-import { GUID } from '../../config/fields.js';
 import { validate } from '../../http/body.js';
+import { guid, int32, intText } from '../../http/fields.js';
 import { INT32_MAX, INT32_MIN } from '../../http/limits.js';
 import { type Paging, pagedHeaders, pageOf } from '../../http/paging.js';
 import { forbidden, HttpError, notFound } from '../../http/problem.js';
@@ -10,12 +10,8 @@ import type { OpenApiInfo } from '../../http/route.js';
 import type { Caller } from '../caller.js';
 import type { UserRow } from '../users.js';
 
-export const guid = () =>
-  z
-    .string()
-    .trim()
-    .regex(GUID, 'must be a GUID')
-    .transform((s) => s.toLowerCase());
+/** The field schemas of every route (one GUID check, one 32-bit integer rule). */
+export { guid, int32 };
 
 export const userDtoSchema = z.object({
   id: z.string().describe('uuid'),
@@ -25,17 +21,15 @@ export const userDtoSchema = z.object({
 });
 
 export const userIdParams = z.object({ userId: guid() });
-/** A 32-bit integer, as the original's `int` ids (a larger value reached PostgreSQL and gave 500). */
-export const int32 = () =>
-  z
-    .number({ error: 'must be a whole number' })
-    .int('must be a whole number')
-    .min(INT32_MIN, `must be at least ${INT32_MIN}`)
-    .max(INT32_MAX, `must be at most ${INT32_MAX}`);
-export const int32Param = () => z.coerce.number({ error: 'must be a whole number' }).pipe(int32());
+/** A path value holding a 32-bit integer, by the one rule of whole numbers in path and query. */
+export const int32Param = () => intText(INT32_MIN, INT32_MAX);
 export const groupIdParams = z.object({ groupId: int32Param() });
 
-/** Validates path parameters (400 with the field → messages map, as ASP.NET's bad route values). */
+/**
+ * Validates path parameters inside a handler, by the same rule as a route's `input`. Only for the
+ * routes that must refuse a caller before saying anything about its input (the Notification key,
+ * sign-in switched off); every other route declares `input: { params }`.
+ */
 export function params<T>(schema: z.ZodType<T>, values: Record<string, string>): T {
   return validate(schema, values, 'route');
 }

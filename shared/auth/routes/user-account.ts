@@ -11,15 +11,7 @@ import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { deleteUserRow, updateUserRow } from '../queries/users.js';
 import { constantTimeEquals } from '../swagger-gate.js';
 import { isUniqueViolation, normalizeEmail, toUserDto, type UserRow } from '../users.js';
-import {
-  existingUser,
-  guid,
-  params,
-  requireLoginEnabled,
-  responses,
-  userDtoSchema,
-  userIdParams,
-} from './common.js';
+import { existingUser, guid, requireLoginEnabled, responses, userDtoSchema, userIdParams } from './common.js';
 import { dto, password, T } from './user-common.js';
 
 const createBody = z.object({
@@ -151,11 +143,17 @@ export const userAccountRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Delete a user and its tokens, clusters, subscriptions, groups and actions',
       tags: T,
-      params: userIdParams,
       responses: responses({ 200: { description: 'Deleted (empty body)' } }, 400, 401, 403, 404, 409),
     },
-    async handler({ services, params: p, caller, request }) {
-      const { userId } = params(userIdParams, p);
+    input: { params: userIdParams },
+    async handler({
+      services,
+      input: {
+        params: { userId },
+      },
+      caller,
+      request,
+    }) {
       await deleteUser(services, await existingUser(services, userId), { actor: caller, request });
       return emptyOk();
     },

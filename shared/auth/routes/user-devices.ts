@@ -66,12 +66,17 @@ export const userDevicesRoutes: RouteDefinition[] = [
       summary: "A user's device tokens (that user or an administrator)",
       description: PAGED,
       tags: T,
-      params: userIdParams,
       responses: responses({ 200: { description: 'Device tokens', schema: tokenList } }, 400, 401, 403),
     },
-    input: { query: pagingQuery },
-    async handler({ services, caller, params: p, input: { query } }) {
-      const { userId } = params(userIdParams, p);
+    input: { params: userIdParams, query: pagingQuery },
+    async handler({
+      services,
+      caller,
+      input: {
+        params: { userId },
+        query,
+      },
+    }) {
       requireSelfOrAdmin(caller, userId);
       const { paging, window } = authPage(query);
       const { rows, total } = await deviceTokensOfUser(services.prisma, userId, window);

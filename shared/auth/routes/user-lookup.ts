@@ -10,7 +10,6 @@ import {
   existingUser,
   groupIdParams,
   listAnswer,
-  params,
   responses,
   userDtoSchema,
   userIdParams,
@@ -47,12 +46,16 @@ export const userLookupRoutes: RouteDefinition[] = [
       summary: 'Users of a monitor group',
       description: PAGED,
       tags: T,
-      params: groupIdParams,
       responses: responses({ 200: { description: 'Users', schema: z.array(userDtoSchema) } }, 400, 401, 403),
     },
-    input: { query: pagingQuery },
-    async handler({ services, params: p, input: { query } }) {
-      const { groupId } = params(groupIdParams, p);
+    input: { params: groupIdParams, query: pagingQuery },
+    async handler({
+      services,
+      input: {
+        params: { groupId },
+        query,
+      },
+    }) {
       const { paging, window } = authPage(query);
       const { rows, total } = await listUsers(services.prisma, window, groupId);
       return listAnswer(rows.map(toUserDto), total, paging);
@@ -67,7 +70,6 @@ export const userLookupRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'A user by id',
       tags: T,
-      params: userIdParams,
       responses: responses(
         { 200: { description: 'The user', schema: userDtoSchema }, 204: { description: 'No such user' } },
         400,
@@ -75,8 +77,13 @@ export const userLookupRoutes: RouteDefinition[] = [
         403,
       ),
     },
-    async handler({ services, params: p }) {
-      const { userId } = params(userIdParams, p);
+    input: { params: userIdParams },
+    async handler({
+      services,
+      input: {
+        params: { userId },
+      },
+    }) {
       return dtoOr204(await services.auth.users.byId(userId));
     },
   }),
@@ -89,15 +96,15 @@ export const userLookupRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'A user by email',
       tags: T,
-      params: z.object({ userEmail: z.string() }),
       responses: responses(
         { 200: { description: 'The user', schema: userDtoSchema }, 204: { description: 'No such user' } },
         401,
         403,
       ),
     },
-    async handler({ services, params: p }) {
-      return dtoOr204(await services.auth.users.byEmail(p.userEmail ?? ''));
+    input: { params: z.object({ userEmail: z.string() }) },
+    async handler({ services, input: { params } }) {
+      return dtoOr204(await services.auth.users.byEmail(params.userEmail));
     },
   }),
   defineRoute({
@@ -109,15 +116,15 @@ export const userLookupRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'A user by user name',
       tags: T,
-      params: z.object({ userName: z.string() }),
       responses: responses(
         { 200: { description: 'The user', schema: userDtoSchema }, 204: { description: 'No such user' } },
         401,
         403,
       ),
     },
-    async handler({ services, params: p }) {
-      return dtoOr204(await services.auth.users.byUsername(p.userName ?? ''));
+    input: { params: z.object({ userName: z.string() }) },
+    async handler({ services, input: { params } }) {
+      return dtoOr204(await services.auth.users.byUsername(params.userName));
     },
   }),
   defineRoute({
@@ -165,11 +172,16 @@ export const userLookupRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'A user by email; the caller, or a directory user created on first lookup',
       tags: T,
-      params: emailParams,
       responses: responses({ 200: { description: 'The user', schema: userDtoSchema } }, 400, 401, 403, 404),
     },
-    async handler({ services, caller, params: p }) {
-      const { email } = params(emailParams, p);
+    input: { params: emailParams },
+    async handler({
+      services,
+      caller,
+      input: {
+        params: { email },
+      },
+    }) {
       const { auth } = services;
       const existing = await auth.users.byEmail(email);
       if (existing) return dto(existing);

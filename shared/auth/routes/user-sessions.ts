@@ -1,7 +1,7 @@
 import { noContent } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { revokeSessions, USER_CACHE_SECONDS } from '../sessions.js';
-import { existingUser, params, responses, userIdParams } from './common.js';
+import { existingUser, responses, userIdParams } from './common.js';
 import { T } from './user-common.js';
 
 export const userSessionsRoutes: RouteDefinition[] = [
@@ -15,11 +15,17 @@ export const userSessionsRoutes: RouteDefinition[] = [
       summary: 'End every session of a user: tokens issued before now are refused (401)',
       description: `Other instances refuse them within ${USER_CACHE_SECONDS} seconds (their user cache).`,
       tags: T,
-      params: userIdParams,
       responses: responses({ 204: { description: 'Sessions ended' } }, 400, 401, 403, 404),
     },
-    async handler({ services, params: p, caller, request }) {
-      const { userId } = params(userIdParams, p);
+    input: { params: userIdParams },
+    async handler({
+      services,
+      input: {
+        params: { userId },
+      },
+      caller,
+      request,
+    }) {
       await existingUser(services, userId);
       await revokeSessions(services, userId, { actor: caller, request, scope: 'admin' });
       return noContent();

@@ -32,7 +32,7 @@ const DAY_MS = 86_400_000;
 export async function loadFirstSeen(prisma: PrismaClient, subscriptionId: string): Promise<FirstSeen> {
   const out: FirstSeen = new Map();
   const run = await prisma.analysisRun.findFirst({
-    where: { subscriptionId: { equals: subscriptionId, mode: 'insensitive' } },
+    where: { subscriptionId },
     orderBy: [{ runDate: 'desc' }, { id: 'desc' }],
     select: { id: true, runDate: true },
   });

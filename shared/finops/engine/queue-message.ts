@@ -30,7 +30,8 @@ export function messageObject(message: unknown): Record<string, unknown> | undef
 export function parseQueueMessage(message: unknown): QueueMessage | undefined {
   const o = messageObject(message);
   if (!o) return undefined;
-  const subscriptionId = typeof o.subscriptionId === 'string' ? o.subscriptionId.trim() : '';
+  // A message is a way in like a request: its id is lowered here, as the routes lower theirs.
+  const subscriptionId = typeof o.subscriptionId === 'string' ? o.subscriptionId.trim().toLowerCase() : '';
   if (!GUID.test(subscriptionId)) return undefined;
   const monthSelection = o.monthSelection === 'previous' ? 'previous' : 'current';
   const jobId = typeof o.jobId === 'string' ? o.jobId : undefined;

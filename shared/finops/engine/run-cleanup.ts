@@ -19,10 +19,10 @@ export async function cleanupRuns(prisma: PrismaClient): Promise<CleanupResult> 
   });
   const kept = new Set<string>();
   const doomed: typeof runs = [];
+  // Stored ids are lower case (written so, older rows migrated): compared as they are.
   for (const r of runs) {
-    const key = r.subscriptionId.toLowerCase();
-    if (kept.has(key)) doomed.push(r);
-    else kept.add(key);
+    if (kept.has(r.subscriptionId)) doomed.push(r);
+    else kept.add(r.subscriptionId);
   }
   // One run (and its cascade of up to hundreds of thousands of rows) per statement: many runs in one
   // DELETE could outlast the statement timeout and then never succeed. A failure part-way leaves

@@ -3,6 +3,7 @@
  * Management's `FocusCost` export) and Azure's actual/amortized cost details (EA and MCA spellings).
  * Header names match case-insensitively.
  */
+import { GUID_TEXT } from '../../config/fields.js';
 
 export type ExportFormat = 'focus' | 'costDetails';
 export type CostMetric = 'ActualCost' | 'AmortizedCost';
@@ -114,7 +115,7 @@ export function rowDay(raw: string): string | undefined {
 }
 
 const RG_IN_ID = /\/resourcegroups\/([^/]+)/i;
-const SUB_IN_ID = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/i;
+const SUB_IN_ID = new RegExp(`(${GUID_TEXT})`, 'i');
 
 export function groupOf(group: string | undefined, resourceId: string | undefined): string {
   const g = group?.trim();

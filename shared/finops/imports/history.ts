@@ -8,16 +8,15 @@ export const IMPORT_HISTORY_LIMIT = 50;
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
 export async function importHistory(prisma: PrismaClient, subscriptionId: string) {
-  const sub = subscriptionId.toLowerCase();
   const [imports, failed] = await Promise.all([
     prisma.costImport.findMany({
-      where: { subscriptionId: { equals: sub, mode: 'insensitive' } },
+      where: { subscriptionId },
       orderBy: { createdAt: 'desc' },
       take: IMPORT_HISTORY_LIMIT,
     }),
     prisma.analysisJob.findMany({
       where: {
-        subscriptionId: { equals: sub, mode: 'insensitive' },
+        subscriptionId,
         source: IMPORT_SOURCE,
         status: 'failed',
       },

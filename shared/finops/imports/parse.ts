@@ -93,7 +93,7 @@ export class ExportAccumulator implements ExportSink {
 
   /** Rows that name no subscription are this one's. */
   accumulatorFor(sub: string | undefined): ExportAccumulator | undefined {
-    return sub === undefined || sub === this.subscriptionId.toLowerCase() ? this : undefined;
+    return sub === undefined || sub === this.subscriptionId ? this : undefined;
   }
 }
 

@@ -160,7 +160,7 @@ export async function storeImport(
     const row = await prisma.costImport.create({
       data: {
         analysisRunId: saved.runId,
-        subscriptionId: subscriptionId.toLowerCase(),
+        subscriptionId,
         source: meta.source,
         format: parsed.format,
         location: meta.location ?? null,

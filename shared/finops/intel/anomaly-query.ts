@@ -3,6 +3,7 @@
 import type { z } from 'zod';
 import type { PrismaClient } from '../../db/client.js';
 import type { CostAnomaly, Prisma } from '../../db/generated/client.js';
+import { countedPage } from '../../http/paging.js';
 import type { Anomaly } from './contract.js';
 
 export interface AnomalyFilter {
@@ -35,16 +36,17 @@ export function anomalyOut(a: CostAnomaly): z.infer<typeof Anomaly> {
 
 export async function listAnomalies(prisma: PrismaClient, f: AnomalyFilter, skip: number, take: number) {
   const where: Prisma.CostAnomalyWhereInput = {
-    ...(f.subscriptionId ? { subscriptionId: f.subscriptionId.toLowerCase() } : {}),
+    ...(f.subscriptionId ? { subscriptionId: f.subscriptionId } : {}),
     ...(f.from || f.to
       ? { date: { ...(f.from ? { gte: f.from } : {}), ...(f.to ? { lte: f.to } : {}) } }
       : {}),
     ...(f.status ? { status: f.status } : {}),
   };
-  const [rows, total] = await Promise.all([
-    prisma.costAnomaly.findMany({ where, orderBy: [{ date: 'desc' }, { id: 'desc' }], skip, take }),
-    prisma.costAnomaly.count({ where }),
-  ]);
+  const { rows, total } = await countedPage(
+    () => prisma.costAnomaly.findMany({ where, orderBy: [{ date: 'desc' }, { id: 'desc' }], skip, take }),
+    { skip, take },
+    () => prisma.costAnomaly.count({ where }),
+  );
   return { rows: rows.map(anomalyOut), total };
 }
 

@@ -79,7 +79,7 @@ export async function detectForRun(
     select: { subscriptionId: true, currency: true, runDate: true },
   });
   if (!run) return [];
-  const subscriptionId = run.subscriptionId.toLowerCase();
+  const subscriptionId = run.subscriptionId;
   const all = buildSeries(subscriptionId, await runHistory(prisma, analysisRunId), run.runDate);
   if (!all) return [];
   const data: Prisma.CostAnomalyCreateManyInput[] = [];

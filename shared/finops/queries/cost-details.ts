@@ -1,9 +1,11 @@
 import type { PrismaClient } from '../../db/client.js';
 import type { CostDetail, Prisma } from '../../db/generated/client.js';
 import { Prisma as P } from '../../db/generated/client.js';
+import { jsonArray } from '../../http/json-rows.js';
+import { pageTotal } from '../../http/paging.js';
 import { CostDetail as CostDetailOut } from '../contract/schemas.js';
 import { compileSerializer } from '../contract/serialize.js';
-import { groupName, offsetFree, pageTotal, toCount } from './format.js';
+import { groupName, offsetFree, toCount } from './format.js';
 import { mergedGroupTags, tagKey } from './tags.js';
 
 /** The cost types of CostDetails rows; a path value matches one case-insensitively. */
@@ -44,7 +46,7 @@ async function withTagsJson(prisma: PrismaClient, runId: number, rows: CostRow[]
       analysisRun: null,
     }),
   );
-  return `[${out.join(',')}]`;
+  return jsonArray(out);
 }
 
 /**

@@ -40,19 +40,3 @@ export function groupName(value: string | null): string | null {
 export function toCount(value: bigint | number | null | undefined): number {
   return value === null || value === undefined ? 0 : Number(value);
 }
-
-/**
- * The total for a page's X-Total-Count without a count query when the page itself tells it: a
- * page shorter than asked for is the last one. Only a full page (or an empty page past the start)
- * needs `count()`.
- */
-export async function pageTotal(
-  rows: readonly unknown[],
-  skip: number,
-  take: number,
-  count: () => Promise<number>,
-): Promise<number> {
-  if (rows.length > 0 && rows.length < take) return skip + rows.length;
-  if (rows.length === 0 && skip === 0) return 0;
-  return count();
-}

@@ -2,10 +2,12 @@ import type { z } from 'zod';
 import type { PrismaClient } from '../../db/client.js';
 import type { HistoricalCost as HistoricalCostRow, Prisma } from '../../db/generated/client.js';
 import { Prisma as P } from '../../db/generated/client.js';
+import { jsonArray } from '../../http/json-rows.js';
+import { pageTotal } from '../../http/paging.js';
 import { JsonText } from '../../http/stream-body.js';
 import { DailyTotal, HistoricalByGroup, HistoricalByService, HistoricalCost } from '../contract/schemas.js';
 import { compileSerializer } from '../contract/serialize.js';
-import { groupName, offsetFree, pageTotal, toCount } from './format.js';
+import { groupName, offsetFree, toCount } from './format.js';
 import { DEFAULT_INFRA_SUPPORT_COST } from './mappers.js';
 import { mergedGroupTags, tagKey } from './tags.js';
 
@@ -14,10 +16,10 @@ type HistoricalCostOut = z.output<typeof HistoricalCost>;
 
 /**
  * The infra support overlay: each subscription's monthly `infraSupportCost` from its
- * Subscriptions row (400 when it has none), keyed by the lower-cased subscription id.
+ * Subscriptions row (400 when it has none), keyed by the subscription id (stored in lower case).
  */
 export async function infraSupportCosts(prisma: PrismaClient, subscriptionIds: string[]) {
-  const ids = [...new Set(subscriptionIds.map((s) => s.trim().toLowerCase()))];
+  const ids = [...new Set(subscriptionIds)];
   const out = new Map<string, Decimal | number>();
   if (ids.length === 0) return out;
   // Raw: a model query costs several times its SQL in the client, on every page of history.
@@ -29,7 +31,7 @@ export async function infraSupportCosts(prisma: PrismaClient, subscriptionIds: s
 
 /** The overlay value of a subscription in an infraSupportCosts map (400 when it has none). */
 export const infraOf = (map: Map<string, Decimal | number>, subscriptionId: string) =>
-  map.get(subscriptionId.trim().toLowerCase()) ?? DEFAULT_INFRA_SUPPORT_COST;
+  map.get(subscriptionId) ?? DEFAULT_INFRA_SUPPORT_COST;
 
 /** The overlay value for one run's subscription (400 for an unknown run or subscription). */
 export async function runInfraSupport(prisma: PrismaClient, runId: number) {
@@ -144,9 +146,6 @@ async function rowsAsJson(prisma: PrismaClient, rows: HistoryRow[]): Promise<str
     return historicalText(out);
   });
 }
-
-/** A JSON array of texts already serialised. */
-const jsonArray = (texts: string[]) => `[${texts.join(',')}]`;
 
 /**
  * Historical rows of a run (all three cost types), costDate ascending, with tags and overlay: the

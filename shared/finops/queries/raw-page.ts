@@ -1,6 +1,7 @@
 import type { PrismaClient } from '../../db/client.js';
 import type { Prisma } from '../../db/generated/client.js';
-import { pageTotal, toCount } from './format.js';
+import { pageTotal } from '../../http/paging.js';
+import { toCount } from './format.js';
 
 /**
  * A page of rows and how many rows match, in one raw query: the count rides on the rows

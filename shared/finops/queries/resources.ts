@@ -1,6 +1,7 @@
 import type { PrismaClient } from '../../db/client.js';
 import { Prisma } from '../../db/generated/client.js';
-import { groupName, pageTotal, toCount } from './format.js';
+import { pageTotal } from '../../http/paging.js';
+import { groupName, toCount } from './format.js';
 import { type ResourceRow, resourceOut } from './mappers.js';
 import { hasRunTotals } from './run-totals.js';
 

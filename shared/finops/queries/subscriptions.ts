@@ -11,8 +11,6 @@ import { rawPage } from './raw-page.js';
 /** The client, or the transaction that also writes the change's audit record. */
 type Writer = Pick<Prisma.TransactionClient, 'subscription'>;
 
-export const normalizeSubscriptionId = (id: string) => id.trim().toLowerCase();
-
 export function listSubscriptions(prisma: PrismaClient, skip: number, take: number) {
   return rawPage<Subscription>(
     prisma,
@@ -27,7 +25,7 @@ export const subscriptionById = (prisma: PrismaClient, id: number) =>
   prisma.subscription.findUnique({ where: { id } });
 
 export const subscriptionByCloudId = (prisma: PrismaClient, subscriptionId: string) =>
-  prisma.subscription.findUnique({ where: { subscriptionId: normalizeSubscriptionId(subscriptionId) } });
+  prisma.subscription.findUnique({ where: { subscriptionId } });
 
 export interface SubscriptionUpsert {
   subscriptionId: string;
@@ -43,7 +41,7 @@ export interface SubscriptionUpsert {
  * update only when sent.
  */
 export async function upsertSubscription(prisma: Writer, input: SubscriptionUpsert) {
-  const subscriptionId = normalizeSubscriptionId(input.subscriptionId);
+  const { subscriptionId } = input;
   // Whether the row is new, for the audit record written in the same transaction.
   const existed = await prisma.subscription.findUnique({ where: { subscriptionId }, select: { id: true } });
   const description = input.description ?? '';

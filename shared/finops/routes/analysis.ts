@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { recordAudit } from '../../audit/record.js';
 import { GUID } from '../../config/fields.js';
+import { subscriptionId } from '../../http/fields.js';
 import { notFound } from '../../http/problem.js';
 import { json, ok } from '../../http/respond.js';
 import { defineRoute, type RequestContext, type RouteDefinition } from '../../http/route.js';
@@ -21,12 +22,10 @@ export function accepted(ctx: RequestContext, jobId: string, subscriptionId: str
 }
 
 /** The subscription id of a start body, lower-cased; the messages are the original's. */
-const startId = z
-  .string({ error: 'Subscription ID is required' })
-  .trim()
-  .min(1, 'Subscription ID is required')
-  .regex(GUID, 'Subscription ID must be a GUID')
-  .transform((s) => s.toLowerCase());
+const startId = subscriptionId({
+  required: 'Subscription ID is required',
+  notGuid: 'Subscription ID must be a GUID',
+});
 
 /** The start routes' body: a JSON string "<guid>" (the original's) or { "subscriptionId": "<guid>" }. */
 const startBody = z

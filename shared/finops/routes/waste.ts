@@ -4,6 +4,7 @@
  * themselves (dismiss or snooze a finding; exclude by tag or resource group).
  */
 import { z } from 'zod';
+import type { PrismaClient } from '../../db/client.js';
 import { idText, subscriptionId, text } from '../../http/fields.js';
 import { conflict, HttpError, notFound } from '../../http/problem.js';
 import { json, ok } from '../../http/respond.js';
@@ -28,7 +29,14 @@ import {
   suppressionInForce,
 } from '../waste/decision-store.js';
 import { runItems, runSummary } from '../waste/items.js';
-import { runIdParams } from './read/common.js';
+import {
+  PAGED_HEADERS_NOTE,
+  pagedHeaders,
+  pageOf,
+  pagingQuery,
+  runIdParams,
+  UNPAGED_NOTE,
+} from './read/common.js';
 
 const tags = ['Waste'];
 const STATUSES = ['active', 'watch', 'dismissed', 'snoozed', 'excluded'] as const;
@@ -68,6 +76,43 @@ const decisionOut = <T extends { createdAt: Date; expiresAt?: Date | null; revok
   inForce:
     row.revokedAt === null && (row.expiresAt === undefined || row.expiresAt === null || row.expiresAt > now),
 });
+
+/** The list of a subscription's dismissals and snoozes, or of its exclusions: one shape, paged. */
+function decisionListRoute<Row extends { createdAt: Date; expiresAt?: Date | null; revokedAt: Date | null }>(
+  kind: 'suppressions' | 'exclusions',
+  summary: string,
+  schema: z.ZodType,
+  list: (
+    prisma: PrismaClient,
+    subscriptionId: string,
+    skip: number,
+    take: number,
+  ) => Promise<{ rows: Row[]; total: number }>,
+): RouteDefinition {
+  return defineRoute({
+    name: `finops-waste-${kind}-list`,
+    service: 'finops',
+    method: 'GET',
+    path: `Waste/subscriptions/{subscriptionId}/${kind}`,
+    auth: 'user',
+    openapi: {
+      summary,
+      description: `${UNPAGED_NOTE} ${PAGED_HEADERS_NOTE}`,
+      tags,
+      responses: { 200: { description: kind, schema: z.array(schema) } },
+    },
+    input: { params: subParams, query: pagingQuery },
+    async handler({ services, input }) {
+      const p = pageOf(input.query);
+      const { rows, total } = await list(services.prisma, input.params.subscriptionId, p.skip, p.pageSize);
+      const now = new Date();
+      return ok(
+        rows.map((r) => decisionOut(r, now)),
+        pagedHeaders(total, p),
+      );
+    },
+  });
+}
 
 export const wasteRoutes: RouteDefinition[] = [
   defineRoute({
@@ -133,24 +178,12 @@ export const wasteRoutes: RouteDefinition[] = [
       return ok(c);
     },
   }),
-  defineRoute({
-    name: 'finops-waste-suppressions-list',
-    service: 'finops',
-    method: 'GET',
-    path: 'Waste/subscriptions/{subscriptionId}/suppressions',
-    auth: 'user',
-    openapi: {
-      summary: 'Every dismissal and snooze of the subscription, revoked and expired ones included',
-      tags,
-      responses: { 200: { description: 'suppressions', schema: z.array(WasteSuppressionRow) } },
-    },
-    input: { params: subParams },
-    async handler({ services, input }) {
-      const rows = await listSuppressions(services.prisma, input.params.subscriptionId);
-      const now = new Date();
-      return ok(rows.map((r) => decisionOut(r, now)));
-    },
-  }),
+  decisionListRoute(
+    'suppressions',
+    'Every dismissal and snooze of the subscription, revoked and expired ones included',
+    WasteSuppressionRow,
+    listSuppressions,
+  ),
   defineRoute({
     name: 'finops-waste-suppressions-create',
     service: 'finops',
@@ -260,24 +293,12 @@ export const wasteRoutes: RouteDefinition[] = [
       return ok(decisionOut(row, new Date()));
     },
   }),
-  defineRoute({
-    name: 'finops-waste-exclusions-list',
-    service: 'finops',
-    method: 'GET',
-    path: 'Waste/subscriptions/{subscriptionId}/exclusions',
-    auth: 'user',
-    openapi: {
-      summary: 'Every exclusion of the subscription, revoked ones included',
-      tags,
-      responses: { 200: { description: 'exclusions', schema: z.array(WasteExclusionRow) } },
-    },
-    input: { params: subParams },
-    async handler({ services, input }) {
-      const rows = await listExclusions(services.prisma, input.params.subscriptionId);
-      const now = new Date();
-      return ok(rows.map((r) => decisionOut(r, now)));
-    },
-  }),
+  decisionListRoute(
+    'exclusions',
+    'Every exclusion of the subscription, revoked ones included',
+    WasteExclusionRow,
+    listExclusions,
+  ),
   defineRoute({
     name: 'finops-waste-exclusions-create',
     service: 'finops',

@@ -16,7 +16,7 @@ export async function assertSubscriptionAccess(
   // Directory callers without a local user row have no assignments (UserSubscriptions is keyed by uuid).
   if (GUID.test(caller.userId)) {
     const row = await prisma.userSubscription.findFirst({
-      where: { userId: caller.userId, subscriptionId: subscriptionId.toLowerCase() },
+      where: { userId: caller.userId, subscriptionId },
       select: { userId: true },
     });
     if (row) return;

@@ -3,16 +3,26 @@
  * tag or resource group. Rows are never deleted: revoking sets who and when, so the history stays.
  * Each write is made with its audit record, in one transaction.
  */
+
 import { type AuditEntry, withAudit } from '../../audit/record.js';
 import type { PrismaClient, WasteExclusion, WasteSuppression } from '../../db/generated/client.js';
+import { countedPage } from '../../http/paging.js';
 
 /** Every dismissal and snooze of a subscription, revoked and expired ones included, oldest first. */
-export const listSuppressions = (prisma: PrismaClient, subscriptionId: string) =>
-  prisma.wasteSuppression.findMany({ where: { subscriptionId }, orderBy: { id: 'asc' } });
+export const listSuppressions = (prisma: PrismaClient, subscriptionId: string, skip: number, take: number) =>
+  countedPage(
+    () => prisma.wasteSuppression.findMany({ where: { subscriptionId }, orderBy: { id: 'asc' }, skip, take }),
+    { skip, take },
+    () => prisma.wasteSuppression.count({ where: { subscriptionId } }),
+  );
 
 /** Every exclusion of a subscription, revoked ones included, oldest first. */
-export const listExclusions = (prisma: PrismaClient, subscriptionId: string) =>
-  prisma.wasteExclusion.findMany({ where: { subscriptionId }, orderBy: { id: 'asc' } });
+export const listExclusions = (prisma: PrismaClient, subscriptionId: string, skip: number, take: number) =>
+  countedPage(
+    () => prisma.wasteExclusion.findMany({ where: { subscriptionId }, orderBy: { id: 'asc' }, skip, take }),
+    { skip, take },
+    () => prisma.wasteExclusion.count({ where: { subscriptionId } }),
+  );
 
 /** The dismissal or snooze of one finding in force at `now`, if any. */
 export const suppressionInForce = (

@@ -26,14 +26,13 @@ export async function loadDecisions(
   subscriptionId: string,
   now: Date,
 ): Promise<Decisions> {
-  const sub = subscriptionId.toLowerCase();
   const [suppressions, exclusions] = await Promise.all([
     prisma.wasteSuppression.findMany({
-      where: { subscriptionId: sub, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+      where: { subscriptionId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
       orderBy: { id: 'asc' },
     }),
     prisma.wasteExclusion.findMany({
-      where: { subscriptionId: sub, revokedAt: null },
+      where: { subscriptionId, revokedAt: null },
       orderBy: { id: 'asc' },
     }),
   ]);

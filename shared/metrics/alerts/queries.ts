@@ -4,6 +4,7 @@
  */
 import type { PrismaClient } from '../../db/client.js';
 import { Prisma } from '../../db/generated/client.js';
+import { countedPage } from '../../http/paging.js';
 
 export interface AlertFilter {
   clusters: string[] | undefined;
@@ -41,10 +42,12 @@ export async function listAlerts(
 ): Promise<{ rows: AlertOut[]; total: number }> {
   if (f.clusters?.length === 0) return { rows: [], total: 0 };
   const where = alertWhere(f);
-  const [rows, total] = await Promise.all([
-    prisma.metricsAlert.findMany({ where, orderBy: [{ timeStamp: 'desc' }, { id: 'desc' }], skip, take }),
-    prisma.metricsAlert.count({ where }),
-  ]);
+  const { rows, total } = await countedPage(
+    () =>
+      prisma.metricsAlert.findMany({ where, orderBy: [{ timeStamp: 'desc' }, { id: 'desc' }], skip, take }),
+    { skip, take },
+    () => prisma.metricsAlert.count({ where }),
+  );
   return {
     rows: rows.map((r) => ({
       id: r.id,

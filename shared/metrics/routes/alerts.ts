@@ -1,5 +1,5 @@
 /**
- * MetricsAlert (#15-#17) and MetricsNotification (#18-#20): node status and silence alerts, and
+ * MetricsAlert and MetricsNotification: node status and silence alerts, and
  * which notification channels receive a cluster's alerts. Every route is scoped to the clusters the
  * caller may see (administrators: all; others: the clusters assigned to them).
  */

@@ -3,8 +3,8 @@ import { gunzip } from 'node:zlib';
 import type { HttpRequest } from '@azure/functions';
 import { type ZodType, z } from 'zod';
 import type { AppServices } from '../../app/services.js';
-import { normalizeKeys } from '../../http/body.js';
-import { plainIssue } from '../../http/plain-issues.js';
+import { normalizeKeys, parseJsonText } from '../../http/body.js';
+import { fieldPath, plainIssue } from '../../http/plain-issues.js';
 import { badRequest, HttpError, type ValidationErrors } from '../../http/problem.js';
 import { json } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
@@ -39,14 +39,8 @@ function isJsonMedia(media: string): boolean {
   return media === 'application/json' || media === 'text/json' || /^application\/[^/]+\+json$/.test(media);
 }
 
-function parseJson(text: string): unknown {
-  if (text.trim() === '') throw badRequest('A JSON request body is required.');
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw badRequest(`The request body is not valid JSON: ${(e as Error).message}`);
-  }
-}
+/** Both routes bound their bodies before reading them (the route's size, the batch bound). */
+const parseJson = (text: string) => parseJsonText(text, null);
 
 const compiled = new Map<ZodType, ZodType>();
 
@@ -76,11 +70,7 @@ function problemsOf<T>(
   if (r.success) return { data: r.data };
   const errors: ValidationErrors = {};
   for (const issue of r.error.issues) {
-    let key = prefix;
-    for (const part of issue.path) {
-      key += typeof part === 'number' ? `[${part}]` : key ? `.${String(part)}` : String(part);
-    }
-    const field = key || 'request body';
+    const field = fieldPath(issue.path, prefix) || 'request body';
     errors[field] = [...(errors[field] ?? []), issue.message];
   }
   return { errors };

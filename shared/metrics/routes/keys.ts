@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { PAGED_HEADERS_NOTE, UNPAGED_NOTE } from '../../finops/routes/read/common.js';
 import { idText } from '../../http/fields.js';
+import { pagedHeaders, pageOf, pagingQuery } from '../../http/paging.js';
 import { notFound } from '../../http/problem.js';
 import { json, ok } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
@@ -71,13 +73,17 @@ export const keyRoutes: RouteDefinition[] = [
     method: 'GET',
     path: 'IngestKeys',
     auth: 'admin',
+    input: { query: pagingQuery },
     openapi: {
-      summary: 'Every ingest key, newest first (never the key itself)',
+      summary: 'The ingest keys, newest first (never the key itself)',
+      description: `${UNPAGED_NOTE} ${PAGED_HEADERS_NOTE}`,
       tags,
       responses: { 200: { description: 'Keys', schema: z.array(keySchema) } },
     },
-    async handler({ services }) {
-      return ok((await services.metrics.keys.list()).map(show));
+    async handler({ services, input: { query } }) {
+      const p = pageOf(query);
+      const { rows, total } = await services.metrics.keys.list(p.skip, p.pageSize);
+      return ok(rows.map(show), pagedHeaders(total, p));
     },
   }),
   defineRoute({

@@ -1,6 +1,6 @@
 /**
- * Cluster prices (#21-#23, per node, written when a price changes) and the Azure price lookup the
- * web client calls (#24, anonymous as in the original, but bounded: a validated body of known
+ * Cluster prices (per node, written when a price changes) and the Azure price lookup the web
+ * client calls (anonymous as in the original, but bounded: a validated body of known
  * fields, 4 KB, a per-client rate, answers shared through the price cache).
  */
 import { z } from 'zod';

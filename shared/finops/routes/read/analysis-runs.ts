@@ -13,7 +13,7 @@ import {
   runExists,
   runWithChildren,
 } from '../../queries/runs.js';
-import { idParams, listHeaders, PAGED_HEADERS_NOTE, pageOf, pagingQuery } from './common.js';
+import { idParams, PAGED_HEADERS_NOTE, pagedHeaders, pageOf, pagingQuery } from './common.js';
 import { keptAnswer } from './kept.js';
 
 const tags = ['AnalysisRuns'];
@@ -65,7 +65,7 @@ export const analysisRunsRoutes: RouteDefinition[] = [
     async handler({ services, input }) {
       const p = pageOf(input.query, 10);
       const { rows, total } = await listRuns(services.prisma, p.skip, p.pageSize);
-      return ok(rows, listHeaders(total, p));
+      return ok(rows, pagedHeaders(total, p));
     },
   }),
   defineRoute({
@@ -122,7 +122,7 @@ export const analysisRunsRoutes: RouteDefinition[] = [
       const { subscriptionId } = input.params;
       const p = pageOf(input.query, 10);
       const { rows, total } = await listRuns(services.prisma, p.skip, p.pageSize, subscriptionId);
-      return ok(rows, listHeaders(total, p));
+      return ok(rows, pagedHeaders(total, p));
     },
   }),
   defineRoute({

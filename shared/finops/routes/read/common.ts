@@ -1,8 +1,6 @@
 import type { HttpResponseInit } from '@azure/functions';
 import { z } from 'zod';
-import { validate } from '../../../http/body.js';
 import { idText } from '../../../http/fields.js';
-import { queryObject } from '../../../http/input.js';
 import {
   MAX_PAGE_SIZE,
   MAX_UNPAGED_ROWS,
@@ -12,22 +10,10 @@ import {
   pagingQuery,
 } from '../../../http/paging.js';
 
-export { MAX_UNPAGED_ROWS, type Paging, pageOf, pagingQuery };
+export { MAX_UNPAGED_ROWS, type Paging, pagedHeaders, pageOf, pagingQuery };
 
 /** The largest `pageSize` a client may ask for, and the cap of the dashboard's lists. */
 export const MAX_LIST_ROWS = MAX_PAGE_SIZE;
-
-/**
- * `page`/`pageSize` of a query string read outside a route's `input` (the same schema and rule):
- * a value of 0 or less, or not a number, is a 400 (the original turned it into an SQL error and a
- * 500). `defaultPageSize` undefined means the original answered the whole list: then an unpaged
- * request gets up to MAX_UNPAGED_ROWS rows.
- */
-export function paging(query: URLSearchParams, defaultPageSize?: number): Paging {
-  return pageOf(validate(pagingQuery, queryObject(pagingQuery, query), 'query'), defaultPageSize);
-}
-
-export const listHeaders = pagedHeaders;
 
 /** 200 with a JSON body already serialised (text or its UTF-8 bytes, not through stringify's replacer). */
 export function okJsonText(json: string | Buffer, headers: Record<string, string> = {}): HttpResponseInit {

@@ -4,9 +4,9 @@ import { defineRoute, type RouteDefinition } from '../../../http/route.js';
 import { CostDetail, CostGroupSummary, CostServiceSummary } from '../../contract/schemas.js';
 import { costSummary, findCostDetails } from '../../queries/cost-details.js';
 import {
-  listHeaders,
   okJsonText,
   PAGED_HEADERS_NOTE,
+  pagedHeaders,
   pageOf,
   pagingQuery,
   runIdParams,
@@ -45,7 +45,7 @@ export const costDetailsRoutes: RouteDefinition[] = [
           p.skip,
           p.pageSize,
         );
-        return okJsonText(json, listHeaders(total, p));
+        return okJsonText(json, pagedHeaders(total, p));
       });
     },
   }),
@@ -73,7 +73,7 @@ export const costDetailsRoutes: RouteDefinition[] = [
           p.skip,
           p.pageSize,
         );
-        return okJsonText(json, listHeaders(total, p));
+        return okJsonText(json, pagedHeaders(total, p));
       });
     },
   }),

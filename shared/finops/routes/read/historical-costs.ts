@@ -36,10 +36,10 @@ import {
 } from '../../queries/historical.js';
 import {
   HEAVY_429,
-  listHeaders,
   okJsonText,
   PAGED_HEADERS_NOTE,
   type Paging,
+  pagedHeaders,
   pageOf,
   pagingQuery,
   runIdParams,
@@ -116,7 +116,7 @@ async function runHistoryPage(ctx: RequestContext, runId: number, p: Paging): Pr
   const key = run?.kept ? ['run', runId, p.skip, p.pageSize, String(run.infra)] : undefined;
   return keptPage(ctx, key, async () => {
     const { json, total } = await historicalByRun(prisma, runId, p.skip, p.pageSize);
-    return okJsonText(json, listHeaders(total, p));
+    return okJsonText(json, pagedHeaders(total, p));
   });
 }
 
@@ -164,7 +164,7 @@ async function subscriptionHistoryPage(
       total,
       runIds,
     });
-    return okJsonText(page.json, listHeaders(page.total, p));
+    return okJsonText(page.json, pagedHeaders(page.total, p));
   });
 }
 
@@ -180,7 +180,7 @@ async function serviceHistoryPage(
   const key = kept ? ['service', runId, service ?? null, p.skip, p.pageSize] : undefined;
   return keptPage(ctx, key, async () => {
     const { json, total } = await historicalByService(prisma, runId, service, p.skip, p.pageSize, kept);
-    return okJsonText(json, listHeaders(total, p));
+    return okJsonText(json, pagedHeaders(total, p));
   });
 }
 
@@ -191,7 +191,7 @@ async function unpagedRunHistory(ctx: RequestContext, runId: number, p: Paging):
   // support cost, which the key holds. A deleted run has a total of 0.
   return cachedHistory(
     ctx,
-    listHeaders(total, p),
+    pagedHeaders(total, p),
     async (coding) =>
       total > 0 && kept
         ? `run|${runId}|${total}|${p.pageSize}|${String(await runInfraSupport(prisma, runId))}|${coding}`
@@ -213,7 +213,7 @@ async function unpagedSubscriptionHistory(
   const named = total > 0 && runIds !== undefined;
   return cachedHistory(
     ctx,
-    listHeaders(total, p),
+    pagedHeaders(total, p),
     async (coding) => {
       if (!named) return undefined;
       const infra = infraOf(await infraSupportCosts(prisma, [subscriptionId]), subscriptionId);
@@ -305,7 +305,7 @@ export const historicalCostsRoutes: RouteDefinition[] = [
       const key = run?.kept ? ['daily', runId, p.skip, p.pageSize, String(run.infra)] : undefined;
       return keptPage(ctx, key, async () => {
         const { json, total } = await dailyTotals(prisma, runId, p.skip, p.pageSize);
-        return okJsonText(json, listHeaders(total, p));
+        return okJsonText(json, pagedHeaders(total, p));
       });
     },
   }),
@@ -335,7 +335,7 @@ export const historicalCostsRoutes: RouteDefinition[] = [
       const key = run?.kept ? ['group', runId, group ?? null, p.skip, p.pageSize] : undefined;
       return keptPage(ctx, key, async () => {
         const { json, total } = await historicalByGroup(prisma, runId, group, p.skip, p.pageSize);
-        return okJsonText(json, listHeaders(total, p));
+        return okJsonText(json, pagedHeaders(total, p));
       });
     },
   }),

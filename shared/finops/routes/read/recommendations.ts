@@ -11,8 +11,8 @@ import {
 } from '../../queries/recommendations.js';
 import {
   idParams,
-  listHeaders,
   PAGED_HEADERS_NOTE,
+  pagedHeaders,
   pageOf,
   pagingQuery,
   runIdParams,
@@ -40,7 +40,7 @@ export const recommendationsRoutes: RouteDefinition[] = [
     async handler({ services, input }) {
       const p = pageOf(input.query, 10);
       const { rows, total } = await listRecommendations(services.prisma, p.skip, p.pageSize);
-      return ok(rows, listHeaders(total, p));
+      return ok(rows, pagedHeaders(total, p));
     },
   }),
   defineRoute({
@@ -60,7 +60,7 @@ export const recommendationsRoutes: RouteDefinition[] = [
       const runId = input.params.analysisRunId;
       const p = pageOf(input.query);
       const { rows, total } = await recommendationsByRun(services.prisma, runId, p.skip, p.pageSize);
-      return ok(rows, listHeaders(total, p));
+      return ok(rows, pagedHeaders(total, p));
     },
   }),
   defineRoute({

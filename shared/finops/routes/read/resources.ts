@@ -15,9 +15,9 @@ import {
 } from '../../queries/resources.js';
 import {
   HEAVY_429,
-  listHeaders,
   PAGED_HEADERS_NOTE,
   type Paging,
+  pagedHeaders,
   pageOf,
   pagingQuery,
   runIdParams,
@@ -56,13 +56,13 @@ function unpagedList(
     // built whole (at most KEPT_LIST_ROWS, about 3 MiB); any other is streamed.
     if (streamed.total > RESOURCE_STREAM_PAGE_ROWS) ctx.heavy();
     if (streamed.total > (kept ? KEPT_LIST_ROWS : RESOURCE_STREAM_PAGE_ROWS)) {
-      return okStream(streamed.rows, listHeaders(streamed.total, p));
+      return okStream(streamed.rows, pagedHeaders(streamed.total, p));
     }
     const body = Buffer.concat(await jsonArrayStream(streamed.rows).toArray());
     return {
       status: 200,
       body,
-      headers: { 'Content-Type': 'application/json; charset=utf-8', ...listHeaders(streamed.total, p) },
+      headers: { 'Content-Type': 'application/json; charset=utf-8', ...pagedHeaders(streamed.total, p) },
     };
   });
 }
@@ -109,7 +109,7 @@ function listRoute<P, Q>(
       }
       return keptRunAnswer(ctx, runId, ['resources-page', p.skip, p.pageSize, f], async () => {
         const { rows, total } = await findResources(ctx.services.prisma, runId, f, p.skip, p.pageSize);
-        return ok(rows, listHeaders(total, p));
+        return ok(rows, pagedHeaders(total, p));
       });
     },
   });

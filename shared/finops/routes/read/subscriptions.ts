@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { withAudit } from '../../../audit/record.js';
-import { GUID } from '../../../config/fields.js';
 import { Prisma } from '../../../db/generated/client.js';
-import { subscriptionKey } from '../../../http/fields.js';
+import { subscriptionId, subscriptionKey } from '../../../http/fields.js';
 import { conflict, notFound } from '../../../http/problem.js';
 import { noContent, ok } from '../../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../../http/route.js';
@@ -16,7 +15,7 @@ import {
   updateSubscription,
   upsertSubscription,
 } from '../../queries/subscriptions.js';
-import { idParams, listHeaders, pageOf, pagingQuery, UNPAGED_NOTE } from './common.js';
+import { idParams, pagedHeaders, pageOf, pagingQuery, UNPAGED_NOTE } from './common.js';
 
 const MONEY_LIMIT = 1e16; // decimal(18,2): 16 integer digits
 
@@ -36,13 +35,10 @@ const Description = z.string().max(1000, 'must be at most 1000 characters').null
 
 const CreateSubscriptionDto = z.object({
   // The original's messages, whole sentences.
-  subscriptionId: z
-    .string({ error: 'SubscriptionId is required' })
-    .trim()
-    .min(1, 'SubscriptionId is required')
-    .regex(GUID, 'SubscriptionId must be a GUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)')
-    .transform((s) => s.toLowerCase())
-    .describe('Required: the cloud subscription GUID (any case; stored in lower case).'),
+  subscriptionId: subscriptionId({
+    required: 'SubscriptionId is required',
+    notGuid: 'SubscriptionId must be a GUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)',
+  }).describe('Required: the cloud subscription GUID (any case; stored in lower case).'),
   description: Description,
   budget: Money.nullable().optional(),
   infraSupportCost: Money.nullable().optional(),
@@ -75,7 +71,7 @@ export const subscriptionsRoutes: RouteDefinition[] = [
     async handler({ services, input }) {
       const p = pageOf(input.query);
       const { rows, total } = await listSubscriptions(services.prisma, p.skip, p.pageSize);
-      return ok(rows.map(subscriptionOut), listHeaders(total, p));
+      return ok(rows.map(subscriptionOut), pagedHeaders(total, p));
     },
   }),
   defineRoute({
