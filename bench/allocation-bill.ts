@@ -93,6 +93,6 @@ export async function timeAllocation(
   times.sort((a, b) => a - b);
   console.log(
     `${what} -> ${rows} namespaces, total ${total.toFixed(2)}, billed ${billed}: ` +
-      `min ${(times[0]! / 1000).toFixed(2)} s, median ${(times[Math.floor(times.length / 2)]! / 1000).toFixed(2)} s (aim ${aim})`,
+      `min ${(times[0]! / 1000).toFixed(2)} s, median ${(times[Math.floor(times.length / 2)]! / 1000).toFixed(2)} s${aim ? ` (aim ${aim})` : ''}`,
   );
 }

@@ -66,20 +66,21 @@ try {
     from.toISOString(),
     now.toISOString(),
   );
-  // Hourly rollups: two samples an hour.
+  // Hourly rollups: sums of two samples an hour, each the ClickHouse bench's sample of the same
+  // container or node, so both engines allocate the same cluster (the same total to the cent).
   await prisma.$executeRawUnsafe(
     `INSERT INTO metrics.node_1h (bucket, series_id, n, last_ts, mem_sum, mem_n, mem_capacity_sum, mem_capacity_n,
        cpu_sum, cpu_n, cpu_capacity_sum, cpu_capacity_n, ready, memory_pressure, disk_pressure, pid_pressure)
-     SELECT b, s.id, 2, b + interval '40 minutes', 2 * 3e10, 2, 2 * 64::float8 * 1073741824, 2, 8, 2, 32, 2, true, false, false, false
+     SELECT b, s.id, 2, b + interval '40 minutes', 2 * 3e10, 2, 2 * 64::float8 * 1073741824, 2, 2 * 8, 2, 2 * 32, 2, true, false, false, false
      FROM "MetricsNodeSeries" s, generate_series($1::timestamptz, $2::timestamptz - interval '1 hour', interval '1 hour') b`,
     from.toISOString(),
     to.toISOString(),
   );
   await prisma.$executeRawUnsafe(
     `INSERT INTO metrics.pod_1h (bucket, series_id, n, last_ts, mem_sum, mem_n, cpu_sum, cpu_n, restarts, pod_age, state)
-     SELECT b, s.id, 2, b + interval '40 minutes', 2 * (100 + (s.id % 9) * 40)::float8 * 1048576, 2,
-            2 * (0.02 + (s.id % 11) * 0.02), 2, 0, 3600, NULL
-     FROM "MetricsPodSeries" s, generate_series($1::timestamptz, $2::timestamptz - interval '1 hour', interval '1 hour') b`,
+     SELECT b, s.id, 2, b + interval '40 minutes', 2 * (100 + (s.i % 9) * 40)::float8 * 1048576, 2,
+            2 * (0.02 + (s.i % 11) * 0.02), 2, 0, 3600, NULL
+     FROM (SELECT id, substr("seriesKey", 2)::int AS i FROM "MetricsPodSeries") s, generate_series($1::timestamptz, $2::timestamptz - interval '1 hour', interval '1 hour') b`,
     from.toISOString(),
     to.toISOString(),
   );
