@@ -1,11 +1,11 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
-import { ZodError, type ZodType } from 'zod';
+import { ZodError } from 'zod';
 import { perHost } from '../app/per-host.js';
 import type { AppServices } from '../app/services.js';
 import type { Caller } from '../auth/caller.js';
 import type { PlatformSettings } from '../config/platform.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
-import { parseJsonText, validate, validationProblem } from './body.js';
+import { parseJsonText, validationProblem } from './body.js';
 import { CompressedCopies, compressResponse } from './compression.js';
 import { type CorsPolicy, corsHeaders, parseCorsOrigins, preflightHeaders } from './cors.js';
 import { headerRecord, headerValue } from './headers.js';
@@ -152,6 +152,7 @@ export async function dispatchRoute(
       checkBodyStrings(value);
       return value;
     };
+    route.before?.({ services, request });
     const ctx: RequestContext = {
       request,
       invocation,
@@ -161,9 +162,6 @@ export async function dispatchRoute(
       input: await validateInput(route.input, params, request, readJson),
       query: request.query,
       caller,
-      async body<T>(schema: ZodType<T>): Promise<T> {
-        return validate(schema, await readJson(), 'request body');
-      },
       heavy() {
         if (release || !caller) return;
         release = heavyLimitOf(services.config.platform).tryAcquire(caller.userId);

@@ -42,11 +42,6 @@ export interface RequestContext<
   /** The authenticated caller; always set on `user` and `admin` routes. */
   caller: TCaller;
   /**
-   * The JSON body validated by the schema; property names match case-insensitively (ASP.NET
-   * Core's web defaults). Throws 400 on malformed JSON or a validation failure.
-   */
-  body<T>(schema: ZodType<T>): Promise<T>;
-  /**
    * Marks the request heavy (an unpaged list streamed from the database): it then counts against
    * the caller's limit of heavy requests in flight until its answer has been written, and a request
    * beyond the limit is refused with 429 and Retry-After.
@@ -60,6 +55,10 @@ export interface OpenApiInfo {
   tags?: string[];
   params?: ZodType;
   query?: ZodType;
+  /**
+   * Only for a body the route must read itself (an optional body, a gzip batch checked record by
+   * record): shown in the document, not validated by the dispatcher. Every other body is `input.body`.
+   */
   body?: ZodType;
   /** Status → description (and schema of the success body when known). */
   responses?: Record<number, { description: string; schema?: ZodType; contentType?: string }>;
@@ -83,6 +82,12 @@ export interface RouteDefinition {
    * own front end caps every request at 100 MB (the Functions host's request size limit).
    */
   maxBodyBytes?: number;
+  /**
+   * A refusal that must come before the input is read (sign-in switched off, the Notification
+   * service's key): run after authentication and before `input` is validated, so such a caller
+   * learns nothing of the route's rules.
+   */
+  before?(ctx: { services: AppServices; request: HttpRequest }): void;
   /** Path, query and body schemas: validated before the handler and shown in the OpenAPI document. */
   input?: RouteInput;
   openapi?: OpenApiInfo;

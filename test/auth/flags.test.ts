@@ -54,6 +54,21 @@ describe('ENABLED_LOGIN_AUTH=false, DEMO_MODE=true, CacheSettings__CacheProvider
     expect(await host.services.prisma.passwordResetCode.count()).toBe(0);
   });
 
+  it('answers 403 before it reads the input: an invalid body or path says nothing of the rules', async () => {
+    const token = tokenOf(host, await seedUser(host));
+    const calls = [
+      api.post('/auth/api/Auth/login', { json: {} }),
+      api.post('/auth/api/User/create', { json: { username: 1 } }),
+      api.post('/auth/api/User/resetPassword/not-an-email'),
+      api.post('/auth/api/User/resetPassword/confirm', { json: [] }),
+      api.post('/auth/api/User/updatePassword', { token, json: { currentPassword: null } }),
+    ];
+    for (const res of await Promise.all(calls)) {
+      expect(isProblem(res, 403)).toBe(true);
+      expect(res.body.message).toBe('Login is disabled.');
+    }
+  });
+
   it('keeps directory sign-in, refreshToken and every other route working', async () => {
     const user = await seedUser(host);
     const token = tokenOf(host, user);

@@ -19,9 +19,9 @@ const testRoutes = [
     method: 'POST',
     path: 'Echo',
     auth: 'none',
-    async handler({ body }) {
-      const b = await body(z.object({ subscriptionId: z.string().min(1), budget: z.number().optional() }));
-      return json(200, b);
+    input: { body: z.object({ subscriptionId: z.string().min(1), budget: z.number().optional() }) },
+    async handler({ input: { body } }) {
+      return json(200, body);
     },
   }),
   defineRoute({

@@ -61,11 +61,10 @@ function accessListRoutes<F extends string, L extends string>(kind: AccessList<F
       openapi: {
         summary: `Give a user access to a ${kind.noun}`,
         tags: [kind.controller],
-        body: addBody,
         responses: responses({ 200: { description: 'Stored (empty body)' } }, 400, 401, 403, 404),
       },
-      async handler({ services, body, caller, request }) {
-        const b = await body(addBody);
+      input: { body: addBody },
+      async handler({ services, input: { body: b }, caller, request }) {
         await existingUser(services, b.userId);
         await addToAccessList(services.prisma, kind.store, kind.auditAction, b.userId, b[kind.field], {
           actor: caller,
@@ -83,11 +82,10 @@ function accessListRoutes<F extends string, L extends string>(kind: AccessList<F
       openapi: {
         summary: `Replace a user's ${kind.noun}s in one transaction (an empty list removes all)`,
         tags: [kind.controller],
-        body: replaceBody,
         responses: responses({ 200: { description: 'Replaced (empty body)' } }, 400, 401, 403, 404),
       },
-      async handler({ services, body, caller, request }) {
-        const b = await body(replaceBody);
+      input: { body: replaceBody },
+      async handler({ services, input: { body: b }, caller, request }) {
         await existingUser(services, b.userId);
         const values = kind.keep(b[kind.listKey]);
         await replaceAccessList(services.prisma, kind.store, kind.auditAction, b.userId, values, {

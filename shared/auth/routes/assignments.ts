@@ -54,11 +54,10 @@ export const userActionRoutes: RouteDefinition[] = [
     openapi: {
       summary: "Record an action of the caller (timeStamp defaults to the server's clock)",
       tags: ['UserAction'],
-      body: actionBody,
       responses: responses({ 200: { description: 'Stored (empty body)' } }, 400, 401, 403),
     },
-    async handler({ services, caller, body }) {
-      const b = await body(actionBody);
+    input: { body: actionBody },
+    async handler({ services, caller, input: { body: b } }) {
       const timeStamp = b.timeStamp ? new Date(b.timeStamp) : new Date();
       if (Number.isNaN(timeStamp.getTime()))
         throw badRequest('timeStamp is not a date', { timeStamp: ['is not a date'] });
@@ -114,11 +113,10 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Assign the caller (never another user) to a monitor group',
       tags: ['UsersMonitorGroup'],
-      body: assignBody,
       responses: responses({ 200: { description: 'Assigned (empty body)' } }, 400, 401, 403),
     },
-    async handler({ services, caller, body, request }) {
-      const b = await body(assignBody);
+    input: { body: assignBody },
+    async handler({ services, caller, input: { body: b }, request }) {
       if (b.groupMonitorId > 0) {
         await joinGroup(services.prisma, caller.userId, b.groupMonitorId, { actor: caller, request });
       }
@@ -134,11 +132,10 @@ export const usersMonitorGroupRoutes: RouteDefinition[] = [
     openapi: {
       summary: "Replace the listed users' monitor groups in one transaction",
       tags: ['UsersMonitorGroup'],
-      body: groupsBody,
       responses: responses({ 200: { description: 'Replaced (empty body)' } }, 400, 401, 403, 404),
     },
-    async handler({ services, body, caller, request }) {
-      const items = await body(groupsBody);
+    input: { body: groupsBody },
+    async handler({ services, input: { body: items }, caller, request }) {
       const userIds = [...new Set(items.map((i) => i.userId))];
       for (const id of userIds) await existingUser(services, id);
       const data = items

@@ -75,12 +75,11 @@ export const authApiRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Sign in with an email (or user name) and password',
       tags: ['Auth'],
-      body: loginBody,
       responses: responses({ 200: { description: 'An own token', schema: tokenSchema } }, 400, 403, 429),
     },
-    async handler({ services, body, request }) {
-      requireLoginEnabled(services);
-      const b = await body(loginBody);
+    before: ({ services }) => requireLoginEnabled(services),
+    input: { body: loginBody },
+    async handler({ services, input: { body: b }, request }) {
       const { auth, prisma } = services;
       const user = b.username.includes('@')
         ? ((await auth.users.byEmail(b.username)) ?? (await auth.users.byUsername(b.username)))
@@ -145,11 +144,10 @@ export const authApiRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Mobile sign-in with the mobile API key; creates the user on first use',
       tags: ['Auth'],
-      body: azureBody,
       responses: responses({ 200: { description: 'An own token', schema: tokenSchema } }, 400, 401, 403),
     },
-    async handler({ services, body, request }) {
-      const b = await body(azureBody);
+    input: { body: azureBody },
+    async handler({ services, input: { body: b }, request }) {
       const { auth, config, log } = services;
       const strict = config.auth.MOBILE_API_KEY_STRICT;
       const email = normalizeEmail(b.email);

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { AppServices } from '../../app/services.js';
-import { validate } from '../../http/body.js';
 import { guid, int32, intText } from '../../http/fields.js';
 import { INT32_MAX, INT32_MIN } from '../../http/limits.js';
 import { type Paging, pagedHeaders, pageOf } from '../../http/paging.js';
@@ -24,15 +23,6 @@ export const userIdParams = z.object({ userId: guid() });
 /** A path value holding a 32-bit integer, by the one rule of whole numbers in path and query. */
 export const int32Param = () => intText(INT32_MIN, INT32_MAX);
 export const groupIdParams = z.object({ groupId: int32Param() });
-
-/**
- * Validates path parameters inside a handler, by the same rule as a route's `input`. Only for the
- * routes that must refuse a caller before saying anything about its input (the Notification key,
- * sign-in switched off); every other route declares `input: { params }`.
- */
-export function params<T>(schema: z.ZodType<T>, values: Record<string, string>): T {
-  return validate(schema, values, 'route');
-}
 
 /** ENABLED_LOGIN_AUTH=false: username/password sign-in, create and password changes are refused. */
 export function requireLoginEnabled(services: AppServices): void {

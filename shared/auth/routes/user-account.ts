@@ -87,12 +87,11 @@ export const userAccountRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Create an account with an email and password (welcome email sent)',
       tags: T,
-      body: createBody,
       responses: responses({ 201: { description: 'The new user', schema: userDtoSchema } }, 400, 403, 409),
     },
-    async handler({ services, body, request }) {
-      requireLoginEnabled(services);
-      const b = await body(createBody);
+    before: ({ services }) => requireLoginEnabled(services),
+    input: { body: createBody },
+    async handler({ services, input: { body: b }, request }) {
       if (b.password !== b.repeatPassword) {
         throw badRequest('Passwords do not match.', { repeatPassword: ['Passwords do not match.'] });
       }
@@ -183,7 +182,6 @@ export const userAccountRoutes: RouteDefinition[] = [
     openapi: {
       summary: "Change a user's username, email and administrator flag",
       tags: T,
-      body: updateBody,
       responses: responses(
         { 200: { description: 'The updated user', schema: userDtoSchema } },
         400,
@@ -193,8 +191,8 @@ export const userAccountRoutes: RouteDefinition[] = [
         409,
       ),
     },
-    async handler({ services, body, caller, request }) {
-      const b = await body(updateBody);
+    input: { body: updateBody },
+    async handler({ services, input: { body: b }, caller, request }) {
       const user = await existingUser(services, b.id);
       if (services.auth.isBlocked(b.email)) throw forbidden('The domain of this email is blocked.');
       const data = { username: b.username, email: normalizeEmail(b.email), isAdmin: b.isAdmin };

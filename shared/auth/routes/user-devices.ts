@@ -8,7 +8,6 @@ import {
   authPage,
   groupIdParams,
   listAnswer,
-  params,
   requireSelfOrAdmin,
   responses,
   userIdParams,
@@ -28,11 +27,17 @@ export const userDevicesRoutes: RouteDefinition[] = [
     openapi: {
       summary: "Add a push device token to the caller's list",
       tags: T,
-      body: deviceTokenBody,
       responses: responses({ 200: { description: 'Stored (empty body)' } }, 400, 401, 403),
     },
-    async handler({ services, caller, body, request }) {
-      const { deviceToken } = await body(deviceTokenBody);
+    input: { body: deviceTokenBody },
+    async handler({
+      services,
+      caller,
+      input: {
+        body: { deviceToken },
+      },
+      request,
+    }) {
       await addDeviceTokenOf(services.prisma, caller.userId, deviceToken, { actor: caller, request });
       return emptyOk();
     },
@@ -93,14 +98,18 @@ export const userDevicesRoutes: RouteDefinition[] = [
       summary: 'Device tokens of the users of a monitor group (the Notification service, with its key)',
       description: `${PAGED} The Notification service sends Notification__ServiceKey in ${NOTIFICATION_KEY_HEADER} (or as a bearer token); Notification__AllowAnonymousDeviceTokens=true serves anyone, as the original did.`,
       tags: T,
-      params: groupIdParams,
       responses: responses({ 200: { description: 'Device tokens only', schema: tokenList } }, 400, 401),
     },
-    input: { query: pagingQuery },
-    async handler({ services, params: p, request, input: { query } }) {
-      // The key first: an anonymous caller learns nothing of the route's rules.
-      requireNotificationService(services.config.auth, request);
-      const { groupId } = params(groupIdParams, p);
+    // The key first: an anonymous caller learns nothing of the route's rules.
+    before: ({ services, request }) => requireNotificationService(services.config.auth, request),
+    input: { params: groupIdParams, query: pagingQuery },
+    async handler({
+      services,
+      input: {
+        params: { groupId },
+        query,
+      },
+    }) {
       const { paging, window } = authPage(query);
       const { rows, total } = await deviceTokensOfGroup(services.prisma, groupId, window);
       return listAnswer(rows, total, paging);

@@ -6,7 +6,7 @@ import { emptyOk, json, noContent } from '../../http/respond.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { changePassword, confirmReset, countResetRequest, sendResetCode } from '../password-reset.js';
 import { admitPasswordAttempt, clearAttempts, throttleLimits } from '../throttle.js';
-import { existingUser, params, requireLoginEnabled, responses } from './common.js';
+import { existingUser, requireLoginEnabled, responses } from './common.js';
 import { emailParams, password, T } from './user-common.js';
 
 const updatePasswordBody = z.object({
@@ -30,12 +30,11 @@ export const userPasswordRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Set a new password with the emailed reset code (single use, 30 minutes)',
       tags: T,
-      body: confirmBody,
       responses: responses({ 204: { description: 'Password changed; older tokens stop working' } }, 400, 403),
     },
-    async handler({ services, body, request }) {
-      requireLoginEnabled(services);
-      const b = await body(confirmBody);
+    before: ({ services }) => requireLoginEnabled(services),
+    input: { body: confirmBody },
+    async handler({ services, input: { body: b }, request }) {
       if ((await confirmReset(services, b, request)) !== 'ok') {
         throw badRequest('The reset code is invalid or has expired.');
       }
@@ -51,7 +50,6 @@ export const userPasswordRoutes: RouteDefinition[] = [
     openapi: {
       summary: 'Email a single-use reset code to a known account; answers the same for any email',
       tags: T,
-      params: emailParams,
       responses: responses(
         { 200: { description: 'Accepted (empty body), whether or not the account exists' } },
         400,
@@ -59,9 +57,15 @@ export const userPasswordRoutes: RouteDefinition[] = [
         429,
       ),
     },
-    async handler({ services, params: p, request }) {
-      requireLoginEnabled(services);
-      const { email } = params(emailParams, p);
+    before: ({ services }) => requireLoginEnabled(services),
+    input: { params: emailParams },
+    async handler({
+      services,
+      input: {
+        params: { email },
+      },
+      request,
+    }) {
       await countResetRequest(services, email, request);
       // Everything else happens after the answer, so known and unknown emails answer alike.
       services.auth.background('password reset', () => sendResetCode(services, email, request));
@@ -77,7 +81,6 @@ export const userPasswordRoutes: RouteDefinition[] = [
     openapi: {
       summary: "Change the caller's password; tokens issued before stop working",
       tags: T,
-      body: updatePasswordBody,
       responses: responses(
         { 200: { description: 'A new own token for the caller', schema: z.object({ token: z.string() }) } },
         400,
@@ -86,9 +89,9 @@ export const userPasswordRoutes: RouteDefinition[] = [
         429,
       ),
     },
-    async handler({ services, caller, body, request }) {
-      requireLoginEnabled(services);
-      const b = await body(updatePasswordBody);
+    before: ({ services }) => requireLoginEnabled(services),
+    input: { body: updatePasswordBody },
+    async handler({ services, caller, input: { body: b }, request }) {
       const user = await existingUser(services, caller.userId);
       // Guesses of the current password are bounded per account on their own: they never touch
       // the account's sign-in (a wrong current password must not lock its owner out).

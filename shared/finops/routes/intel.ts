@@ -63,7 +63,7 @@ export const intelRoutes: RouteDefinition[] = [
     input: { params: idParams },
     async handler({ services, input, request, caller }) {
       const id = input.params.id;
-      // The body is optional, so it is read here rather than through ctx.body (which requires one).
+      // The body is optional, so it is read here rather than through input.body (which requires one).
       const raw = await request.text();
       const type = (request.headers.get('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase();
       if (raw.trim() && type && type !== 'application/json' && !type.endsWith('+json')) {

@@ -166,7 +166,6 @@ export const metricsPriceRoutes: RouteDefinition[] = [
     auth: 'none',
     maxBodyBytes: 4096,
     openapi: {
-      body: priceRequestSchema,
       summary: 'Azure retail prices for a VM size and region (anonymous, as the web client calls it)',
       description:
         'Body: currencyCode (default USD), serviceName, armSkuName, skuName, productName, armRegionName, type, operatingSystem (Linux | Windows). A raw OData `filter` is not accepted. Spot and Low Priority prices are left out. Answers are cached and shared; each client address may ask Metrics__AzurePricesPerClientPerMinute times a minute.',
@@ -179,15 +178,17 @@ export const metricsPriceRoutes: RouteDefinition[] = [
         503: { description: 'Azure could not be reached and nothing is cached, or lookups are off' },
       },
     },
-    async handler({ services, request, body: readBody }) {
-      // Counted before the body is read: invalid requests cost the client as much as valid ones.
+    // Counted before the body is read: invalid requests cost the client as much as valid ones.
+    before({ services, request }) {
       const wait = rateOf(services.config.metrics).take(clientAddressOf(request));
       if (wait !== undefined) {
         throw new HttpError(429, 'Too many price requests from this address; try again shortly.', {
           headers: { 'Retry-After': String(wait) },
         });
       }
-      const body = await readBody(priceRequestSchema.nullable());
+    },
+    input: { body: priceRequestSchema.nullable() },
+    async handler({ services, input: { body } }) {
       if (body === null) throw badRequest('Request body is required', { $: ['Request body is required'] });
       try {
         return json(200, await services.metricsAlerts.prices.get(body));
