@@ -19,6 +19,7 @@
  * already capped.
  */
 import type { ClickHouseMetricsStore } from '../../metrics/store/clickhouse/store.js';
+import { closedUntil, prepareRecentClosedDays } from './closed-days.js';
 import { scaleSetOfProviderId } from './discover.js';
 import { type SummedChargeRow, SummedDays, type SummedNodeRow } from './summed-days.js';
 import {
@@ -39,10 +40,6 @@ import {
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 
-/** A day is read from its stored sums once it ended this long ago (as on PostgreSQL, see metrics-usage.ts). */
-const CLOSED_AFTER_MS = 3_600_000;
-/** The closed days the hourly housekeeping sums ahead of a read (as on PostgreSQL). */
-const PREPARED_DAYS = 31;
 /**
  * Days summed in one statement. Each statement scans the keys of the month's pod_1h (ordered by
  * container, then hour: a day's range skips no granule), so a day per statement cost a first
@@ -281,11 +278,8 @@ export class ClickHouseUsageSource implements KubernetesUsageSource {
     const cluster = clusterName.toLowerCase();
     const first = Date.parse(`${from}T00:00:00Z`);
     const end = Date.parse(`${to}T00:00:00Z`) + DAY_MS;
-    // Days that ended CLOSED_AFTER_MS ago come from their stored sums, the rest from the hourly rollup.
-    const open = Math.max(
-      first,
-      Math.min(end, Math.floor((this.now().getTime() - CLOSED_AFTER_MS) / DAY_MS) * DAY_MS),
-    );
+    // Days closed (closed-days.ts) come from their stored sums, the rest from the hourly rollup.
+    const open = Math.max(first, Math.min(end, closedUntil(this.now())));
     for (let t = first; t < open; t += CHUNK_DAYS * DAY_MS) {
       const e = Math.min(t + CHUNK_DAYS * DAY_MS, open);
       await this.sumClosedDays(cluster, new Date(t), new Date(e));
@@ -324,20 +318,9 @@ export class ClickHouseUsageSource implements KubernetesUsageSource {
     for (const r of rows) days.charge(r);
   }
 
-  /** The recent closed days' sums stored ahead of a read (see PREPARED_DAYS). */
-  async prepareClosedDays(): Promise<Array<{ clusterName: string; days: string[] }>> {
-    const end = Math.floor((this.now().getTime() - CLOSED_AFTER_MS) / DAY_MS) * DAY_MS;
-    const start = end - PREPARED_DAYS * DAY_MS;
-    const prepared: Array<{ clusterName: string; days: string[] }> = [];
-    for (const c of await this.clusters()) {
-      // A cluster that stopped reporting before the period has no day to sum in it.
-      if (c.lastSeen.getTime() < start) continue;
-      // Days without data are marked summed too (nothing to store): a batch that lands in one
-      // later marks it to be summed again.
-      const days = await this.sumClosedDays(c.clusterName.toLowerCase(), new Date(start), new Date(end));
-      if (days.length) prepared.push({ clusterName: c.clusterName, days });
-    }
-    return prepared;
+  /** The recent closed days' sums stored ahead of a read (PREPARED_DAYS in closed-days.ts). */
+  prepareClosedDays(): Promise<Array<{ clusterName: string; days: string[] }>> {
+    return prepareRecentClosedDays(this, this.now());
   }
 
   /**

@@ -23,6 +23,7 @@ import {
   FILL_DAYS_SQL,
   UNMARK_DAYS_SQL,
 } from '../../metrics/store/postgres/cost-days.js';
+import { closedUntil, prepareRecentClosedDays } from './closed-days.js';
 import { scaleSetOfProviderId } from './discover.js';
 import { type SummedChargeRow, SummedDays, type SummedNodeRow } from './summed-days.js';
 import {
@@ -44,19 +45,6 @@ const DAY_MS = 86_400_000;
 
 /** Days summed in one statement: its hash tables grow with the days (a month of 200 nodes: ~30 MB). */
 const CHUNK_DAYS = 31;
-
-/**
- * A day is read from its stored sums once it ended this long ago: the agent's batches of its last
- * hour have arrived by then, so a day is rarely summed twice. A later batch marks it to be summed again.
- */
-const CLOSED_AFTER_MS = 3_600_000;
-
-/**
- * The closed days the hourly housekeeping sums ahead of a read, per cluster still reporting in them:
- * a month, the period a cost read asks most. The first run after an upgrade sums the month once
- * (about half a minute for 6,000 containers); each later run finds at most yesterday to sum.
- */
-const PREPARED_DAYS = 31;
 
 /** A row of the summed read: 0 a class's charges of a day, 1 a class's node-hours of an hour, 2 a node-day to sum exactly. */
 interface SummedRow {
@@ -331,11 +319,8 @@ export class MetricsStoreUsageSource implements KubernetesUsageSource {
     const cluster = clusterName.toLowerCase();
     const first = Date.parse(`${from}T00:00:00Z`);
     const end = Date.parse(`${to}T00:00:00Z`) + DAY_MS;
-    // Days that ended CLOSED_AFTER_MS ago come from their stored sums, the rest from the hourly rollup.
-    const open = Math.max(
-      first,
-      Math.min(end, Math.floor((this.now().getTime() - CLOSED_AFTER_MS) / DAY_MS) * DAY_MS),
-    );
+    // Days closed (closed-days.ts) come from their stored sums, the rest from the hourly rollup.
+    const open = Math.max(first, Math.min(end, closedUntil(this.now())));
     for (let t = first; t < open; t += CHUNK_DAYS * DAY_MS) {
       const e = Math.min(t + CHUNK_DAYS * DAY_MS, open);
       await this.sumClosedDays(cluster, new Date(t), new Date(e));
@@ -348,20 +333,9 @@ export class MetricsStoreUsageSource implements KubernetesUsageSource {
     return out;
   }
 
-  /** The recent closed days' sums stored ahead of a read (see PREPARED_DAYS). */
-  async prepareClosedDays(): Promise<Array<{ clusterName: string; days: string[] }>> {
-    const end = Math.floor((this.now().getTime() - CLOSED_AFTER_MS) / DAY_MS) * DAY_MS;
-    const start = end - PREPARED_DAYS * DAY_MS;
-    const prepared: Array<{ clusterName: string; days: string[] }> = [];
-    for (const c of await this.clusters()) {
-      // A cluster that stopped reporting before the period has no day to sum in it.
-      if (c.lastSeen.getTime() < start) continue;
-      // Days without data are marked summed too (nothing to store): a batch that lands in one
-      // later marks it to be summed again.
-      const days = await this.sumClosedDays(c.clusterName.toLowerCase(), new Date(start), new Date(end));
-      if (days.length) prepared.push({ clusterName: c.clusterName, days });
-    }
-    return prepared;
+  /** The recent closed days' sums stored ahead of a read (PREPARED_DAYS in closed-days.ts). */
+  prepareClosedDays(): Promise<Array<{ clusterName: string; days: string[] }>> {
+    return prepareRecentClosedDays(this, this.now());
   }
 
   /**
