@@ -41,7 +41,10 @@ export class TtlCache<V> {
       sizeCalculation: (box, key) => approximateBytes(key, box.value),
       ttl: ttlMs,
       ttlAutopurge: true,
-      ...(now ? { perf: { now } } : {}),
+      // An injected clock is read on every check: lru-cache otherwise keeps its last reading until
+      // a 1 ms timer clears it, and a request handled before that timer runs would not see a
+      // clock that was moved past the window (seen as a flaky two-host session test).
+      ...(now ? { perf: { now }, ttlResolution: 0 } : {}),
     });
   }
 
