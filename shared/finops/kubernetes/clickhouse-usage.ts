@@ -19,7 +19,7 @@
  * already capped.
  */
 import type { ClickHouseMetricsStore } from '../../metrics/store/clickhouse/store.js';
-import { closedUntil, prepareRecentClosedDays } from './closed-days.js';
+import { periodChunks, prepareRecentClosedDays } from './closed-days.js';
 import { scaleSetOfProviderId } from './discover.js';
 import { type SummedChargeRow, SummedDays, type SummedNodeRow } from './summed-days.js';
 import {
@@ -47,8 +47,6 @@ const HOUR_MS = 3_600_000;
  * 30 s request timeout on a loaded 2-core machine (docs/benchmarks.md).
  */
 const SUM_DAYS = 7;
-/** Days read from their sums in one pass (the PostgreSQL source's chunk). */
-const CHUNK_DAYS = 31;
 const T = "DateTime('UTC')";
 
 /** ClickHouse's `YYYY-MM-DD hh:mm:ss` (UTC) as a Date. */
@@ -276,19 +274,16 @@ export class ClickHouseUsageSource implements KubernetesUsageSource {
   ): Promise<Map<string, SummedDay>> {
     const out = new Map<string, SummedDay>();
     const cluster = clusterName.toLowerCase();
-    const first = Date.parse(`${from}T00:00:00Z`);
-    const end = Date.parse(`${to}T00:00:00Z`) + DAY_MS;
-    // Days closed (closed-days.ts) come from their stored sums, the rest from the hourly rollup.
-    const open = Math.max(first, Math.min(end, closedUntil(this.now())));
-    for (let t = first; t < open; t += CHUNK_DAYS * DAY_MS) {
-      const e = Math.min(t + CHUNK_DAYS * DAY_MS, open);
-      await this.sumClosedDays(cluster, new Date(t), new Date(e));
-      await this.summedChunk(cluster, new Date(t), new Date(e), row, out, storedClassesSql, storedChargesSql);
-    }
-    if (open < end) {
-      await this.summedChunk(cluster, new Date(open), new Date(end), row, out, classHoursSql, (rowSql) =>
-        chargesSql(rowSql, row),
-      );
+    // Closed days (closed-days.ts) come from their stored sums, the rest from the hourly rollup.
+    for (const c of periodChunks(from, to, this.now())) {
+      if (c.closed) {
+        await this.sumClosedDays(cluster, c.start, c.end);
+        await this.summedChunk(cluster, c.start, c.end, row, out, storedClassesSql, storedChargesSql);
+      } else {
+        await this.summedChunk(cluster, c.start, c.end, row, out, classHoursSql, (rowSql) =>
+          chargesSql(rowSql, row),
+        );
+      }
     }
     return out;
   }

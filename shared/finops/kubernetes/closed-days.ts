@@ -22,6 +22,39 @@ export function closedUntil(now: Date): number {
   return Math.floor((now.getTime() - CLOSED_AFTER_MS) / DAY_MS) * DAY_MS;
 }
 
+/**
+ * Days read in one statement: the PostgreSQL read's hash tables grow with the days (a month of 200
+ * nodes: ~30 MB), and a month is the period a cost read asks most.
+ */
+export const CHUNK_DAYS = 31;
+
+/** A part of a read's period: whole days, closed (from stored sums) or open (from the hourly rollup). */
+export interface PeriodChunk {
+  start: Date;
+  end: Date;
+  closed: boolean;
+}
+
+/**
+ * The days from..to ('YYYY-MM-DD', both included) as the parts a read goes through: the closed
+ * days first, then the open ones, each part at most CHUNK_DAYS.
+ */
+export function periodChunks(from: string, to: string, now: Date): PeriodChunk[] {
+  const first = Date.parse(`${from}T00:00:00Z`);
+  const end = Date.parse(`${to}T00:00:00Z`) + DAY_MS;
+  const open = Math.max(first, Math.min(end, closedUntil(now)));
+  const chunks: PeriodChunk[] = [];
+  for (const [a, b, closed] of [
+    [first, open, true],
+    [open, end, false],
+  ] as const) {
+    for (let t = a; t < b; t += CHUNK_DAYS * DAY_MS) {
+      chunks.push({ start: new Date(t), end: new Date(Math.min(t + CHUNK_DAYS * DAY_MS, b)), closed });
+    }
+  }
+  return chunks;
+}
+
 /** What a usage source with stored per-day sums offers the housekeeping. */
 export interface ClosedDaySummer {
   clusters(): Promise<Array<{ clusterName: string; lastSeen: Date }>>;

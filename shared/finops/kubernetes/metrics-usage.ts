@@ -23,7 +23,7 @@ import {
   FILL_DAYS_SQL,
   UNMARK_DAYS_SQL,
 } from '../../metrics/store/postgres/cost-days.js';
-import { closedUntil, prepareRecentClosedDays } from './closed-days.js';
+import { periodChunks, prepareRecentClosedDays } from './closed-days.js';
 import { scaleSetOfProviderId } from './discover.js';
 import { type SummedChargeRow, SummedDays, type SummedNodeRow } from './summed-days.js';
 import {
@@ -42,9 +42,6 @@ import {
 } from './usage-source.js';
 
 const DAY_MS = 86_400_000;
-
-/** Days summed in one statement: its hash tables grow with the days (a month of 200 nodes: ~30 MB). */
-const CHUNK_DAYS = 31;
 
 /** A row of the summed read: 0 a class's charges of a day, 1 a class's node-hours of an hour, 2 a node-day to sum exactly. */
 interface SummedRow {
@@ -317,18 +314,10 @@ export class MetricsStoreUsageSource implements KubernetesUsageSource {
   ): Promise<Map<string, SummedDay>> {
     const out = new Map<string, SummedDay>();
     const cluster = clusterName.toLowerCase();
-    const first = Date.parse(`${from}T00:00:00Z`);
-    const end = Date.parse(`${to}T00:00:00Z`) + DAY_MS;
-    // Days closed (closed-days.ts) come from their stored sums, the rest from the hourly rollup.
-    const open = Math.max(first, Math.min(end, closedUntil(this.now())));
-    for (let t = first; t < open; t += CHUNK_DAYS * DAY_MS) {
-      const e = Math.min(t + CHUNK_DAYS * DAY_MS, open);
-      await this.sumClosedDays(cluster, new Date(t), new Date(e));
-      await this.summedChunk(cluster, new Date(t), new Date(e), row, out, storedSql);
-    }
-    for (let t = open; t < end; t += CHUNK_DAYS * DAY_MS) {
-      const e = Math.min(t + CHUNK_DAYS * DAY_MS, end);
-      await this.summedChunk(cluster, new Date(t), new Date(e), row, out, summedSql);
+    // Closed days (closed-days.ts) come from their stored sums, the rest from the hourly rollup.
+    for (const c of periodChunks(from, to, this.now())) {
+      if (c.closed) await this.sumClosedDays(cluster, c.start, c.end);
+      await this.summedChunk(cluster, c.start, c.end, row, out, c.closed ? storedSql : summedSql);
     }
     return out;
   }
