@@ -441,8 +441,8 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
     expect(ttl('pod_5m')).toContain('toIntervalDay(90)');
   });
 
-  it('fills the node cost rollup from the samples already stored when it is added to an existing store', async () => {
-    // A store made before the node cost rollup existed: samples, but no k8s_node_1h table or view.
+  /** A closed store of its own database holding one node and one container sampled at 0 and 30 minutes. */
+  async function storeWithTwoSamples(laterCpuCores: number) {
     const older = newDatabase();
     const open = () => openStore(older);
     const first = await open();
@@ -452,10 +452,16 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
         node(0, onNode),
         node(30, onNode),
         pod(0, { cpuUsageCores: 0.2, memoryUsageBytes: 2e8, nodeName: 'aks-np1-0', ...spec }),
-        pod(30, { cpuUsageCores: 0.4, memoryUsageBytes: 4e8, nodeName: 'aks-np1-0', ...spec }),
+        pod(30, { cpuUsageCores: laterCpuCores, memoryUsageBytes: 4e8, nodeName: 'aks-np1-0', ...spec }),
       ],
     });
     await first.close();
+    return { older, open };
+  }
+
+  it('fills the node cost rollup from the samples already stored when it is added to an existing store', async () => {
+    // A store made before the node cost rollup existed: samples, but no k8s_node_1h table or view.
+    const { older, open } = await storeWithTwoSamples(0.4);
     bridge.session.query(`DROP VIEW ${older}.k8s_node_1h_mv`);
     bridge.session.query(`DROP TABLE ${older}.k8s_node_1h`);
     const reopened = await open();
@@ -484,19 +490,7 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
 
   it('adds the cost read’s per-day sums to a store made before them, summing its closed days from the hours stored', async () => {
     // A store made before the per-day sums: samples of a closed day, but no cost_day tables.
-    const older = newDatabase();
-    const open = () => openStore(older);
-    const first = await open();
-    await first.write({
-      clusterName: 'prod',
-      records: [
-        node(0, onNode),
-        node(30, onNode),
-        pod(0, { cpuUsageCores: 0.2, memoryUsageBytes: 2e8, nodeName: 'aks-np1-0', ...spec }),
-        pod(30, { cpuUsageCores: 0.8, memoryUsageBytes: 4e8, nodeName: 'aks-np1-0', ...spec }),
-      ],
-    });
-    await first.close();
+    const { older, open } = await storeWithTwoSamples(0.8);
     for (const t of ['cost_day', 'cost_class_hour', 'cost_day_summed', 'cost_day_late']) {
       bridge.session.query(`DROP TABLE ${older}.${t}`);
     }
