@@ -121,11 +121,10 @@ function rollupColumns(c: SampleColumn): Array<[string, string]> {
 }
 
 /**
- * The DDL of one kind's three tables (the first metrics migration's text came from here). Later
- * migrations changed them in steps of their own, which are not repeated here: the pod rollups' key
- * carries the columns a read returns (INCLUDE, for index-only reads of a namespace), and the raw
- * tables' `ts` became the integer seconds of RAW_EPOCH_S (the first had a timestamptz), which this
- * DDL writes.
+ * The DDL of one kind's three tables (the first metrics migration's text came from here, with a
+ * timestamptz `ts`). Later migrations changed them in steps of their own: the raw tables' `ts`
+ * became the integer seconds of RAW_EPOCH_S, which this DDL now writes, and the pod rollups' key
+ * carries the columns a read returns (INCLUDE, for index-only reads of a namespace), which it does not.
  */
 export function createTablesSql(kind: SampleKind): string {
   const raw = tableName(kind, 'raw');
