@@ -26,7 +26,7 @@ import { loadConfig } from '../shared/config/index.js';
 import { type MetricRecord, podRecordSchema } from '../shared/metrics/records.js';
 import { samplesSql, seriesSql } from '../shared/metrics/store/postgres/reads.js';
 import { PostgresMetricsStore } from '../shared/metrics/store/postgres/store.js';
-import { NODE, POD } from '../shared/metrics/store/postgres/tables.js';
+import { NODE, POD, RAW_EPOCH_S } from '../shared/metrics/store/postgres/tables.js';
 import { planRead } from '../shared/metrics/store/read-plan.js';
 import { createLogger } from '../shared/observability/logger.js';
 import { startLoadGenerator } from './load-generator.js';
@@ -383,7 +383,7 @@ async function seedFleet(url: string | undefined, prisma: import('../shared/db/c
           };
     await exec(
       `INSERT INTO metrics.${kind}_raw (ts, series_id, ${podCols.raw})
-       SELECT t, s.id, ${podCols.vals} FROM "${series}" s,
+       SELECT floor(extract(epoch FROM t))::integer - ${RAW_EPOCH_S}, s.id, ${podCols.vals} FROM "${series}" s,
               generate_series(now() - interval '6 hours', now() - interval '2 minutes', interval '1 minute') t
         WHERE s."clusterName" = 'fleet'`,
     );

@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawEpochMs } from '../../shared/metrics/store/postgres/tables.js';
 import { startChildHost } from '../finops-engine/support.js';
 import { TEST_PG_URL } from '../support/databases.js';
 import { startTestHost, type TestHost, testSettings } from '../support/host.js';
@@ -11,7 +12,8 @@ import { startTestHost, type TestHost, testSettings } from '../support/host.js';
 // database must hold every acknowledged batch whole, no batch in part, and store a retried
 // unacknowledged batch once.
 const CONTAINERS = 300;
-const t0 = Date.now() - 3_600_000;
+// A whole second: the raw table keeps whole seconds, and each batch is known by its time.
+const t0 = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
 /** Batch n's samples all carry its own collection time, so rows can be counted per batch. */
 const collectedAt = (n: number) => new Date(t0 + n * 1000).toISOString();
 
@@ -111,10 +113,10 @@ describe.runIf(TEST_PG_URL)('a host killed with SIGKILL during batched ingest (P
     try {
       const prisma = host.services.prisma;
       const rowsPerBatch = async () => {
-        const rows = await prisma.$queryRawUnsafe<Array<{ ts: Date; n: number }>>(
-          `SELECT ts, count(*)::int AS n FROM metrics.pod_raw GROUP BY ts`,
+        const rows = await prisma.$queryRawUnsafe<Array<{ t: number; n: number }>>(
+          `SELECT ${rawEpochMs('ts')} AS t, count(*)::int AS n FROM metrics.pod_raw GROUP BY ts`,
         );
-        return new Map(rows.map((r) => [r.ts.toISOString(), r.n]));
+        return new Map(rows.map((r) => [new Date(Number(r.t)).toISOString(), r.n]));
       };
       const storedIds = async () =>
         new Set(

@@ -60,6 +60,23 @@ for (const [label, kind] of TEST_DATABASES) {
         })
       ).rows.map((r) => [r.nodeName, r.cpuLimitCores]);
 
+    it('keeps a sample to its whole second, read alike from the raw samples and the rollups', async () => {
+      // A 20-minute window reads raw samples, a 2-day one the newest row's latest sample time.
+      const at = Math.floor(now / 1000) * 1000 - 30_000;
+      const ms = { ...pod(0, { clusterName: 'ms' }), collectedAt: new Date(at + 750) } as MetricRecord;
+      await store.write({ clusterName: 'ms', records: [ms] });
+      for (const minutes of [20, 2880]) {
+        const rows = await store.pods({
+          from: new Date(now - minutes * 60_000),
+          to: new Date(now + 1000),
+          limit: 1000,
+          clusterName: 'ms',
+        });
+        expect(rows.resolution === 'raw').toBe(minutes === 20);
+        expect(rows.rows.map((r) => r.timestamp.getTime())).toEqual([at]);
+      }
+    });
+
     it('reads the latest node and limit after they changed, and the first again once changed back', async () => {
       await store.write({ clusterName: 'c1', records: [pod(3)] });
       await store.write({ clusterName: 'c1', records: [pod(2, { nodeName: 'node-b', cpuLimitCores: 1 })] });

@@ -329,7 +329,8 @@ describe('metrics read routes', () => {
     // average row carries its step's start: on this host (100 rows, 50 points per node) an hour at
     // 48 hours and 6 hours at 7 days.
     const key = (await makeKey(m, 'longview')).key;
-    const latest = Date.now() - 61_500;
+    // A whole second: the PostgreSQL store keeps a sample's time to the second.
+    const latest = Math.floor(Date.now() / 1000) * 1000 - 61_000;
     const samples = ['n-1', 'n-2'].flatMap((node) =>
       Array.from({ length: 180 }, (_, i) => ({
         kind: 'node',

@@ -8,7 +8,8 @@ import type { StoredLevel } from './read-plan.js';
  *
  * Conventions every engine keeps:
  *  - cluster names arrive and are compared in lower case (normalizeCluster);
- *  - times are Dates (UTC instants); `from`/`to` bound a window as from <= t < to;
+ *  - times are Dates (UTC instants); `from`/`to` bound a window as from <= t < to; a sample's
+ *    time may be kept to the whole second only (the PostgreSQL store drops milliseconds);
  *  - `clusters` on a query is the caller's visible set: undefined = every cluster (administrators),
  *    an array = only those (a user's assignments; [] sees nothing);
  *  - every list is bounded by its `limit`; an engine returns at most `limit` rows and says whether

@@ -4,7 +4,7 @@
  * once, where a DELETE would leave dead rows for vacuum to find).
  */
 import type { Level, SampleKind } from './tables.js';
-import { PARTITION_WIDTH, tableName } from './tables.js';
+import { PARTITION_WIDTH, rawBound, tableName } from './tables.js';
 
 const DAY_MS = 86_400_000;
 
@@ -52,10 +52,15 @@ export function rangeOfName(kind: SampleKind, level: Level, name: string): Parti
   return partitionFor(kind, level, new Date(Date.UTC(y, m, d)));
 }
 
+/** A partition's bounds as its table's key holds them: raw seconds (tables.ts), or times. */
+function bound(level: Level, t: Date): string {
+  return level === 'raw' ? String(rawBound(t)) : `'${t.toISOString()}'`;
+}
+
 export function createPartitionSql(kind: SampleKind, level: Level, p: PartitionRange): string {
   return (
     `CREATE TABLE IF NOT EXISTS metrics.${p.name} PARTITION OF metrics.${tableName(kind, level)} ` +
-    `FOR VALUES FROM ('${p.from.toISOString()}') TO ('${p.to.toISOString()}')`
+    `FOR VALUES FROM (${bound(level, p.from)}) TO (${bound(level, p.to)})`
   );
 }
 

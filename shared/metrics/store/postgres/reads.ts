@@ -10,7 +10,7 @@
  */
 import type { ReadPlan } from '../read-plan.js';
 import { stepStart } from '../read-plan.js';
-import { readColumn, type SampleKind, tableName } from './tables.js';
+import { rawBound, rawEpochMs, readColumn, type SampleKind, tableName } from './tables.js';
 
 export interface Statement {
   text: string;
@@ -56,16 +56,18 @@ export function samplesRowsSql(
   ids: number[],
 ): Statement {
   const table = `metrics.${tableName(kind, plan.level)}`;
-  const ts = plan.level === 'raw' ? 'x.ts' : 'x.bucket';
-  // Epoch milliseconds. A raw time may hold a fraction of a millisecond, so it is computed in
-  // numeric (exact); a bucket or step starts on a whole second, which float8 holds exactly, and
-  // float8 arithmetic on the sort and group key cost a fraction of numeric's (a day of a namespace:
-  // 17,400 groups of 34,680 buckets).
-  const epochMs = (t: string) =>
-    plan.level === 'raw' ? `(extract(epoch FROM ${t}) * 1000)::float8` : `date_part('epoch', ${t}) * 1000`;
-  const from = plan.level === 'raw' ? q.from : stepStart(q.from, plan.stepMs);
-  const params: unknown[] = [ids, from.toISOString(), q.to.toISOString()];
-  const where = `x.series_id = ANY($1::integer[]) AND ${ts} >= $2::timestamptz AND ${ts} < $3::timestamptz`;
+  const raw = plan.level === 'raw';
+  const ts = raw ? 'x.ts' : 'x.bucket';
+  // Epoch milliseconds, in float8 (exact for whole seconds): a raw time is whole seconds since
+  // 2000 (tables.ts); a bucket or step starts on a whole second, and float8 arithmetic on the sort
+  // and group key cost a fraction of numeric's (a day of a namespace: 17,400 groups of 34,680 buckets).
+  const epochMs = (t: string) => (raw ? rawEpochMs(t) : `date_part('epoch', ${t}) * 1000`);
+  const from = raw ? q.from : stepStart(q.from, plan.stepMs);
+  const params: unknown[] = raw
+    ? [ids, rawBound(from), rawBound(q.to)]
+    : [ids, from.toISOString(), q.to.toISOString()];
+  const type = raw ? 'integer' : 'timestamptz';
+  const where = `x.series_id = ANY($1::integer[]) AND ${ts} >= $2::${type} AND ${ts} < $3::${type}`;
   const grouped = plan.level !== 'raw' && plan.stepMs > (plan.level === '5m' ? 300_000 : 3_600_000);
   const values = columns.map(
     (c) => `${readColumn(kind, c, plan.level, grouped)}::${castOf(kind, c)} AS ${c}`,

@@ -61,6 +61,9 @@ import {
   NODE,
   POD,
   PVC,
+  RAW_EPOCH_S,
+  rawBound,
+  rawSeconds,
   rollupCasts,
   rollupMerge,
   SAMPLE_KINDS,
@@ -208,7 +211,7 @@ const SERIES_SQL = new Map<SeriesSpec, string>(
  */
 function sampleWriteSql(kind: SampleKind): string {
   const names = ['ts', 'series_id', ...kind.columns.map((c) => c.name)];
-  const casts = ['timestamptz', 'integer', ...kind.columns.map((c) => c.type)];
+  const casts = ['integer', 'integer', ...kind.columns.map((c) => c.type)];
   const merge = rollupMerge(kind);
   const r5 = rollupUpsertSql(kind, '5m', names.length + 1, merge);
   const r1 = rollupUpsertSql(kind, '1h', names.length + rollupCasts(kind).length + 1, merge);
@@ -704,12 +707,16 @@ export class PostgresMetricsStore implements MetricsStore {
     const listed = await this.query<{ parent: string; name: string }>(listPartitionsSql());
     for (const kind of SAMPLE_KINDS) {
       for (const level of LEVELS) {
-        const ts = level === 'raw' ? 'ts' : 'bucket';
         for (const p of partitionsIn(listed, kind, level)) {
           if (p.to.getTime() <= cutoff.getTime()) await this.dropPartition(p.name);
           else if (p.from.getTime() < cutoff.getTime()) {
             // The one partition the cutoff falls in: a DELETE bounded to it.
-            await this.exec(`DELETE FROM metrics.${p.name} WHERE ${ts} < $1::timestamptz`, iso(cutoff));
+            await this.exec(
+              level === 'raw'
+                ? `DELETE FROM metrics.${p.name} WHERE ts < $1::integer`
+                : `DELETE FROM metrics.${p.name} WHERE bucket < $1::timestamptz`,
+              level === 'raw' ? rawBound(cutoff) : iso(cutoff),
+            );
           }
         }
       }
@@ -1023,23 +1030,18 @@ function sampleColumns(
     ids,
     values: w.table.columns.map(() => new Array(n)),
   };
-  const isoTs = new Array<string>(n);
-  // A cycle's records share one collection time: its text is made once.
-  let lastMs = Number.NaN;
-  let lastIso = '';
+  // The raw table's times: whole seconds since 2000 (tables.ts). The rollups get the same whole
+  // second, so a bucket's latest time is its latest raw sample's.
+  const rawTs = new Array<number>(n);
   for (let i = 0; i < n; i++) {
     const r = records[i]!;
-    const ms = r.collectedAt.getTime();
-    if (ms !== lastMs) {
-      lastMs = ms;
-      lastIso = iso(r.collectedAt);
-    }
-    s.ts[i] = ms;
-    isoTs[i] = lastIso;
+    const seconds = rawSeconds(r.collectedAt.getTime());
+    rawTs[i] = seconds;
+    s.ts[i] = (seconds + RAW_EPOCH_S) * 1000;
     const values = w.values(r.data as never, states);
     for (let c = 0; c < values.length; c++) s.values[c]![i] = values[c];
   }
-  return [isoTs, ids, ...s.values, ...rollupArrays(w.table, '5m', s), ...rollupArrays(w.table, '1h', s)];
+  return [rawTs, ids, ...s.values, ...rollupArrays(w.table, '5m', s), ...rollupArrays(w.table, '1h', s)];
 }
 
 /** The batch's records by kind, in the order they came. */
