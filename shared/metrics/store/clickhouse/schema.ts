@@ -9,7 +9,8 @@ import type { ClickHouseClient } from '@clickhouse/client';
  * - Samples (pods, nodes, PVCs): MergeTree partitioned by day, ordered by the series key then time,
  *   so one container's samples sit together and compress to a few bytes each: time with
  *   DoubleDelta (a fixed collection interval becomes ~0 bits), gauges with Gorilla, names
- *   LowCardinality, everything then ZSTD. The TTL drops whole day parts (ttl_only_drop_parts).
+ *   LowCardinality (but a pod sample's own names, see OPT_TEXT, and its labels' JSON text),
+ *   everything then ZSTD. The TTL drops whole day parts (ttl_only_drop_parts).
  * - Rollups: a materialized view per resolution feeds an AggregatingMergeTree of 5-minute and
  *   hourly buckets, written in the same INSERT as the samples, so long windows read a few rows per
  *   series instead of every sample, and outlive the raw rows (their own TTL). Each view costs every
@@ -80,17 +81,19 @@ const NAME = 'LowCardinality(String)';
 const OPT_NAME = 'LowCardinality(Nullable(String))';
 // A pod sample's own names (node, state, owner, last termination reason): read back only by the
 // rollups' views, the sample lists' newest rows and the rightsizing read, never filtered on.
-// Parsing a LowCardinality(Nullable(String)) costs the engine ~3 times a plain nullable string a
-// row (its dictionary lookup), and a pod sample has five of them; sorted by container, the same
-// name repeats row after row, so ZSTD keeps them as small (docs/benchmarks.md).
-const OPT_TEXT = 'Nullable(String) CODEC(ZSTD(1))';
+// Parsing a LowCardinality(Nullable(String)) costs the engine over twice a plain string a row
+// (0.57 µs against 0.18 measured alone: its dictionary lookup), and a pod sample has five of them. Sorted by container, the same
+// name repeats row after row: ZSTD at level 3 keeps ~0.01 byte a sample of it, where level 1 left
+// ~0.3 (each 5,000-row insert compressed no measurably slower; docs/benchmarks.md).
+const OPT_TEXT = 'Nullable(String) CODEC(ZSTD(3))';
 /** The pod sample's names of OPT_TEXT type (LowCardinality(Nullable(String)) in stores made before). */
 const POD_TEXT_COLUMNS = ['node_name', 'pod_state', 'owner_kind', 'owner_name', 'last_termination_reason'];
 // A pod's labels as the JSON object text the client sends (the insert reads JSON objects as
-// strings): what the hourly rollup keeps and the cost allocation reads. A Map column cost the
-// engine ~1 µs a sample to parse with one label and ~6 with six, and the view as much again to
-// turn it back into JSON (docs/benchmarks.md).
-const LABELS = 'String CODEC(ZSTD(1))';
+// strings): what the hourly rollup keeps and the cost allocation reads. The Map it replaces and
+// the five names above took ~3.5 of a sample's ~8 µs of parsing with one label and ~6 of ~12 with
+// six, besides the view's turning the Map back into JSON (docs/benchmarks.md). Level 3 for the
+// same reason as OPT_TEXT.
+const LABELS = 'String CODEC(ZSTD(3))';
 
 interface RollupSpec {
   kind: 'pod' | 'node' | 'pvc';
@@ -140,7 +143,7 @@ const ROLLUPS: RollupSpec[] = [
     // What the Kubernetes cost allocation needs besides usage and node: each attribute an argMax
     // state of its own over a plain String or Float64 (ClickHouse merges those with its fast string
     // and number paths; one argMax over a tuple holding a map went through its generic value path,
-    // ~5 times slower, see docs/benchmarks.md); labels as their JSON text for the same reason; an
+    // ~5 times slower, see docs/benchmarks.md); labels as the JSON text pod_raw holds; an
     // empty string stands for a missing owner.
     hourly: [
       ['cpu_request_cores', LAST_NUMBER, "argMaxState(CAST(cpu_request_cores, 'Nullable(Float64)'), ts)"],
