@@ -241,7 +241,12 @@ if (!SKIP.has('engine')) {
           values: body,
           format: 'JSONCompactEachRow',
           columns: rows.columns,
-          settings: { async_insert: 0, optimize_on_insert: 0, insert_deduplication_token: randomUUID() },
+          settings: {
+            async_insert: 0,
+            optimize_on_insert: 0,
+            input_format_json_read_objects_as_strings: 1,
+            insert_deduplication_token: randomUUID(),
+          },
         });
         byTarget.get(target)!.push((cpuNow() - t1) / size);
         if (target === 'pod_raw') text.push((t1 - t0) / size);

@@ -517,12 +517,51 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
   }, 180_000);
 
   /**
+   * Turns the pod samples of a store made now (no samples yet) into the layout before their labels
+   * were JSON text: labels a Map, the five names LowCardinality(Nullable(String)), pod_1h's view
+   * turning the Map into JSON.
+   */
+  function toMapLabelsLayout(db: string) {
+    const q = (sql: string) => bridge.session.query(sql);
+    q(`DROP VIEW ${db}.pod_1h_mv`);
+    q(`ALTER TABLE ${db}.pod_raw DROP COLUMN labels`);
+    q(
+      `ALTER TABLE ${db}.pod_raw ADD COLUMN labels Map(LowCardinality(String), LowCardinality(String)) AFTER owner_name`,
+    );
+    q(
+      `ALTER TABLE ${db}.pod_raw ${[
+        'node_name',
+        'pod_state',
+        'owner_kind',
+        'owner_name',
+        'last_termination_reason',
+      ]
+        .map((c) => `MODIFY COLUMN ${c} LowCardinality(Nullable(String))`)
+        .join(', ')}`,
+    );
+    const last = (type: string) => `argMaxState(${type}, ts)`;
+    q(`CREATE MATERIALIZED VIEW ${db}.pod_1h_mv TO ${db}.pod_1h AS
+       SELECT cluster, namespace, pod, container, toStartOfHour(ts) AS bucket, count() AS samples,
+         avgState(cpu_usage_cores) AS cpu_usage_cores, avgState(cpu_limit_cores) AS cpu_limit_cores,
+         avgState(memory_usage_bytes) AS memory_usage_bytes, avgState(memory_limit_bytes) AS memory_limit_bytes,
+         ${last("CAST(node_name, 'Nullable(String)')")} AS node_name, ${last("CAST(pod_state, 'Nullable(String)')")} AS pod_state,
+         max(restart_count) AS restart_count, max(pod_age) AS pod_age,
+         ${last("CAST(cpu_request_cores, 'Nullable(Float64)')")} AS cpu_request_cores,
+         ${last("CAST(memory_request_bytes, 'Nullable(Float64)')")} AS memory_request_bytes,
+         ${last("assumeNotNull(ifNull(toString(owner_kind), ''))")} AS owner_kind,
+         ${last("assumeNotNull(ifNull(toString(owner_name), ''))")} AS owner_name,
+         ${last("toJSONString(CAST(labels, 'Map(String, String)'))")} AS labels, max(ts) AS last_seen
+       FROM ${db}.pod_raw GROUP BY cluster, namespace, pod, container, bucket`);
+  }
+
+  /**
    * Turns a store made now into the previous layout: pod_1h, node_1h and pvc_1h without last_seen
    * (pod_1h without the cost attributes either) and their views without them, a pod cost rollup
    * of its own (`k8s_pod_1h`, of the given layout) and a `seen` table fed by views.
    */
   function toPreviousLayout(db: string, costLayout: 1 | 2) {
     const q = (sql: string) => bridge.session.query(sql);
+    toMapLabelsLayout(db);
     for (const kind of ['pod', 'node', 'pvc']) {
       q(`DROP VIEW ${db}.${kind}_1h_mv`);
       q(`ALTER TABLE ${db}.${kind}_1h DROP PROJECTION seen`);
@@ -703,6 +742,69 @@ describe.skipIf(!CHDB_AVAILABLE)('ClickHouse metrics store (chDB through the HTT
     expect(bridge.session.query(`SELECT count() FROM ${older}.k8s_pod_1h_v1`, 'TabSeparated').trim()).toBe(
       '1',
     );
+    await reopened.close();
+  }, 180_000);
+
+  it('turns pod samples with Map labels into plain names and JSON labels in place', async () => {
+    const older = newDatabase();
+    const open = () => openStore(older);
+    await (await open()).close();
+    toMapLabelsLayout(older);
+    const ts = (minutes: number) => `toDateTime64('${chTime(at(minutes))}', 3, 'UTC')`;
+    bridge.session.query(
+      `INSERT INTO ${older}.pod_raw (cluster, namespace, pod, container, ts, cpu_usage_cores, memory_usage_bytes,
+         cpu_request_cores, memory_request_bytes, node_name, pod_state, restart_count, owner_kind, owner_name, labels)
+       VALUES ('prod', 'web', 'api-1', 'api', ${ts(0)}, 0.2, 2e8, 0.5, 1e9, 'aks-np1-0', 'Running', 0, 'Deployment',
+         'api', map('team', 'a'))`,
+    );
+    const reopened = await open();
+    const types = bridge.session
+      .query(
+        `SELECT name, type FROM system.columns WHERE database = '${older}' AND table = 'pod_raw'
+           AND name IN ('labels', 'node_name', 'owner_kind') ORDER BY name`,
+        'TabSeparated',
+      )
+      .trim();
+    expect(types).toBe('labels\tString\nnode_name\tNullable(String)\nowner_kind\tNullable(String)');
+    // A sample of the new layout, its pod state missing, its labels with a key ClickHouse's JSON
+    // output would escape ('/'), in the same hour.
+    await reopened.write({
+      clusterName: 'prod',
+      records: [
+        node(0, onNode),
+        node(30, onNode),
+        pod(30, {
+          cpuUsageCores: 0.4,
+          memoryUsageBytes: 4e8,
+          nodeName: 'aks-np1-0',
+          podState: null,
+          labels: { team: 'b', 'app.kubernetes.io/name': 'api "v2"' },
+          ...spec,
+        }),
+      ],
+    });
+    const raw = await reopened.pods({ from: at(-5), to: at(35), limit: 10, resolution: 'raw' });
+    expect(raw.rows.map((r) => [r.timestamp, r.nodeName, r.podState])).toEqual([
+      [at(30), 'aks-np1-0', null],
+      [at(0), 'aks-np1-0', 'Running'],
+    ]);
+    const check = async (s: ClickHouseMetricsStore) => {
+      const usage = await new ClickHouseUsageSource(s).day('prod', T0.toISOString().slice(0, 10));
+      // The hour's last sample gives the owner and labels: the one written after the change.
+      expect(usage.containerHours).toEqual([
+        expect.objectContaining({
+          node: 'aks-np1-0',
+          workload: 'Deployment/api',
+          labels: { team: 'b', 'app.kubernetes.io/name': 'api "v2"' },
+          cpuUsageCores: expect.closeTo(0.3, 9),
+          seen: 1,
+        }),
+      ]);
+    };
+    await check(reopened);
+    // Opening again changes nothing.
+    await (await open()).close();
+    await check(reopened);
     await reopened.close();
   }, 180_000);
 

@@ -9,7 +9,8 @@ import type { ClickHouseClient } from '@clickhouse/client';
  * - Samples (pods, nodes, PVCs): MergeTree partitioned by day, ordered by the series key then time,
  *   so one container's samples sit together and compress to a few bytes each: time with
  *   DoubleDelta (a fixed collection interval becomes ~0 bits), gauges with Gorilla, names
- *   LowCardinality, everything then ZSTD. The TTL drops whole day parts (ttl_only_drop_parts).
+ *   LowCardinality (but a pod sample's own names, see OPT_TEXT, and its labels' JSON text),
+ *   everything then ZSTD. The TTL drops whole day parts (ttl_only_drop_parts).
  * - Rollups: a materialized view per resolution feeds an AggregatingMergeTree of 5-minute and
  *   hourly buckets, written in the same INSERT as the samples, so long windows read a few rows per
  *   series instead of every sample, and outlive the raw rows (their own TTL). Each view costs every
@@ -78,6 +79,21 @@ const BYTES = 'UInt64 CODEC(Delta, ZSTD(1))';
 const OPT_BYTES = 'Nullable(UInt64) CODEC(Delta, ZSTD(1))';
 const NAME = 'LowCardinality(String)';
 const OPT_NAME = 'LowCardinality(Nullable(String))';
+// A pod sample's own names (node, state, owner, last termination reason): read back only by the
+// rollups' views, the sample lists' newest rows and the rightsizing read, never filtered on.
+// Parsing a LowCardinality(Nullable(String)) costs the engine over twice a plain string a row
+// (0.57 µs against 0.18 measured alone: its dictionary lookup), and a pod sample has five of them. Sorted by container, the same
+// name repeats row after row: ZSTD at level 3 keeps ~0.01 byte a sample of it, where level 1 left
+// ~0.3 (each 5,000-row insert compressed no measurably slower; docs/benchmarks.md).
+const OPT_TEXT = 'Nullable(String) CODEC(ZSTD(3))';
+/** The pod sample's names of OPT_TEXT type (LowCardinality(Nullable(String)) in stores made before). */
+const POD_TEXT_COLUMNS = ['node_name', 'pod_state', 'owner_kind', 'owner_name', 'last_termination_reason'];
+// A pod's labels as the JSON object text the client sends (the insert reads JSON objects as
+// strings): what the hourly rollup keeps and the cost allocation reads. The Map it replaces and
+// the five names above took ~3.5 of a sample's ~8 µs of parsing with one label and ~6 of ~12 with
+// six, besides the view's turning the Map back into JSON (docs/benchmarks.md). Level 3 for the
+// same reason as OPT_TEXT.
+const LABELS = 'String CODEC(ZSTD(3))';
 
 interface RollupSpec {
   kind: 'pod' | 'node' | 'pvc';
@@ -127,7 +143,7 @@ const ROLLUPS: RollupSpec[] = [
     // What the Kubernetes cost allocation needs besides usage and node: each attribute an argMax
     // state of its own over a plain String or Float64 (ClickHouse merges those with its fast string
     // and number paths; one argMax over a tuple holding a map went through its generic value path,
-    // ~5 times slower, see docs/benchmarks.md); labels as their JSON text for the same reason; an
+    // ~5 times slower, see docs/benchmarks.md); labels as the JSON text pod_raw holds; an
     // empty string stands for a missing owner.
     hourly: [
       ['cpu_request_cores', LAST_NUMBER, "argMaxState(CAST(cpu_request_cores, 'Nullable(Float64)'), ts)"],
@@ -138,7 +154,7 @@ const ROLLUPS: RollupSpec[] = [
       ],
       ['owner_kind', LAST_STRING, "argMaxState(assumeNotNull(ifNull(toString(owner_kind), '')), ts)"],
       ['owner_name', LAST_STRING, "argMaxState(assumeNotNull(ifNull(toString(owner_name), '')), ts)"],
-      ['labels', LAST_STRING, "argMaxState(toJSONString(CAST(labels, 'Map(String, String)')), ts)"],
+      ['labels', LAST_STRING, 'argMaxState(labels, ts)'],
     ],
   },
   {
@@ -206,14 +222,14 @@ function sampleTables(db: string, r: Retention): Array<[string, string]> {
   memory_limit_bytes ${OPT_BYTES},
   cpu_request_cores ${OPT_CORES},
   memory_request_bytes ${OPT_BYTES},
-  node_name ${OPT_NAME},
-  pod_state ${OPT_NAME},
+  node_name ${OPT_TEXT},
+  pod_state ${OPT_TEXT},
   restart_count UInt32 CODEC(T64, ZSTD(1)),
   pod_age Nullable(Int64) CODEC(DoubleDelta, ZSTD(1)),
-  owner_kind ${OPT_NAME},
-  owner_name ${OPT_NAME},
-  labels Map(LowCardinality(String), LowCardinality(String)) CODEC(ZSTD(1)),
-  last_termination_reason ${OPT_NAME}
+  owner_kind ${OPT_TEXT},
+  owner_name ${OPT_TEXT},
+  labels ${LABELS},
+  last_termination_reason ${OPT_TEXT}
 ) ENGINE = MergeTree
 PARTITION BY toDate(ts)
 ORDER BY (cluster, namespace, pod, container, ts)
@@ -281,14 +297,30 @@ function rollupColumns(spec: RollupSpec, suffix: '5m' | '1h'): Array<[string, st
     : [...spec.columns, LAST_SEEN];
 }
 
+/** The hourly labels' state over a pod_raw whose labels are still a Map (a store made before). */
+const MAP_LABELS_STATE = "argMaxState(toJSONString(CAST(labels, 'Map(String, String)')), ts)";
+
+/**
+ * The rollup's columns as `expr AS name`; `mapLabels` when pod_raw's labels are still a Map (a
+ * store of an earlier layout, until migratePodSamples has run).
+ */
+function rollupSelect(columns: Array<[string, string, string]>, mapLabels: boolean): string {
+  return columns
+    .map(([name, , expr]) => `${mapLabels && name === 'labels' ? MAP_LABELS_STATE : expr} AS ${name}`)
+    .join(',\n  ');
+}
+
 /** The view filling a rollup from its raw table. */
-function rollupView(db: string, spec: RollupSpec, res: (typeof RESOLUTIONS)[number]): string {
+function rollupView(
+  db: string,
+  spec: RollupSpec,
+  res: (typeof RESOLUTIONS)[number],
+  mapLabels = false,
+): string {
   const table = `${spec.kind}_${res.suffix}`;
   return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${table}_mv TO ${db}.${table} AS
 SELECT ${spec.key.join(', ')}, ${res.bucket} AS bucket, count() AS samples,
-  ${rollupColumns(spec, res.suffix)
-    .map(([name, , expr]) => `${expr} AS ${name}`)
-    .join(',\n  ')}
+  ${rollupSelect(rollupColumns(spec, res.suffix), mapLabels)}
 FROM ${db}.${spec.kind}_raw
 GROUP BY ${spec.key.join(', ')}, bucket`;
 }
@@ -568,9 +600,9 @@ export async function ensureSchema(
   r: Retention,
 ): Promise<{ legacySeen: boolean }> {
   await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${db}` });
-  const columns = await selectRows<{ table: string; name: string }>(
+  const columns = await selectRows<{ table: string; name: string; type: string }>(
     client,
-    'SELECT table, name FROM system.columns WHERE database = {db:String}',
+    'SELECT table, name, type FROM system.columns WHERE database = {db:String}',
     { db },
   );
   const existing = new Set(columns.map((c) => c.table));
@@ -580,7 +612,15 @@ export async function ensureSchema(
     { db },
   );
   for (const v of views) existing.add(v.name);
-  await migrateHourlyRollups(client, db, columns, views);
+  // pod_raw's labels still a Map: the views the hourly rollups' migration makes read them as such,
+  // and its copy of an earlier cost rollup from the samples too; migratePodSamples then changes the
+  // column and the view (before the CREATE ... IF NOT EXISTS below, which ClickHouse checks against
+  // the tables even when the view exists).
+  const mapLabels = columns.some(
+    (c) => c.table === 'pod_raw' && c.name === 'labels' && c.type.startsWith('Map'),
+  );
+  await migrateHourlyRollups(client, db, columns, views, mapLabels);
+  await migratePodSamples(client, db, columns);
   // A cost rollup of the first layout (one argMax over a tuple of every attribute) is set aside as
   // <table>_v1, its view dropped, and the table made again from the samples still stored: the
   // hours older than those stay readable in <table>_v1 until an operator drops it.
@@ -643,6 +683,7 @@ async function migrateHourlyRollups(
   db: string,
   columns: Array<{ table: string; name: string }>,
   views: Array<{ name: string; as_select: string }>,
+  mapLabels: boolean,
 ): Promise<void> {
   const tables = new Set(columns.map((c) => c.table));
   const has = (table: string, column: string) => columns.some((c) => c.table === table && c.name === column);
@@ -670,7 +711,7 @@ async function migrateHourlyRollups(
       const view = views.find((v) => v.name === `${table}_mv`);
       if (view && !view.as_select.includes('last_seen')) {
         await client.command({ query: `DROP VIEW IF EXISTS ${db}.${table}_mv` });
-        await client.command({ query: rollupView(db, spec, res) });
+        await client.command({ query: rollupView(db, spec, res, mapLabels) });
       }
       if (res.suffix === '1h' && !created.get(table)?.includes('PROJECTION seen')) {
         // Built for the parts already there by a mutation in the background; until it is done
@@ -696,7 +737,7 @@ async function migrateHourlyRollups(
   await client.command({
     query: `INSERT INTO ${target}
 SELECT ${pod.key.join(', ')}, ${hourly.bucket} AS bucket, 0 AS samples,
-  ${attributes.map(([name, , expr]) => `${expr} AS ${name}`).join(',\n  ')}
+  ${rollupSelect(attributes, mapLabels)}
 FROM ${db}.pod_raw
 GROUP BY ${pod.key.join(', ')}, bucket`,
   });
@@ -711,6 +752,44 @@ FROM ${db}.k8s_pod_1h`,
   } else {
     await client.command({ query: `RENAME TABLE ${db}.k8s_pod_1h TO ${db}.k8s_pod_1h_v1` });
   }
+}
+
+/**
+ * Brings pod_raw of an earlier layout to this one: its five names from LowCardinality(Nullable(String))
+ * to Nullable(String), its labels from a Map to their JSON text, and pod_1h's view to one that keeps
+ * that text as it is. A type change of a column is a mutation ClickHouse runs in the background;
+ * parts not yet rewritten are read through the new type meanwhile, so the change is one statement
+ * at start. The hourly view is dropped first and made again after (it would fail on the other
+ * type): a batch written in between is missed by the hourly rollup; that window is two statements
+ * long and only exists at this first start. An instance of the earlier layout still writing meanwhile
+ * keeps working: its labels objects are read as their text, its names as they are.
+ *
+ * Samples stored before keep their labels as ClickHouse writes a Map as text (`{'team':'a'}`, not
+ * JSON; ClickHouse has no cast back from it): nothing reads pod_raw's labels but the hourly view,
+ * which sees new samples only, and the copy of an earlier cost rollup into pod_1h
+ * (migrateHourlyRollups), which runs before this. They expire with the raw retention.
+ */
+async function migratePodSamples(
+  client: ClickHouseClient,
+  db: string,
+  columns: Array<{ table: string; name: string; type: string }>,
+): Promise<void> {
+  const stale = columns.filter(
+    (c) =>
+      c.table === 'pod_raw' &&
+      ((c.name === 'labels' && c.type.startsWith('Map')) ||
+        (POD_TEXT_COLUMNS.includes(c.name) && c.type.startsWith('LowCardinality'))),
+  );
+  if (stale.length === 0) return;
+  const pod = ROLLUPS.find((s) => s.kind === 'pod')!;
+  const hourly = RESOLUTIONS.find((res) => res.suffix === '1h')!;
+  await client.command({ query: `DROP VIEW IF EXISTS ${db}.pod_1h_mv` });
+  await client.command({
+    query: `ALTER TABLE ${db}.pod_raw ${stale
+      .map((c) => `MODIFY COLUMN ${c.name} ${c.name === 'labels' ? LABELS : OPT_TEXT}`)
+      .join(', ')}`,
+  });
+  await client.command({ query: rollupView(db, pod, hourly) });
 }
 
 async function selectRows<T>(client: ClickHouseClient, query: string, params: Record<string, unknown>) {

@@ -228,6 +228,9 @@ export class ClickHouseMetricsStore implements MetricsStore {
             // JSON allows a lone UTF-16 surrogate ("\ud800") that ClickHouse would refuse, failing
             // the whole batch for one odd character: it is kept as written instead.
             input_format_json_throw_on_bad_escape_sequence: 0,
+            // A pod's labels object goes into a String column as its JSON text (schema.ts), the
+            // default since ClickHouse 23 but set here for servers configured otherwise.
+            input_format_json_read_objects_as_strings: 1,
             ...(batch.batchId !== undefined
               ? { insert_deduplication_token: `${cluster}/${batch.batchId}/${t.table}` }
               : {}),
