@@ -44,6 +44,7 @@ import type {
   WriteResult,
 } from '../contract.js';
 import { planRead } from '../read-plan.js';
+import { paramCasts } from './array-params.js';
 import { clearCostDays, dropCostDaysBefore, markLateDays } from './cost-days.js';
 import {
   createPartitionSql,
@@ -53,7 +54,7 @@ import {
   partitionsIn,
 } from './partitions.js';
 import { parseSampleRows, samplesSql, seriesSql } from './reads.js';
-import { plainArray, rollupArrays, rollupUpsertSql, type SampleArrays } from './rollups.js';
+import { rollupArrays, rollupUpsertSql, type SampleArrays } from './rollups.js';
 import { type Exec, pgSql, prismaSql, type Query, retryTransient, type Sql } from './sql.js';
 import {
   LEVELS,
@@ -220,6 +221,10 @@ function sampleWriteSql(kind: SampleKind): string {
 }
 
 const SAMPLE_SQL = new Map<SampleKind, string>(SAMPLE_KINDS.map((k) => [k, sampleWriteSql(k)]));
+/** Each sample statement's parameter types, read from its text: how its column arrays are sent. */
+const SAMPLE_CASTS = new Map<SampleKind, string[]>(
+  SAMPLE_KINDS.map((k) => [k, paramCasts(SAMPLE_SQL.get(k)!)]),
+);
 
 /** Keeps the newest record per key (a batch may carry two cycles of the same container). */
 function newestByKey<T extends { collectedAt: Date }>(items: T[], keyOf: (t: T) => string): Map<string, T> {
@@ -299,7 +304,8 @@ export class PostgresMetricsStore implements MetricsStore {
         const records = byKind[w.kind] as SampleRecord[];
         if (!records.length) continue;
         const ids = await this.seriesIds(query, w, records, learned);
-        await exec(SAMPLE_SQL.get(w.table)!, ...sampleColumns(w, records, ids, states).map(plainArray));
+        const columns = sampleColumns(w, records, ids, states);
+        await exec(SAMPLE_SQL.get(w.table)!, ...this.sql.arrays(SAMPLE_CASTS.get(w.table)!, columns));
       }
       await markLateDays(exec, batch.records, this.now());
       const logs = byKind.podLog;
@@ -1010,7 +1016,10 @@ const SAMPLE_WRITERS: SampleWriter[] = [
   }),
 ];
 
-/** Parameters of the sample statement: the raw columns (ts, series_id, the writer's values), then each rollup's rows. */
+/**
+ * Column arrays of the sample statement: the raw columns (ts as epoch milliseconds, series_id,
+ * the writer's values), then each rollup's rows.
+ */
 function sampleColumns(
   w: SampleWriter,
   records: SampleRecord[],
@@ -1023,23 +1032,13 @@ function sampleColumns(
     ids,
     values: w.table.columns.map(() => new Array(n)),
   };
-  const isoTs = new Array<string>(n);
-  // A cycle's records share one collection time: its text is made once.
-  let lastMs = Number.NaN;
-  let lastIso = '';
   for (let i = 0; i < n; i++) {
     const r = records[i]!;
-    const ms = r.collectedAt.getTime();
-    if (ms !== lastMs) {
-      lastMs = ms;
-      lastIso = iso(r.collectedAt);
-    }
-    s.ts[i] = ms;
-    isoTs[i] = lastIso;
+    s.ts[i] = r.collectedAt.getTime();
     const values = w.values(r.data as never, states);
     for (let c = 0; c < values.length; c++) s.values[c]![i] = values[c];
   }
-  return [isoTs, ids, ...s.values, ...rollupArrays(w.table, '5m', s), ...rollupArrays(w.table, '1h', s)];
+  return [s.ts, ids, ...s.values, ...rollupArrays(w.table, '5m', s), ...rollupArrays(w.table, '1h', s)];
 }
 
 /** The batch's records by kind, in the order they came. */
