@@ -54,7 +54,15 @@ const plans = new WeakMap<object, ObjectPlan>();
 function hasKeysToRename(schema: unknown): boolean {
   const { s, shape } = unwrapped(schema);
   if (shape === 'object') return Object.keys((s as z.ZodObject).shape).length > 0;
-  return shape === 'array' || shape === 'union';
+  // A union renames through its object option only (normalizeKeys): a number-or-numeric-text
+  // field has nothing to rename, and counting it made every pod record a copy (1 µs a record).
+  if (shape === 'union') return hasKeysToRename(objectOption(s as z.ZodUnion));
+  return shape === 'array';
+}
+
+/** The option of a union that takes an object, whose spelling an object value gets. */
+function objectOption(s: z.ZodUnion): unknown {
+  return (s.options as unknown[]).find((o) => unwrapped(o).shape === 'object');
 }
 
 function planOf(s: z.ZodObject): ObjectPlan {
@@ -83,7 +91,7 @@ export function normalizeKeys(value: unknown, schema: unknown): unknown {
   const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
   // A union that takes an object (or something else): the object option's spelling.
   if (takes === 'union' && isObject) {
-    const option = ((s as z.ZodUnion).options as unknown[]).find((o) => unwrapped(o).shape === 'object');
+    const option = objectOption(s as z.ZodUnion);
     return option ? normalizeKeys(value, option) : value;
   }
   if (takes === 'array' && Array.isArray(value)) {

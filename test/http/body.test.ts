@@ -25,6 +25,24 @@ describe('request bodies', () => {
     expect(normalizeKeys({ userid: 'second', userId: 'exact' }, schema)).toEqual({ userId: 'exact' });
   });
 
+  it('renames inside a union only through its object option, and leaves a record spelled as the schema as it is', () => {
+    const withUnions = z.object({
+      cores: z.union([z.number(), z.string().transform(Number)]),
+      target: z.union([z.string(), z.object({ podName: z.string() })]).optional(),
+    });
+    // Nothing to rename: the very object comes back (a batch of thousands of records is not copied).
+    const asSent = { cores: '0.5' };
+    expect(normalizeKeys(asSent, withUnions)).toBe(asSent);
+    expect(normalizeKeys({ Cores: 1, target: { PODNAME: 'p' } }, withUnions)).toEqual({
+      cores: 1,
+      target: { podName: 'p' },
+    });
+    expect(normalizeKeys({ cores: 1, target: { PODNAME: 'p' } }, withUnions)).toEqual({
+      cores: 1,
+      target: { podName: 'p' },
+    });
+  });
+
   it('reports every invalid field by name', () => {
     try {
       validate(schema, { clusters: [{}] });

@@ -91,5 +91,28 @@ for (const [label, kind] of TEST_DATABASES) {
         ['node-a', 0.5],
       ]);
     });
+
+    it("keeps a new container's newest attributes when one batch carries several of its samples", async () => {
+      const other = (minutesAgo: number, nodeName: string) =>
+        pod(minutesAgo, { pod: 'worker-0', nodeName, cpuLimitCores: minutesAgo });
+      await store.write({
+        clusterName: 'c1',
+        batchId: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b',
+        records: [other(4, 'node-a'), other(1, 'node-c'), other(2, 'node-b')],
+      });
+      const rows = (
+        await store.pods({
+          from: new Date(now - 1_200_000),
+          to: new Date(now + 1000),
+          limit: 1000,
+          clusterName: 'c1',
+        })
+      ).rows.filter((r) => r.pod === 'worker-0');
+      expect(rows.map((r) => [r.nodeName, r.cpuLimitCores])).toEqual([
+        ['node-c', 1],
+        ['node-c', 1],
+        ['node-c', 1],
+      ]);
+    });
   });
 }

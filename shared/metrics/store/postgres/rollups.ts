@@ -27,7 +27,7 @@ const toNumber = (v: unknown, real: boolean): number => {
 
 /**
  * The rollup rows of `level` for the samples: column arrays in rollupColumnNames(kind) order
- * (bucket and last_ts as ISO text), one row per (series, bucket).
+ * (bucket and last_ts as epoch milliseconds), one row per (series, bucket).
  */
 export function rollupArrays(kind: SampleKind, level: RollupLevel, s: SampleArrays): unknown[][] {
   // Buckets start on whole multiples of the width since the epoch, as the rollups' date_bin from
@@ -98,14 +98,9 @@ export function rollupArrays(kind: SampleKind, level: RollupLevel, s: SampleArra
   }
   const out: unknown[][] = rollupColumnNames(kind).map(() => new Array(size));
   let r = 0;
-  for (const [bucket, groups] of byBucket) {
-    const bucketIso = new Date(bucket).toISOString();
+  for (const groups of byBucket.values()) {
     for (const g of groups.values()) {
-      out[0]![r] = bucketIso;
-      out[1]![r] = g[1];
-      out[2]![r] = g[2];
-      out[3]![r] = new Date(g[3] as number).toISOString();
-      for (let c = 4; c < g.length; c++) out[c]![r] = g[c];
+      for (let c = 0; c < g.length; c++) out[c]![r] = g[c];
       r++;
     }
   }
@@ -129,27 +124,4 @@ export function rollupUpsertSql(
     `SELECT * FROM unnest(${casts.map((c, n) => `$${first + n}::${c}[]`).join(', ')}) ` +
     `ON CONFLICT (series_id, bucket) DO UPDATE SET ${merge.join(', ')}`
   );
-}
-
-/** Characters that would need quoting inside a PostgreSQL array literal. */
-const NEEDS_QUOTES = /[{},"\\\s]|^null$/i;
-
-/**
- * A column's values as a PostgreSQL array literal, for values that need no quoting (numbers,
- * booleans, null, ISO times, digit texts): a join instead of pg's per-element escaping, which
- * cost about 4 µs a sample on a batch's ten-odd arrays. Anything else goes to pg as it is.
- */
-export function plainArray(values: unknown[]): unknown[] | string {
-  const parts = new Array<string>(values.length);
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if (v === null || v === undefined) parts[i] = 'NULL';
-    else if (typeof v === 'number') {
-      if (!Number.isFinite(v)) return values;
-      parts[i] = String(v);
-    } else if (typeof v === 'boolean') parts[i] = v ? 't' : 'f';
-    else if (typeof v === 'string' && v !== '' && !NEEDS_QUOTES.test(v)) parts[i] = v;
-    else return values;
-  }
-  return `{${parts.join(',')}}`;
 }

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { sleep } from '../../../app/sleep.js';
 import type { PrismaClient } from '../../../db/client.js';
+import { binaryArray, textArray } from './array-params.js';
 
 export type Exec = (sql: string, ...params: unknown[]) => Promise<number>;
 export type Query = <T>(sql: string, ...params: unknown[]) => Promise<T[]>;
@@ -21,6 +22,11 @@ export interface Sql {
   query: Query;
   queryArrays: QueryArrays;
   transaction<T>(fn: (exec: Exec, query: Query) => Promise<T>): Promise<T>;
+  /**
+   * A statement's column arrays as its parameters, by each one's cast (paramCasts): binary where
+   * pg can send it, text literals otherwise (array-params.ts). Times are epoch milliseconds.
+   */
+  arrays(casts: readonly string[], columns: readonly unknown[][]): unknown[];
   close(): Promise<void>;
 }
 
@@ -39,6 +45,8 @@ export function prismaSql(prisma: PrismaClient): Sql {
           ),
         { timeout: 120_000, maxWait: 30_000 },
       ),
+    // Prisma's raw queries bind a Buffer as bytea: text literals only.
+    arrays: (casts, columns) => columns.map((c, i) => textArray(casts[i], c)),
     close: async () => {},
   };
 }
@@ -84,6 +92,7 @@ export function pgSql(pool: pg.Pool): Sql {
         client.release();
       }
     },
+    arrays: (casts, columns) => columns.map((c, i) => binaryArray(casts[i], c) ?? textArray(casts[i], c)),
     close: async () => {},
   };
 }

@@ -44,6 +44,7 @@ import type {
   WriteResult,
 } from '../contract.js';
 import { planRead } from '../read-plan.js';
+import { paramCasts } from './array-params.js';
 import { clearCostDays, dropCostDaysBefore, markLateDays } from './cost-days.js';
 import {
   createPartitionSql,
@@ -53,7 +54,7 @@ import {
   partitionsIn,
 } from './partitions.js';
 import { parseSampleRows, samplesSql, seriesSql } from './reads.js';
-import { plainArray, rollupArrays, rollupUpsertSql, type SampleArrays } from './rollups.js';
+import { rollupArrays, rollupUpsertSql, type SampleArrays } from './rollups.js';
 import { type Exec, pgSql, prismaSql, type Query, retryTransient, type Sql } from './sql.js';
 import {
   LEVELS,
@@ -223,6 +224,10 @@ function sampleWriteSql(kind: SampleKind): string {
 }
 
 const SAMPLE_SQL = new Map<SampleKind, string>(SAMPLE_KINDS.map((k) => [k, sampleWriteSql(k)]));
+/** Each sample statement's parameter types, read from its text: how its column arrays are sent. */
+const SAMPLE_CASTS = new Map<SampleKind, string[]>(
+  SAMPLE_KINDS.map((k) => [k, paramCasts(SAMPLE_SQL.get(k)!)]),
+);
 
 /** Keeps the newest record per key (a batch may carry two cycles of the same container). */
 function newestByKey<T extends { collectedAt: Date }>(items: T[], keyOf: (t: T) => string): Map<string, T> {
@@ -302,7 +307,8 @@ export class PostgresMetricsStore implements MetricsStore {
         const records = byKind[w.kind] as SampleRecord[];
         if (!records.length) continue;
         const ids = await this.seriesIds(query, w, records, learned);
-        await exec(SAMPLE_SQL.get(w.table)!, ...sampleColumns(w, records, ids, states).map(plainArray));
+        const columns = sampleColumns(w, records, ids, states);
+        await exec(SAMPLE_SQL.get(w.table)!, ...this.sql.arrays(SAMPLE_CASTS.get(w.table)!, columns));
       }
       await markLateDays(exec, batch.records, this.now());
       const logs = byKind.podLog;
@@ -344,19 +350,30 @@ export class PostgresMetricsStore implements MetricsStore {
     // The cache key of each record the cache could not answer (sparse: a known batch has none).
     const unknown = new Array<string | undefined>(records.length);
     const missing = new Map<string, SeriesRow>();
+    // Each record's attributes are written into one array and compared there: a copy is kept
+    // only for a label set the cache cannot answer.
+    const scratch: unknown[] = [];
     for (let i = 0; i < records.length; i++) {
       const r = records[i]!;
       const key = w.seriesKey(r.data as never);
-      const attrs = w.seriesAttrs(r.data as never);
+      w.seriesAttrs(r.data as never, scratch);
       const hit = cache.get(key);
-      if (hit && r.collectedAt.getTime() - hit.seenAt < SERIES_REFRESH_MS && sameAttrs(hit.attrs, attrs)) {
+      if (hit && r.collectedAt.getTime() - hit.seenAt < SERIES_REFRESH_MS && sameAttrs(hit.attrs, scratch)) {
         ids[i] = hit.id;
         continue;
       }
+      const attrs = scratch.slice();
       unknown[i] = key;
+      // A batch often misses on most of its samples (a backlog of cycles sent 4 batches at a
+      // time: the cache learns a label set only when its batch commits), so a label set already
+      // missing is updated in place, not made again with its identity split out a sample.
       const had = missing.get(key);
-      if (!had || had.seenAt <= r.collectedAt)
+      if (!had)
         missing.set(key, { cacheKey: key, identity: key.split(KEY_SEP), attrs, seenAt: r.collectedAt });
+      else if (had.seenAt <= r.collectedAt) {
+        had.attrs = attrs;
+        had.seenAt = r.collectedAt;
+      }
     }
     if (missing.size) {
       const list = [...missing.values()];
@@ -926,36 +943,39 @@ const KEY_SEP = '\u0000';
 
 const podSeriesKey = (d: PodRecord) =>
   `${d.clusterName}${KEY_SEP}${d.namespace}${KEY_SEP}${d.pod}${KEY_SEP}${d.container}`;
-const podSeriesAttrs = (d: PodRecord) => [
-  d.nodeName,
-  d.ownerKind,
-  d.ownerName,
-  d.labels ? JSON.stringify(d.labels) : null,
-  d.cpuRequestCores,
-  d.memoryRequestBytes,
-  d.lastTerminationReason,
-  d.cpuLimitCores,
-  d.memoryLimitBytes === null ? null : Math.round(d.memoryLimitBytes),
-];
+const podSeriesAttrs = (d: PodRecord, a: unknown[]) => {
+  a[0] = d.nodeName;
+  a[1] = d.ownerKind;
+  a[2] = d.ownerName;
+  a[3] = d.labels ? JSON.stringify(d.labels) : null;
+  a[4] = d.cpuRequestCores;
+  a[5] = d.memoryRequestBytes;
+  a[6] = d.lastTerminationReason;
+  a[7] = d.cpuLimitCores;
+  a[8] = d.memoryLimitBytes === null ? null : Math.round(d.memoryLimitBytes);
+};
 
 const nodeSeriesKey = (d: NodeRecord) => `${d.clusterName}${KEY_SEP}${d.nodeName}`;
-const nodeSeriesAttrs = (d: NodeRecord) => [
-  d.clusterEnvironment ?? 'PROD',
-  d.kubernetesVersion,
-  d.cloudProvider,
-  d.architecture,
-  d.operatingSystem,
-  d.region,
-  d.instanceType,
-  d.providerId,
-  d.nodePool,
-  d.cpuAllocatableCores,
-  d.memoryAllocatableBytes,
-];
+const nodeSeriesAttrs = (d: NodeRecord, a: unknown[]) => {
+  a[0] = d.clusterEnvironment ?? 'PROD';
+  a[1] = d.kubernetesVersion;
+  a[2] = d.cloudProvider;
+  a[3] = d.architecture;
+  a[4] = d.operatingSystem;
+  a[5] = d.region;
+  a[6] = d.instanceType;
+  a[7] = d.providerId;
+  a[8] = d.nodePool;
+  a[9] = d.cpuAllocatableCores;
+  a[10] = d.memoryAllocatableBytes;
+};
 
 const pvcSeriesKey = (d: PvcRecord) =>
   [d.clusterName, d.namespace, d.pod, d.pvcNamespace, d.pvcName].join(KEY_SEP);
-const pvcSeriesAttrs = (d: PvcRecord) => [d.volumeName, d.azureDiskResourceId];
+const pvcSeriesAttrs = (d: PvcRecord, a: unknown[]) => {
+  a[0] = d.volumeName;
+  a[1] = d.azureDiskResourceId;
+};
 
 type SampleRecord = Rec<'pod'> | Rec<'node'> | Rec<'pvc'>;
 
@@ -964,9 +984,9 @@ interface SampleWriter<K extends SampleRecord['kind'] = SampleRecord['kind']> {
   kind: K;
   table: SampleKind;
   series: SeriesSpec;
-  /** The label set's cache key (its identity) and its attributes, in the series columns' order. */
+  /** The label set's cache key (its identity), and its attributes written into `a` in the series columns' order. */
   seriesKey(d: Rec<K>['data']): string;
-  seriesAttrs(d: Rec<K>['data']): unknown[];
+  seriesAttrs(d: Rec<K>['data'], a: unknown[]): void;
   /** The sample's values in `table.columns` order (after ts and series_id). */
   values(d: Rec<K>['data'], states: Map<string, number>): unknown[];
 }
@@ -1017,7 +1037,10 @@ const SAMPLE_WRITERS: SampleWriter[] = [
   }),
 ];
 
-/** Parameters of the sample statement: the raw columns (ts, series_id, the writer's values), then each rollup's rows. */
+/**
+ * Column arrays of the sample statement: the raw columns (ts as epoch milliseconds, series_id,
+ * the writer's values), then each rollup's rows.
+ */
 function sampleColumns(
   w: SampleWriter,
   records: SampleRecord[],
