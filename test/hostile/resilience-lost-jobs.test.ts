@@ -39,8 +39,18 @@ describe('jobs whose queue message could not be sent or whose host stopped', () 
       expect(isProblem(res, 500)).toBe(false);
       expect(res.status).toBe(202);
       jobId = res.body.jobId;
-      const row = await host.services.prisma.analysisJob.findUniqueOrThrow({ where: { id: jobId } });
-      expect([row.status, row.messageSentAt]).toEqual(['pending', null]);
+      // The refused send puts the job back in the outbox (messageSentAt null). A read can fall
+      // between a send's claim and its refusal (the route's own or the sweeper's, each a write of
+      // messageSentAt then one of null), so the state is awaited, not read once.
+      const id = jobId;
+      const row = await waitFor(
+        'the refused send to leave the job in the outbox',
+        () => host.services.prisma.analysisJob.findUniqueOrThrow({ where: { id } }),
+        (r) => refused >= 1 && r.messageSentAt === null,
+        10_000,
+        20,
+      );
+      expect(row.status).toBe('pending');
       await waitFor(
         'the sweeper to try again',
         async () => refused,
