@@ -36,8 +36,9 @@ const optStr = (max = MAX_NAME) =>
     .string({ error: 'must be a string or null' })
     .max(max, `must be at most ${max} characters`)
     .refine(noNul, 'must not contain a NUL character')
-    .nullish()
-    .transform((v) => (v == null || v.trim() === '' ? null : v));
+    .transform((v) => (v.trim() === '' ? null : v))
+    .nullable()
+    .default(null);
 
 const NUMERIC = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/;
 
@@ -61,8 +62,8 @@ const quantity = () =>
 const optQuantity = () =>
   numberLike()
     .pipe(z.number().finite('must be a finite number').min(0, 'must not be negative'))
-    .nullish()
-    .transform((v) => v ?? null);
+    .nullable()
+    .default(null);
 
 const whole = (min: number, max: number) =>
   numberLike().pipe(
@@ -76,11 +77,7 @@ const whole = (min: number, max: number) =>
 const INT32_MAX = 2_147_483_647;
 /** Bytes as the original's ulong, bounded to what a JSON number holds exactly. */
 const bytes = () => whole(0, Number.MAX_SAFE_INTEGER).default(0);
-const optBool = () =>
-  z
-    .boolean({ error: 'must be true, false or null' })
-    .nullish()
-    .transform((v) => v ?? null);
+const optBool = () => z.boolean({ error: 'must be true, false or null' }).nullable().default(null);
 
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 /** An ISO 8601 instant or null; one without an offset is read as UTC (the original's DateTime). */
@@ -98,16 +95,16 @@ const optInstant = () =>
       }
       return d;
     })
-    .nullish()
-    .transform((v) => v ?? null);
+    .nullable()
+    .default(null);
 
 /** Allow-listed pod labels: a small string map. */
 const labels = () =>
   z
     .record(z.string().max(317).refine(noNul), z.string().max(MAX_NAME).refine(noNul))
     .refine((m) => Object.keys(m).length <= 64, 'must have at most 64 labels')
-    .nullish()
-    .transform((v) => v ?? null);
+    .nullable()
+    .default(null);
 
 export const podRecordSchema = z.object({
   clusterName: str(),
@@ -121,9 +118,7 @@ export const podRecordSchema = z.object({
   nodeName: optStr(),
   podState: optStr(),
   restartCount: whole(0, INT32_MAX).default(0),
-  podAge: whole(-1e12, 1e12)
-    .nullish()
-    .transform((v) => v ?? null),
+  podAge: whole(-1e12, 1e12).nullable().default(null),
   // finwatch agent's extra fields
   cpuRequestCores: optQuantity(),
   memoryRequestBytes: optQuantity(),
