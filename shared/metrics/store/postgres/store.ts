@@ -1038,8 +1038,8 @@ const SAMPLE_WRITERS: SampleWriter[] = [
 ];
 
 /**
- * Column arrays of the sample statement: the raw columns (ts as epoch milliseconds, series_id,
- * the writer's values), then each rollup's rows.
+ * Column arrays of the sample statement: the raw columns (ts as raw seconds, tables.ts; series_id;
+ * the writer's values), then each rollup's rows (their times as epoch milliseconds).
  */
 function sampleColumns(
   w: SampleWriter,
