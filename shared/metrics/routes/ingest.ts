@@ -24,11 +24,12 @@ const gunzipAsync = promisify(gunzip);
 /**
  * The output piece zlib inflates into, sized from the compressed body (an agent's JSON inflates
  * about 20 times): each piece is a round trip to the thread pool and a callback, and zlib's 16 KB
- * default made a 5,000-record batch about a hundred of them (0.3-0.5 µs of CPU a record more
- * than 256 KB pieces, docs/benchmarks.md). Bounded so a small body does not allocate a large one.
+ * default made a 5,000-record batch (1.6 MB of JSON) about a hundred of them, 1 µs of CPU a record
+ * where pieces of half a megabyte or more take 0.25 (docs/benchmarks.md). Bounded both ways: a
+ * small body does not allocate a large piece, a large one not one the size of the batch bound.
  */
 function inflateChunkBytes(compressed: number): number {
-  return Math.min(256 * 1024, Math.max(16 * 1024, compressed * 4));
+  return Math.min(1024 * 1024, Math.max(16 * 1024, compressed * 8));
 }
 
 /** A one-object post: a log snapshot of MAX_LOG_CHARS characters, JSON-escaped, fits. */
