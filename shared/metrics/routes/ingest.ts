@@ -72,9 +72,12 @@ function compiledOf<T>(schema: ZodType<T>): ZodType<T> {
   return c as ZodType<T>;
 }
 
+/** One object for every parse (a batch makes thousands), not one a record. */
+const PARSE_PARAMS = { error: plainIssue };
+
 /** One value parsed by a schema (its keys spelled as the schema's first). */
 function parsedBy<T>(schema: ZodType<T>, value: unknown) {
-  return compiledOf(schema).safeParse(normalizeKeys(value, schema), { error: plainIssue });
+  return compiledOf(schema).safeParse(normalizeKeys(value, schema), PARSE_PARAMS);
 }
 
 /** A failed parse's problems, keyed by `prefix` + the field path (`records[3].data.pod`). */
