@@ -47,6 +47,12 @@ interface ObjectPlan {
   byLower: Map<string, string>;
   /** Fields whose values have keys of their own to rename (objects with fields, arrays, unions). */
   nested: Set<string>;
+  /**
+   * The keys, in order, of the last value found spelled as the schema: a value with the same
+   * keys in the same order (a batch's records, which one agent serialised alike) is known as it
+   * is by comparing names instead of looking each up in the shape.
+   */
+  asIs: string[] | undefined;
 }
 
 const plans = new WeakMap<object, ObjectPlan>();
@@ -74,6 +80,7 @@ function planOf(s: z.ZodObject): ObjectPlan {
       shape,
       byLower: new Map(keys.map((k) => [k.toLowerCase(), k])),
       nested: new Set(keys.filter((k) => hasKeysToRename(shape[k]))),
+      asIs: undefined,
     };
     plans.set(s, plan);
   }
@@ -95,20 +102,37 @@ export function normalizeKeys(value: unknown, schema: unknown): unknown {
     return option ? normalizeKeys(value, option) : value;
   }
   if (takes === 'array' && Array.isArray(value)) {
-    return value.map((v) => normalizeKeys(v, (s as z.ZodArray).element));
+    // Copied only from the first element that changes: a batch's thousands of records, spelled as
+    // the schema, are not copied into a second array the parse then copies again.
+    const element = (s as z.ZodArray).element;
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      const n = normalizeKeys(v, element);
+      if (out === undefined && n !== v) out = value.slice(0, i);
+      out?.push(n);
+    }
+    return out ?? value;
   }
   if (takes === 'object' && isObject) {
-    const { shape, byLower, nested } = planOf(s as z.ZodObject);
+    const plan = planOf(s as z.ZodObject);
+    const { shape, byLower, nested } = plan;
     if (byLower.size === 0) return value;
     const record = value as Record<string, unknown>;
+    if (sameKeys(record, plan.asIs)) return value;
+    const keys: string[] = [];
     let asIs = true;
     for (const key in record) {
       if (!Object.hasOwn(shape, key) || nested.has(key)) {
         asIs = false;
         break;
       }
+      keys.push(key);
     }
-    if (asIs) return value;
+    if (asIs) {
+      plan.asIs = keys;
+      return value;
+    }
     const out: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(record)) {
       const canonical = Object.hasOwn(shape, key) ? key : (byLower.get(key.toLowerCase()) ?? key);
@@ -119,6 +143,17 @@ export function normalizeKeys(value: unknown, schema: unknown): unknown {
     return out;
   }
   return value;
+}
+
+/** Whether the object's enumerable keys are exactly `known`, in its order. */
+function sameKeys(record: Record<string, unknown>, known: string[] | undefined): boolean {
+  if (known === undefined) return false;
+  let i = 0;
+  for (const key in record) {
+    if (key !== known[i]) return false;
+    i++;
+  }
+  return i === known.length;
 }
 
 export function zodErrors(error: z.ZodError): ValidationErrors {

@@ -43,6 +43,44 @@ describe('request bodies', () => {
     });
   });
 
+  it('renames a record whose keys follow records spelled as the schema, and an array element after unchanged ones', () => {
+    const record = z.object({
+      pod: z.string(),
+      cores: z.number(),
+      labels: z.object({ app: z.string() }).optional(),
+    });
+    // Records spelled as the schema, in one key order, then ones that differ by a name, a key
+    // more, a key fewer or an order: each is checked on its own, not taken for the one before.
+    const asSent = { pod: 'a', cores: 1 };
+    expect(normalizeKeys(asSent, record)).toBe(asSent);
+    expect(normalizeKeys({ pod: 'b', cores: 2 }, record)).toEqual({ pod: 'b', cores: 2 });
+    expect(normalizeKeys({ pod: 'c', Cores: 3 }, record)).toEqual({ pod: 'c', cores: 3 });
+    expect(normalizeKeys({ pod: 'd', cores: 4, CORES: 5 }, record)).toEqual({ pod: 'd', cores: 4 });
+    expect(normalizeKeys({ POD: 'e' }, record)).toEqual({ pod: 'e' });
+    expect(normalizeKeys({ Cores: 6, pod: 'f' }, record)).toEqual({ cores: 6, pod: 'f' });
+    expect(normalizeKeys({ pod: 'g', cores: 7, labels: { APP: 'x' } }, record)).toEqual({
+      pod: 'g',
+      cores: 7,
+      labels: { app: 'x' },
+    });
+    expect(normalizeKeys({ pod: 'h', cores: 8 }, record)).toEqual({ pod: 'h', cores: 8 });
+    // An array: the elements before the first renamed one are kept, the rest renamed too.
+    const list = z.array(record);
+    const sent = [
+      { pod: 'a', cores: 1 },
+      { pod: 'b', cores: 2 },
+      { POD: 'c', cores: 3 },
+      { pod: 'd', CORES: 4 },
+    ];
+    expect(normalizeKeys(sent, list)).toEqual([
+      { pod: 'a', cores: 1 },
+      { pod: 'b', cores: 2 },
+      { pod: 'c', cores: 3 },
+      { pod: 'd', cores: 4 },
+    ]);
+    expect(sent[2]).toEqual({ POD: 'c', cores: 3 });
+  });
+
   it('reports every invalid field by name', () => {
     try {
       validate(schema, { clusters: [{}] });

@@ -211,6 +211,66 @@ describe('metrics ingest with keys', () => {
     expect(fixed.body).toMatchObject({ duplicate: false, records: 1 });
   });
 
+  it('names every record of a run that shares a refused time or cluster, and a record spelled otherwise after ones spelled as the schema', async () => {
+    const before = await storedFor(m, 'prod-aks');
+    // The finwatch agent's spelling (camelCase), in the order the original's fields come.
+    const camel = (o: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(o).map(([k, v]) => [k[0]!.toLowerCase() + k.slice(1), v]));
+    const old = new Date(Date.now() - 40 * 86_400_000).toISOString();
+    const now = new Date().toISOString();
+    const pod = (i: number, extra: Record<string, unknown> = {}) => camel(podData('prod-aks', 40 + i, extra));
+    const body = batch('prod-aks', [
+      { kind: 'pod', collectedAt: old, data: pod(0) },
+      { kind: 'pod', collectedAt: old, data: pod(1) },
+      { kind: 'pod', collectedAt: now, data: pod(2, { ClusterName: 'staging' }) },
+      { kind: 'pod', collectedAt: now, data: pod(3, { ClusterName: 'staging' }) },
+      { kind: 'pod', collectedAt: now, data: pod(4) },
+      {
+        kind: 'pod',
+        collectedAt: now,
+        // The same keys in the same order, one spelled as the original agent spells it.
+        data: Object.fromEntries(
+          Object.entries(pod(5)).map(([k, v]) => (k === 'cpuUsageCores' ? ['CpuUsageCores', 'x'] : [k, v])),
+        ),
+      },
+      { kind: 'pod', collectedAt: now, data: pod(6, { CpuUsageCores: -1 }) },
+      { kind: 'pod', collectedAt: now, data: pod(7, { ClusterName: ' PROD-AKS ' }) },
+      { kind: 'pod', collectedAt: old, data: pod(8) },
+    ]);
+    const res = await postGzip(m.host.url, body, key);
+    expect(res.status).toBe(422);
+    const errors = (res.body as { errors: Record<string, string[]> }).errors;
+    expect(errors).toEqual({
+      'records[0].collectedAt': [expect.stringMatching(/^is older than the \d+ days raw samples are kept$/)],
+      'records[1].collectedAt': [expect.stringMatching(/^is older than/)],
+      'records[2].data.clusterName': ["must be the batch's clusterName (prod-aks)"],
+      'records[3].data.clusterName': ["must be the batch's clusterName (prod-aks)"],
+      'records[5].data.cpuUsageCores': ['must be a number'],
+      'records[6].data.cpuUsageCores': ['must not be negative'],
+      'records[8].collectedAt': [expect.stringMatching(/^is older than/)],
+    });
+    expect(await storedFor(m, 'prod-aks')).toEqual(before);
+  });
+
+  it('stores names outside ASCII as sent, gzip or not', async () => {
+    const names = ['api-ü-ñ', 'api-日本', 'api-😀'];
+    const body = batch(
+      'prod-aks',
+      names.map((pod) => ({ kind: 'pod', data: podData('prod-aks', 0, { Pod: pod }) })),
+    );
+    expect((await postGzip(m.host.url, body, key)).status).toBe(200);
+    const plain = await m.api.post('/metrics/api/ingest/batch', {
+      json: batch('prod-aks', [{ kind: 'pod', data: podData('prod-aks', 0, { Pod: 'api-plain-é' }) }]),
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(plain.status).toBe(200);
+    const stored = await m.host.services.prisma.metricsPodSeries.findMany({
+      where: { clusterName: 'prod-aks', pod: { in: [...names, 'api-plain-é'] } },
+      select: { pod: true },
+    });
+    expect(stored.map((s) => s.pod).sort()).toEqual([...names, 'api-plain-é'].sort());
+  });
+
   it('answers 400 for a malformed envelope, 415 for another type or encoding, 401/403 for keys, all storing nothing', async () => {
     const before = await storedFor(m, 'prod-aks');
     const auth = { authorization: `Bearer ${key}` };
