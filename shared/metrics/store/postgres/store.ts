@@ -140,7 +140,8 @@ function sameAttrs(a: unknown[], b: unknown[]): boolean {
  * Whether two label sets hold the same keys with the same values, in any order: the jsonb column
  * keeps no key order (it stores keys sorted), so a reordered set stores the same value and is a
  * cache hit. Walking the objects replaces a JSON text of every sample's labels, which a cache hit
- * (nearly every sample) threw away.
+ * (nearly every sample the agent sends) threw away. The cache holds the labels object of the
+ * record it learned from: records are not changed once validated.
  */
 function sameLabels(a: Labels, b: Labels): boolean {
   let n = 0;
