@@ -92,6 +92,38 @@ for (const [label, kind] of TEST_DATABASES) {
       ]);
     });
 
+    it('stores changed labels at once, and takes reordered labels for the same set', async () => {
+      // The label set's row: a write the cache answers leaves it (lastSeenAt included) as it was.
+      const stored = async () => {
+        const rows = await db.prisma.$queryRawUnsafe<Array<{ labels: unknown; lastSeenAt: Date }>>(
+          `SELECT labels, "lastSeenAt" FROM "MetricsPodSeries" WHERE pod = 'labelled-0'`,
+        );
+        return rows.map((r) => [r.labels, r.lastSeenAt.getTime()]);
+      };
+      const at = (minutesAgo: number) => now - minutesAgo * 60_000;
+      const write = (minutesAgo: number, labels: Record<string, string> | null) =>
+        store.write({ clusterName: 'c1', records: [pod(minutesAgo, { pod: 'labelled-0', labels })] });
+
+      await write(10, { app: 'api', team: 'a' });
+      expect(await stored()).toEqual([[{ app: 'api', team: 'a' }, at(10)]]);
+      // jsonb keeps no key order: the same pairs reordered are the same stored value, no update.
+      await write(9, { team: 'a', app: 'api' });
+      expect(await stored()).toEqual([[{ app: 'api', team: 'a' }, at(10)]]);
+      const changes: Array<Record<string, string> | null> = [
+        { app: 'api', team: 'b' }, // a value changed
+        { app: 'api', team: 'b', tier: 'web' }, // a key added
+        { app: 'api', team: 'b' }, // a key removed
+        { app: 'api', tier: 'b' }, // as many keys, one of them another
+        {},
+        null,
+        { app: 'api' },
+      ];
+      for (const [n, labels] of changes.entries()) {
+        await write(8 - n, labels);
+        expect(await stored()).toEqual([[labels, at(8 - n)]]);
+      }
+    });
+
     it("keeps a new container's newest attributes when one batch carries several of its samples", async () => {
       const other = (minutesAgo: number, nodeName: string) =>
         pod(minutesAgo, { pod: 'worker-0', nodeName, cpuLimitCores: minutesAgo });

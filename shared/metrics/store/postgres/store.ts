@@ -46,6 +46,7 @@ import type {
 import { planRead } from '../read-plan.js';
 import { paramCasts } from './array-params.js';
 import { clearCostDays, dropCostDaysBefore, markLateDays } from './cost-days.js';
+import { IdentityMap } from './identity-map.js';
 import {
   createPartitionSql,
   listPartitionsSql,
@@ -105,22 +106,57 @@ interface CachedSeries {
 
 /**
  * One label set to upsert: its identity and its attributes (the columns after the identity).
- * The cache is keyed by the identity's texts joined by NUL (which no validated text holds); the
- * stored seriesKey (an MD5 of the identity) is worked out only for a label set the cache lacks,
- * so a batch of known containers hashes nothing.
+ * The cache is keyed by the identity's texts (IdentityMap); the stored seriesKey (an MD5 of the
+ * identity) is worked out only for a label set the cache lacks, so a batch of known containers
+ * hashes nothing.
  */
 interface SeriesRow {
-  cacheKey: string;
-  identity: unknown[];
-  /** The attributes as stored (texts, numbers, null; labels as JSON text), compared one by one. */
+  identity: string[];
+  /**
+   * The attributes as stored (texts, numbers, null), compared one by one, except a pod's labels:
+   * the record's labels object, made JSON text only for the upsert (seriesColumnValue).
+   */
   attrs: unknown[];
   seenAt: Date;
+  /** The series id, once the upsert returned it. */
+  id?: number;
 }
 
+/** Labels are the one object among a label set's attributes. */
+type Labels = Record<string, string>;
+
 function sameAttrs(a: unknown[], b: unknown[]): boolean {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === y) continue;
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
+    if (!sameLabels(x as Labels, y as Labels)) return false;
+  }
   return a.length === b.length;
 }
+
+/**
+ * Whether two label sets hold the same keys with the same values, in any order: the jsonb column
+ * keeps no key order (it stores keys sorted), so a reordered set stores the same value and is a
+ * cache hit. Walking the objects replaces a JSON text of every sample's labels, which a cache hit
+ * (nearly every sample the agent sends) threw away. The cache holds the labels object of the
+ * record it learned from: records are not changed once validated.
+ */
+function sameLabels(a: Labels, b: Labels): boolean {
+  let n = 0;
+  // Validated label values are texts, which no inherited property of a plain object is: the same
+  // text under the same key is b's own key.
+  for (const k in a) {
+    if (a[k] !== b[k]) return false;
+    n++;
+  }
+  for (const _ in b) n--;
+  return n === 0;
+}
+
+/** A label set's attribute as its upsert binds it: labels (the one object) as JSON text. */
+const seriesColumnValue = (v: unknown) => (typeof v === 'object' && v !== null ? JSON.stringify(v) : v);
 
 interface SeriesSpec {
   table: string;
@@ -250,10 +286,10 @@ export interface PostgresStoreOptions {
 
 export class PostgresMetricsStore implements MetricsStore {
   readonly engine = 'postgres' as const;
-  private readonly series = new Map<SeriesSpec, Map<string, CachedSeries>>([
-    [POD_SERIES, new Map()],
-    [NODE_SERIES, new Map()],
-    [PVC_SERIES, new Map()],
+  private readonly series = new Map<SeriesSpec, IdentityMap<CachedSeries>>([
+    [POD_SERIES, new IdentityMap()],
+    [NODE_SERIES, new IdentityMap()],
+    [PVC_SERIES, new IdentityMap()],
   ]);
   private readonly partitions = new Set<string>();
   private states: Map<string, number> | undefined;
@@ -334,7 +370,7 @@ export class PostgresMetricsStore implements MetricsStore {
   private remember(spec: SeriesSpec, row: SeriesRow, id: number): void {
     const cache = this.series.get(spec)!;
     if (cache.size >= MAX_CACHED_SERIES) cache.clear();
-    cache.set(row.cacheKey, { id, attrs: row.attrs, seenAt: row.seenAt.getTime() });
+    cache.set(row.identity, { id, attrs: row.attrs, seenAt: row.seenAt.getTime() });
   }
 
   /** Series ids for each record, in order: from the cache, else one upsert of the missing ones. */
@@ -347,52 +383,59 @@ export class PostgresMetricsStore implements MetricsStore {
     const spec = w.series;
     const cache = this.series.get(spec)!;
     const ids = new Array<number>(records.length);
-    // The cache key of each record the cache could not answer (sparse: a known batch has none).
-    const unknown = new Array<string | undefined>(records.length);
-    const missing = new Map<string, SeriesRow>();
-    // Each record's attributes are written into one array and compared there: a copy is kept
-    // only for a label set the cache cannot answer.
+    // The label set each record the cache could not answer waits for (sparse: a known batch has none).
+    const unknown = new Array<SeriesRow | undefined>(records.length);
+    const missing = new IdentityMap<SeriesRow>();
+    const list: SeriesRow[] = [];
+    // Each record's identity and attributes are written into one array each and compared there:
+    // a copy is kept only for a label set the cache cannot answer.
+    const identity: string[] = [];
     const scratch: unknown[] = [];
     for (let i = 0; i < records.length; i++) {
       const r = records[i]!;
-      const key = w.seriesKey(r.data as never);
+      w.seriesIdentity(r.data as never, identity);
       w.seriesAttrs(r.data as never, scratch);
-      const hit = cache.get(key);
+      const hit = cache.get(identity);
       if (hit && r.collectedAt.getTime() - hit.seenAt < SERIES_REFRESH_MS && sameAttrs(hit.attrs, scratch)) {
         ids[i] = hit.id;
         continue;
       }
       const attrs = scratch.slice();
-      unknown[i] = key;
       // A batch often misses on most of its samples (a backlog of cycles sent 4 batches at a
       // time: the cache learns a label set only when its batch commits), so a label set already
-      // missing is updated in place, not made again with its identity split out a sample.
-      const had = missing.get(key);
-      if (!had)
-        missing.set(key, { cacheKey: key, identity: key.split(KEY_SEP), attrs, seenAt: r.collectedAt });
-      else if (had.seenAt <= r.collectedAt) {
-        had.attrs = attrs;
-        had.seenAt = r.collectedAt;
+      // missing is updated in place, not made again a sample.
+      const had = missing.get(identity);
+      if (!had) {
+        const row: SeriesRow = { identity: identity.slice(), attrs, seenAt: r.collectedAt };
+        missing.set(row.identity, row);
+        list.push(row);
+        unknown[i] = row;
+      } else {
+        unknown[i] = had;
+        if (had.seenAt <= r.collectedAt) {
+          had.attrs = attrs;
+          had.seenAt = r.collectedAt;
+        }
       }
     }
-    if (missing.size) {
-      const list = [...missing.values()];
+    if (list.length) {
       const keys = list.map((row) => md5(row.identity));
       const width = spec.columns.length + 3;
       const arrays: unknown[][] = Array.from({ length: width }, () => []);
       for (const [n, row] of list.entries()) {
         arrays[0]!.push(keys[n]);
         const values = [...row.identity, ...row.attrs];
-        for (let c = 0; c < spec.columns.length; c++) arrays[c + 1]!.push(values[c]);
+        for (let c = 0; c < spec.columns.length; c++) arrays[c + 1]!.push(seriesColumnValue(values[c]));
         arrays[width - 2]!.push(iso(row.seenAt));
         arrays[width - 1]!.push(iso(row.seenAt));
       }
       const returned = await query<{ id: number; seriesKey: string }>(SERIES_SQL.get(spec)!, ...arrays);
       const byKey = new Map(returned.map((r) => [r.seriesKey, Number(r.id)]));
-      const byCacheKey = new Map(list.map((row, n) => [row.cacheKey, byKey.get(keys[n]!)!]));
-      for (const row of list) learned.push([spec, row, byCacheKey.get(row.cacheKey)!]);
-      for (let i = 0; i < records.length; i++)
-        if (ids[i] === undefined) ids[i] = byCacheKey.get(unknown[i]!)!;
+      for (const [n, row] of list.entries()) {
+        row.id = byKey.get(keys[n]!)!;
+        learned.push([spec, row, row.id]);
+      }
+      for (let i = 0; i < records.length; i++) if (ids[i] === undefined) ids[i] = unknown[i]!.id!;
     }
     return ids;
   }
@@ -935,19 +978,21 @@ function scope(
 // ------------------------------------------------------------------- record → row conversions
 
 /**
- * A label set's cache key is its identity's texts joined by NUL, which no validated text holds (so
- * the identity is the key split again); its attributes are compared with the cached ones value by
- * value (a JSON text of them per sample was a tenth of a batch's host CPU).
+ * A label set's identity texts key the cache (IdentityMap); its attributes are compared with the
+ * cached ones value by value (a JSON text of them per sample was a tenth of a batch's host CPU),
+ * labels as the record's object (sameLabels).
  */
-const KEY_SEP = '\u0000';
-
-const podSeriesKey = (d: PodRecord) =>
-  `${d.clusterName}${KEY_SEP}${d.namespace}${KEY_SEP}${d.pod}${KEY_SEP}${d.container}`;
+const podSeriesIdentity = (d: PodRecord, a: string[]) => {
+  a[0] = d.clusterName;
+  a[1] = d.namespace;
+  a[2] = d.pod;
+  a[3] = d.container;
+};
 const podSeriesAttrs = (d: PodRecord, a: unknown[]) => {
   a[0] = d.nodeName;
   a[1] = d.ownerKind;
   a[2] = d.ownerName;
-  a[3] = d.labels ? JSON.stringify(d.labels) : null;
+  a[3] = d.labels;
   a[4] = d.cpuRequestCores;
   a[5] = d.memoryRequestBytes;
   a[6] = d.lastTerminationReason;
@@ -955,7 +1000,10 @@ const podSeriesAttrs = (d: PodRecord, a: unknown[]) => {
   a[8] = d.memoryLimitBytes === null ? null : Math.round(d.memoryLimitBytes);
 };
 
-const nodeSeriesKey = (d: NodeRecord) => `${d.clusterName}${KEY_SEP}${d.nodeName}`;
+const nodeSeriesIdentity = (d: NodeRecord, a: string[]) => {
+  a[0] = d.clusterName;
+  a[1] = d.nodeName;
+};
 const nodeSeriesAttrs = (d: NodeRecord, a: unknown[]) => {
   a[0] = d.clusterEnvironment ?? 'PROD';
   a[1] = d.kubernetesVersion;
@@ -970,8 +1018,13 @@ const nodeSeriesAttrs = (d: NodeRecord, a: unknown[]) => {
   a[10] = d.memoryAllocatableBytes;
 };
 
-const pvcSeriesKey = (d: PvcRecord) =>
-  [d.clusterName, d.namespace, d.pod, d.pvcNamespace, d.pvcName].join(KEY_SEP);
+const pvcSeriesIdentity = (d: PvcRecord, a: string[]) => {
+  a[0] = d.clusterName;
+  a[1] = d.namespace;
+  a[2] = d.pod;
+  a[3] = d.pvcNamespace;
+  a[4] = d.pvcName;
+};
 const pvcSeriesAttrs = (d: PvcRecord, a: unknown[]) => {
   a[0] = d.volumeName;
   a[1] = d.azureDiskResourceId;
@@ -984,11 +1037,14 @@ interface SampleWriter<K extends SampleRecord['kind'] = SampleRecord['kind']> {
   kind: K;
   table: SampleKind;
   series: SeriesSpec;
-  /** The label set's cache key (its identity), and its attributes written into `a` in the series columns' order. */
-  seriesKey(d: Rec<K>['data']): string;
+  /** The label set's identity texts, then its attributes, written into `a` in the series columns' order. */
+  seriesIdentity(d: Rec<K>['data'], a: string[]): void;
   seriesAttrs(d: Rec<K>['data'], a: unknown[]): void;
-  /** The sample's values in `table.columns` order (after ts and series_id). */
-  values(d: Rec<K>['data'], states: Map<string, number>): unknown[];
+  /**
+   * The sample's values written into row `i` of `cols`, one array per `table.columns` entry
+   * (after ts and series_id): no array a sample.
+   */
+  values(d: Rec<K>['data'], cols: unknown[][], i: number, states: Map<string, number>): void;
 }
 
 const sampleWriter = <K extends SampleRecord['kind']>(w: SampleWriter<K>) => w as unknown as SampleWriter;
@@ -998,42 +1054,46 @@ const SAMPLE_WRITERS: SampleWriter[] = [
     kind: 'pod',
     table: POD,
     series: POD_SERIES,
-    seriesKey: podSeriesKey,
+    seriesIdentity: podSeriesIdentity,
     seriesAttrs: podSeriesAttrs,
-    values: (d, states) => [
-      Math.round(d.memoryUsageBytes),
-      d.cpuUsageCores,
-      d.restartCount,
+    values: (d, cols, i, states) => {
+      cols[0]![i] = Math.round(d.memoryUsageBytes);
+      cols[1]![i] = d.cpuUsageCores;
+      cols[2]![i] = d.restartCount;
       // Whole seconds in a 32-bit column: 68 years of pod age.
-      d.podAge === null ? null : Math.max(-2_147_483_648, Math.min(2_147_483_647, d.podAge)),
-      d.podState === null ? null : (states.get(d.podState) ?? null),
-    ],
+      cols[3]![i] = d.podAge === null ? null : Math.max(-2_147_483_648, Math.min(2_147_483_647, d.podAge));
+      cols[4]![i] = d.podState === null ? null : (states.get(d.podState) ?? null);
+    },
   }),
   sampleWriter({
     kind: 'node',
     table: NODE,
     series: NODE_SERIES,
-    seriesKey: nodeSeriesKey,
+    seriesIdentity: nodeSeriesIdentity,
     seriesAttrs: nodeSeriesAttrs,
-    values: (d) => [
-      Math.round(d.memoryUsageBytes),
-      Math.round(d.memoryCapacityBytes),
-      d.cpuUsageCores,
-      d.cpuCapacityCores,
-      d.isReady,
-      d.hasMemoryPressure,
-      d.hasDiskPressure,
-      d.hasPidPressure,
-    ],
+    values: (d, cols, i) => {
+      cols[0]![i] = Math.round(d.memoryUsageBytes);
+      cols[1]![i] = Math.round(d.memoryCapacityBytes);
+      cols[2]![i] = d.cpuUsageCores;
+      cols[3]![i] = d.cpuCapacityCores;
+      cols[4]![i] = d.isReady;
+      cols[5]![i] = d.hasMemoryPressure;
+      cols[6]![i] = d.hasDiskPressure;
+      cols[7]![i] = d.hasPidPressure;
+    },
   }),
   sampleWriter({
     kind: 'pvc',
     table: PVC,
     series: PVC_SERIES,
-    seriesKey: pvcSeriesKey,
+    seriesIdentity: pvcSeriesIdentity,
     seriesAttrs: pvcSeriesAttrs,
     // bigint arrays as text: a JSON number above 2^31 must not be bound as a 32-bit integer.
-    values: (d) => [String(d.usedBytes), String(d.availableBytes), String(d.capacityBytes)],
+    values: (d, cols, i) => {
+      cols[0]![i] = String(d.usedBytes);
+      cols[1]![i] = String(d.availableBytes);
+      cols[2]![i] = String(d.capacityBytes);
+    },
   }),
 ];
 
@@ -1061,8 +1121,7 @@ function sampleColumns(
     const seconds = rawSeconds(r.collectedAt.getTime());
     rawTs[i] = seconds;
     s.ts[i] = (seconds + RAW_EPOCH_S) * 1000;
-    const values = w.values(r.data as never, states);
-    for (let c = 0; c < values.length; c++) s.values[c]![i] = values[c];
+    w.values(r.data as never, s.values, i, states);
   }
   return [rawTs, ids, ...s.values, ...rollupArrays(w.table, '5m', s), ...rollupArrays(w.table, '1h', s)];
 }
