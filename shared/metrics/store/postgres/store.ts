@@ -1,8 +1,8 @@
 /**
  * The PostgreSQL metrics store (PGlite under `npm start`, a PostgreSQL server in production).
  *
- * Raw SQL throughout, on purpose: writes go in as INSERT … SELECT FROM unnest(one array per
- * column) so a batch of thousands of samples is one statement with a dozen parameters (Prisma's
+ * Raw SQL throughout, on purpose: writes go in as INSERT … SELECT unnest(one array per column)
+ * (unnestSelect) so a batch of thousands of samples is one statement with a dozen parameters (Prisma's
  * per-row and per-parameter costs are what bench/finops-analysis measured as 5-11× slower), the
  * sample tables are partitioned (which Prisma cannot declare), and one statement writes a batch's
  * samples and updates both rollups.
@@ -44,7 +44,7 @@ import type {
   WriteResult,
 } from '../contract.js';
 import { planRead } from '../read-plan.js';
-import { paramCasts } from './array-params.js';
+import { paramCasts, unnestSelect } from './array-params.js';
 import { clearCostDays, dropCostDaysBefore, markLateDays } from './cost-days.js';
 import {
   createPartitionSql,
@@ -195,7 +195,7 @@ function seriesUpsertSql(spec: SeriesSpec): string {
     );
   return (
     `INSERT INTO ${t} (${cols.map((c) => `"${c}"`).join(', ')}) ` +
-    `SELECT * FROM unnest(${casts.map((c, i) => `$${i + 1}::${c}[]`).join(', ')}) ` +
+    `${unnestSelect(casts)} ` +
     `ON CONFLICT ("seriesKey") DO UPDATE SET ${[...attrs, `"lastSeenAt" = greatest(${t}."lastSeenAt", excluded."lastSeenAt")`, `"firstSeenAt" = least(${t}."firstSeenAt", excluded."firstSeenAt")`].join(', ')} ` +
     `RETURNING id, "seriesKey"`
   );
@@ -218,7 +218,7 @@ function sampleWriteSql(kind: SampleKind): string {
   const r1 = rollupUpsertSql(kind, '1h', names.length + rollupCasts(kind).length + 1, merge);
   return (
     `WITH raw AS (INSERT INTO metrics.${tableName(kind, 'raw')} (${names.join(', ')}) ` +
-    `SELECT * FROM unnest(${casts.map((c, n) => `$${n + 1}::${c}[]`).join(', ')})), ` +
+    `${unnestSelect(casts)}), ` +
     `r5 AS (${r5}) ${r1}`
   );
 }
@@ -1100,7 +1100,7 @@ async function writeLogs(exec: Exec, logs: Rec<'podLog'>[]): Promise<void> {
   }
   await exec(
     `INSERT INTO "MetricsPodLogs" ("seriesKey", "clusterName", "namespace", "pod", "container", "logContent", "collectedAt")
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
+     ${unnestSelect(['text', 'text', 'text', 'text', 'text', 'text', 'timestamptz'])}
      ON CONFLICT ("seriesKey") DO UPDATE SET "logContent" = excluded."logContent", "collectedAt" = excluded."collectedAt"
      WHERE excluded."collectedAt" >= "MetricsPodLogs"."collectedAt"`,
     ...cols,
@@ -1170,7 +1170,7 @@ async function writeEvents(exec: Exec, events: Rec<'event'>[]): Promise<void> {
     .join(', ');
   await exec(
     `INSERT INTO "MetricsEvents" (${names.map((n) => `"${n}"`).join(', ')})
-     SELECT * FROM unnest(${casts.map((c, i) => `$${i + 1}::${c}[]`).join(', ')})
+     ${unnestSelect(casts)}
      ON CONFLICT ("eventKey") DO UPDATE SET ${updates}
      WHERE excluded."collectedAt" >= "MetricsEvents"."collectedAt"`,
     ...cols.slice(0, 16),
