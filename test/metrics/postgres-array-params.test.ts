@@ -114,6 +114,23 @@ describe.skipIf(!TEST_PG_URL)('column arrays on a PostgreSQL server', () => {
     }
   });
 
+  it('unnests binary column arrays into the rows unnest(a, b, …) in FROM gives', async () => {
+    const casts = ['timestamptz', 'integer', 'real', 'boolean'];
+    const params = pgSql(pool).arrays(casts, [
+      [T0, T0 + 60_000, null],
+      [1, null, 3],
+      [0.1, 2.5, null],
+      [true, null, false],
+    ]);
+    const rows = async (select: string) =>
+      (await pool.query(`SELECT x::text FROM (${select}) x`, params)).rows;
+    const expected = await rows(
+      `SELECT * FROM unnest(${casts.map((c, n) => `$${n + 1}::${c}[]`).join(', ')})`,
+    );
+    expect(expected).toHaveLength(3);
+    expect(await rows(unnestSelect(casts))).toEqual(expected);
+  });
+
   it('stores a real column of many decimals as their text did', async () => {
     const values = Array.from({ length: 2000 }, (_, i) => ((i * 7919) % 100_000) / 4000 + i / 1e7);
     expect(await stored('real', binaryArray('real', values))).toBe(
