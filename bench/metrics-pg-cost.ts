@@ -2,7 +2,7 @@
 //
 // What PostgreSQL itself spends per batched pod sample, by statement: the metrics bench's simulated
 // day (200 containers, one sample a minute, batches of 5,000) written through the store one batch at
-// a time, each statement's backend CPU read from /proc/<backend pid>/schedstat around it (the server
+// a time (or --in-flight at once), each statement's backend CPU read from /proc/<backend pid>/schedstat around it (the server
 // must run on this machine), so neither the host nor other databases' work is counted.
 // --explain runs the sample statements as EXPLAIN (ANALYZE, BUFFERS, WAL): the WAL bytes, records
 // and full-page images of each table written, and the time of each plan node (wall time, which
@@ -19,7 +19,12 @@ import { type MetricRecord, podRecordSchema } from '../shared/metrics/records.js
 import { PostgresMetricsStore } from '../shared/metrics/store/postgres/store.js';
 
 const { values: opts } = parseArgs({
-  options: { explain: { type: 'boolean', default: false }, setup: { type: 'string', default: '' } },
+  options: {
+    explain: { type: 'boolean', default: false },
+    setup: { type: 'string', default: '' },
+    // Batches written at once, as the agent's 4 in flight (1: each statement alone).
+    'in-flight': { type: 'string', default: '1' },
+  },
 });
 const PG_URL = process.env.FINWATCH_BENCH_PG_URL ?? process.env.FINWATCH_TEST_PG_URL;
 const CONTAINERS = 200;
@@ -61,13 +66,15 @@ interface Node {
 interface Stat {
   n: number;
   cpuNs: number;
+  /** Wall time the statement took (waits for another batch's row locks included). */
+  wallNs: number;
   nodes: Map<string, Node>;
 }
 const stats = new Map<string, Stat>();
 const statOf = (name: string): Stat => {
   let s = stats.get(name);
   if (!s) {
-    s = { n: 0, cpuNs: 0, nodes: new Map() };
+    s = { n: 0, cpuNs: 0, wallNs: 0, nodes: new Map() };
     stats.set(name, s);
   }
   return s;
@@ -107,9 +114,23 @@ const query = pg.Client.prototype.query as (...args: unknown[]) => Promise<pg.Qu
   ...args: unknown[]
 ) {
   const config = args[0] as string | pg.QueryConfig;
-  if (!measuring || typeof args[args.length - 1] === 'function') return query.apply(this, args);
+  if (!measuring) return query.apply(this, args);
   const text = typeof config === 'string' ? config : config.text;
   const name = label(text);
+  const done = args[args.length - 1];
+  if (typeof done === 'function') {
+    // pg.Pool's own query (a statement outside a transaction) passes a callback.
+    const before = cpuNs(this.processID);
+    const start = process.hrtime.bigint();
+    args[args.length - 1] = (err: unknown, result: unknown) => {
+      const s = statOf(name);
+      s.n++;
+      s.wallNs += Number(process.hrtime.bigint() - start);
+      s.cpuNs += cpuNs(this.processID) - before;
+      done(err, result);
+    };
+    return query.apply(this, args);
+  }
   // EXPLAIN for the statements whose row count the store does not read.
   const explain =
     opts.explain && typeof config !== 'string' && (name.startsWith('samples') || name === 'late days');
@@ -124,9 +145,11 @@ const query = pg.Client.prototype.query as (...args: unknown[]) => Promise<pg.Qu
     : args;
   return (async () => {
     const before = cpuNs(this.processID);
+    const start = process.hrtime.bigint();
     const result = await query.apply(this, run);
     const s = statOf(name);
     s.n++;
+    s.wallNs += Number(process.hrtime.bigint() - start);
     s.cpuNs += cpuNs(this.processID) - before;
     if (!explain) return result;
     const [plan] = (result.rows[0] as Record<string, unknown>)['QUERY PLAN'] as Array<{
@@ -170,19 +193,28 @@ try {
   await store.write({ clusterName: 'day', batchId: randomUUID(), records: batches[0]! });
   measuring = true;
   let samples = 0;
-  for (const records of batches.slice(1)) {
-    await store.write({ clusterName: 'day', batchId: randomUUID(), records });
-    samples += records.length;
-  }
+  const queue = batches.slice(1);
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: Number(opts['in-flight']) }, async () => {
+      for (let records = queue.shift(); records; records = queue.shift()) {
+        await store.write({ clusterName: 'day', batchId: randomUUID(), records });
+        samples += records.length;
+      }
+    }),
+  );
+  const elapsed = Date.now() - started;
   measuring = false;
   const us = (ns: number) => (ns / samples / 1000).toFixed(3);
   console.log(
-    `PostgreSQL backend CPU per batched pod sample, one batch at a time (${samples} samples, ${batches.length - 1} batches)${opts.explain ? ', sample statements under EXPLAIN ANALYZE' : ''}${opts.setup ? `; setup: ${opts.setup}` : ''}`,
+    `PostgreSQL backend CPU per batched pod sample, ${opts['in-flight']} batch(es) at a time (${samples} samples, ${batches.length - 1} batches, ${Math.round((samples / elapsed) * 1000)} samples/s)${opts.explain ? ', sample statements under EXPLAIN ANALYZE' : ''}${opts.setup ? `; setup: ${opts.setup}` : ''}`,
   );
   let total = 0;
   for (const [name, s] of stats) {
     total += s.cpuNs;
-    console.log(`  ${name.padEnd(30)} ${us(s.cpuNs)} µs a sample (${s.n} statements)`);
+    console.log(
+      `  ${name.padEnd(30)} ${us(s.cpuNs)} µs a sample (${s.n} statements, ${(s.wallNs / s.n / 1e6).toFixed(1)} ms wall each)`,
+    );
     for (const [key, e] of s.nodes) {
       console.log(
         `      ${key.padEnd(70)} ${((e.ms * 1000) / samples).toFixed(3)} µs, WAL ${(e.walBytes / samples).toFixed(1)} B in ${(e.walRecords / samples).toFixed(3)} records (${(e.fpi / samples).toFixed(4)} full pages) a sample`,

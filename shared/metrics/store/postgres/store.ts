@@ -291,8 +291,21 @@ export class PostgresMetricsStore implements MetricsStore {
     for (const w of SAMPLE_WRITERS) await this.ensurePartitionsFor(byKind[w.kind], w.table);
     const states = await this.stateIds(pods.map((p) => p.data.podState));
 
-    const learned: Array<[SeriesSpec, SeriesRow, number]> = [];
-    const run = async (exec: Exec, query: Query): Promise<WriteResult> => {
+    // Label sets are upserted before the batch's transaction, in statements of their own: a
+    // refresh locks its rows only for its statement. Inside the transaction it held them until
+    // the batch committed, and the other batches in flight, refreshing the same label sets (each
+    // misses the cache until the one before it is done), waited for that commit one after the
+    // other (200 ms a batch with 4 in flight against 14 alone). Committed at once, the ids are
+    // cached at once. A label set upserted for a batch that then fails or is a duplicate is
+    // harmless, as it always was for one-object posts: the upsert only moves lastSeenAt forward
+    // and keeps the newest attributes.
+    const ids = new Map<SampleWriter, number[]>();
+    for (const w of SAMPLE_WRITERS) {
+      const records = byKind[w.kind] as SampleRecord[];
+      if (records.length) ids.set(w, await retryTransient(() => this.seriesIds(this.query, w, records)));
+    }
+
+    const run = async (exec: Exec): Promise<WriteResult> => {
       if (batch.batchId) {
         const stored = await exec(
           `INSERT INTO "MetricsIngestBatches" ("clusterName", "batchId", "records") VALUES ($1, $2::uuid, $3)
@@ -306,8 +319,7 @@ export class PostgresMetricsStore implements MetricsStore {
       for (const w of SAMPLE_WRITERS) {
         const records = byKind[w.kind] as SampleRecord[];
         if (!records.length) continue;
-        const ids = await this.seriesIds(query, w, records, learned);
-        const columns = sampleColumns(w, records, ids, states);
+        const columns = sampleColumns(w, records, ids.get(w)!, states);
         await exec(SAMPLE_SQL.get(w.table)!, ...this.sql.arrays(SAMPLE_CASTS.get(w.table)!, columns));
       }
       await markLateDays(exec, batch.records, this.now());
@@ -318,17 +330,12 @@ export class PostgresMetricsStore implements MetricsStore {
       return { duplicate: false, records: batch.records.length };
     };
     // One-object posts (no batch id, records of one kind: one post, or posts written together)
-    // need no transaction: their one sample statement is atomic by itself, and a label set
-    // upserted before it is harmless if the sample then fails. Skipping BEGIN/COMMIT and Prisma's
-    // interactive transaction is most of such a post's cost.
+    // need no transaction: their one sample statement is atomic by itself. Skipping BEGIN/COMMIT
+    // and Prisma's interactive transaction is most of such a post's cost.
     const oneKind = batch.records.every((r) => r.kind === batch.records[0]?.kind);
-    const result = await retryTransient(() => {
-      learned.length = 0; // what a rolled-back attempt learned is gone with it
-      return !batch.batchId && oneKind ? run(this.exec, this.query) : this.sql.transaction(run);
-    });
-    // Only committed series are cached: a rolled-back insert's id must never be reused.
-    for (const [spec, row, id] of learned) this.remember(spec, row, id);
-    return result;
+    return retryTransient(() =>
+      !batch.batchId && oneKind ? run(this.exec) : this.sql.transaction((exec) => run(exec)),
+    );
   }
 
   private remember(spec: SeriesSpec, row: SeriesRow, id: number): void {
@@ -338,12 +345,7 @@ export class PostgresMetricsStore implements MetricsStore {
   }
 
   /** Series ids for each record, in order: from the cache, else one upsert of the missing ones. */
-  private async seriesIds(
-    query: Query,
-    w: SampleWriter,
-    records: SampleRecord[],
-    learned: Array<[SeriesSpec, SeriesRow, number]>,
-  ): Promise<number[]> {
+  private async seriesIds(query: Query, w: SampleWriter, records: SampleRecord[]): Promise<number[]> {
     const spec = w.series;
     const cache = this.series.get(spec)!;
     const ids = new Array<number>(records.length);
@@ -365,7 +367,7 @@ export class PostgresMetricsStore implements MetricsStore {
       const attrs = scratch.slice();
       unknown[i] = key;
       // A batch often misses on most of its samples (a backlog of cycles sent 4 batches at a
-      // time: the cache learns a label set only when its batch commits), so a label set already
+      // time: the cache learns a label set only once its upsert is done), so a label set already
       // missing is updated in place, not made again with its identity split out a sample.
       const had = missing.get(key);
       if (!had)
@@ -390,7 +392,8 @@ export class PostgresMetricsStore implements MetricsStore {
       const returned = await query<{ id: number; seriesKey: string }>(SERIES_SQL.get(spec)!, ...arrays);
       const byKey = new Map(returned.map((r) => [r.seriesKey, Number(r.id)]));
       const byCacheKey = new Map(list.map((row, n) => [row.cacheKey, byKey.get(keys[n]!)!]));
-      for (const row of list) learned.push([spec, row, byCacheKey.get(row.cacheKey)!]);
+      // The upsert committed on its own (write): its ids may be cached.
+      for (const row of list) this.remember(spec, row, byCacheKey.get(row.cacheKey)!);
       for (let i = 0; i < records.length; i++)
         if (ids[i] === undefined) ids[i] = byCacheKey.get(unknown[i]!)!;
     }
