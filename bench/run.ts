@@ -26,6 +26,7 @@ const BENCHES: Record<string, string[]> = {
   anomalies: ['bench/anomalies.ts'],
   import: ['bench/cost-import.ts'],
   metrics: ['bench/metrics.ts'],
+  'metrics-pg-cost': ['bench/metrics-pg-cost.ts'],
   allocation: ['bench/allocation.ts', 'bench/allocation-postgres.ts', 'bench/allocation-clickhouse.ts'],
   // The console's first page in Chromium with 50 analyses stored: time to usable and to filled.
   console: ['bench/console.ts'],

@@ -1,6 +1,12 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { binaryArray, paramCasts, textArray } from '../../shared/metrics/store/postgres/array-params.js';
+import { createPGlite } from '../../shared/db/client.js';
+import {
+  binaryArray,
+  paramCasts,
+  textArray,
+  unnestSelect,
+} from '../../shared/metrics/store/postgres/array-params.js';
 import { pgSql } from '../../shared/metrics/store/postgres/sql.js';
 import { TEST_PG_URL } from '../support/databases.js';
 
@@ -23,6 +29,45 @@ describe('column arrays for the write statements', () => {
     expect(
       paramCasts('SELECT * FROM unnest($2::integer[], $1::timestamptz[], $3::double precision[]), $4'),
     ).toEqual(['timestamptz', 'integer', 'double precision']);
+  });
+
+  it('numbers the unnested column arrays from the first parameter, each with its cast', () => {
+    const sql = unnestSelect(['timestamptz', 'integer', 'double precision'], 4);
+    expect(sql).toBe(
+      'SELECT unnest($4::timestamptz[]), unnest($5::integer[]), unnest($6::double precision[])',
+    );
+    expect(paramCasts(sql)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      'timestamptz',
+      'integer',
+      'double precision',
+    ]);
+  });
+
+  it('unnests column arrays into the rows unnest(a, b, …) in FROM gives, nulls and unequal lengths alike', async () => {
+    const pglite = await createPGlite('memory://');
+    try {
+      const params = ['{1,2,NULL,4}', '{a,NULL,"c d"}', '{2026-11-28T09:30:00Z}'];
+      const casts = ['integer', 'text', 'timestamptz'];
+      const rows = async (select: string) =>
+        (await pglite.query(`SELECT x::text FROM (${select}) x`, params)).rows;
+      const expected = await rows('SELECT * FROM unnest($1::integer[], $2::text[], $3::timestamptz[])');
+      expect(expected).toHaveLength(4);
+      expect(await rows(unnestSelect(casts))).toEqual(expected);
+      // An upsert that meets its key twice fails the same way either way: no row is written twice.
+      await pglite.exec('CREATE TABLE t (k integer PRIMARY KEY, v text)');
+      const upsert = (select: string) =>
+        pglite.query(`INSERT INTO t ${select} ON CONFLICT (k) DO UPDATE SET v = excluded.v`, [
+          [1, 1],
+          ['a', 'b'],
+        ]);
+      await expect(upsert(unnestSelect(['integer', 'text']))).rejects.toThrow(/second time/);
+      await expect(upsert('SELECT * FROM unnest($1::integer[], $2::text[])')).rejects.toThrow(/second time/);
+    } finally {
+      await pglite.close();
+    }
   });
 
   it('sends as text what the binary format would store otherwise than text did', () => {
@@ -67,6 +112,23 @@ describe.skipIf(!TEST_PG_URL)('column arrays on a PostgreSQL server', () => {
       expect(binary, type).toBeInstanceOf(Buffer);
       expect(await stored(type, binary), type).toBe(await stored(type, textArray(type, values)));
     }
+  });
+
+  it('unnests binary column arrays into the rows unnest(a, b, …) in FROM gives', async () => {
+    const casts = ['timestamptz', 'integer', 'real', 'boolean'];
+    const params = pgSql(pool).arrays(casts, [
+      [T0, T0 + 60_000, null],
+      [1, null, 3],
+      [0.1, 2.5, null],
+      [true, null, false],
+    ]);
+    const rows = async (select: string) =>
+      (await pool.query(`SELECT x::text FROM (${select}) x`, params)).rows;
+    const expected = await rows(
+      `SELECT * FROM unnest(${casts.map((c, n) => `$${n + 1}::${c}[]`).join(', ')})`,
+    );
+    expect(expected).toHaveLength(3);
+    expect(await rows(unnestSelect(casts))).toEqual(expected);
   });
 
   it('stores a real column of many decimals as their text did', async () => {

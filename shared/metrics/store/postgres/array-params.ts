@@ -20,6 +20,19 @@ export function paramCasts(sql: string): string[] {
   return casts;
 }
 
+/**
+ * The rows of a write statement's column arrays: `SELECT unnest($first::type[]), unnest(…), …`,
+ * one parameter a cast, numbered from `first`. Each array is unnested in the select list, not as
+ * `SELECT * FROM unnest(a, b, …)`: the select list's set-returning functions run in a ProjectSet
+ * node that takes each array's next element per row, while a FROM function first copies every
+ * array's elements into a tuplestore of its own. Measured on the batched bench's pod batches, one
+ * at a time: the samples statement's backend CPU 4.2-5.3 -> 3.4-4.1 us a sample. Both forms give
+ * the same rows, arrays of unequal length padded with nulls alike (PostgreSQL 10 and later).
+ */
+export function unnestSelect(casts: readonly string[], first = 1): string {
+  return `SELECT ${casts.map((c, n) => `unnest($${first + n}::${c}[])`).join(', ')}`;
+}
+
 /** Characters that would need quoting inside a PostgreSQL array literal. */
 const NEEDS_QUOTES = /[{},"\\\s]|^null$/i;
 

@@ -7,6 +7,7 @@
  * it (rollupMerge): sums and counts of non-null values, the greatest, the newest, all and any.
  */
 import { LEVEL_MS } from '../read-plan.js';
+import { unnestSelect } from './array-params.js';
 import { type Level, rollupCasts, rollupColumnNames, type SampleKind, tableName } from './tables.js';
 
 type RollupLevel = Exclude<Level, 'raw'>;
@@ -121,7 +122,7 @@ export function rollupUpsertSql(
   const casts = rollupCasts(kind);
   return (
     `INSERT INTO metrics.${tableName(kind, level)} AS r (${names.join(', ')}) ` +
-    `SELECT * FROM unnest(${casts.map((c, n) => `$${first + n}::${c}[]`).join(', ')}) ` +
+    `${unnestSelect(casts, first)} ` +
     `ON CONFLICT (series_id, bucket) DO UPDATE SET ${merge.join(', ')}`
   );
 }

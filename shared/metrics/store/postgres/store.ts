@@ -1,8 +1,8 @@
 /**
  * The PostgreSQL metrics store (PGlite under `npm start`, a PostgreSQL server in production).
  *
- * Raw SQL throughout, on purpose: writes go in as INSERT … SELECT FROM unnest(one array per
- * column) so a batch of thousands of samples is one statement with a dozen parameters (Prisma's
+ * Raw SQL throughout, on purpose: writes go in as INSERT … SELECT unnest(one array per column)
+ * (unnestSelect) so a batch of thousands of samples is one statement with a dozen parameters (Prisma's
  * per-row and per-parameter costs are what bench/finops-analysis measured as 5-11× slower), the
  * sample tables are partitioned (which Prisma cannot declare), and one statement writes a batch's
  * samples and updates both rollups.
@@ -44,7 +44,7 @@ import type {
   WriteResult,
 } from '../contract.js';
 import { planRead } from '../read-plan.js';
-import { paramCasts } from './array-params.js';
+import { paramCasts, unnestSelect } from './array-params.js';
 import { clearCostDays, dropCostDaysBefore, markLateDays } from './cost-days.js';
 import { IdentityMap } from './identity-map.js';
 import {
@@ -231,7 +231,7 @@ function seriesUpsertSql(spec: SeriesSpec): string {
     );
   return (
     `INSERT INTO ${t} (${cols.map((c) => `"${c}"`).join(', ')}) ` +
-    `SELECT * FROM unnest(${casts.map((c, i) => `$${i + 1}::${c}[]`).join(', ')}) ` +
+    `${unnestSelect(casts)} ` +
     `ON CONFLICT ("seriesKey") DO UPDATE SET ${[...attrs, `"lastSeenAt" = greatest(${t}."lastSeenAt", excluded."lastSeenAt")`, `"firstSeenAt" = least(${t}."firstSeenAt", excluded."firstSeenAt")`].join(', ')} ` +
     `RETURNING id, "seriesKey"`
   );
@@ -254,7 +254,7 @@ function sampleWriteSql(kind: SampleKind): string {
   const r1 = rollupUpsertSql(kind, '1h', names.length + rollupCasts(kind).length + 1, merge);
   return (
     `WITH raw AS (INSERT INTO metrics.${tableName(kind, 'raw')} (${names.join(', ')}) ` +
-    `SELECT * FROM unnest(${casts.map((c, n) => `$${n + 1}::${c}[]`).join(', ')})), ` +
+    `${unnestSelect(casts)}), ` +
     `r5 AS (${r5}) ${r1}`
   );
 }
@@ -327,8 +327,21 @@ export class PostgresMetricsStore implements MetricsStore {
     for (const w of SAMPLE_WRITERS) await this.ensurePartitionsFor(byKind[w.kind], w.table);
     const states = await this.stateIds(pods.map((p) => p.data.podState));
 
-    const learned: Array<[SeriesSpec, SeriesRow, number]> = [];
-    const run = async (exec: Exec, query: Query): Promise<WriteResult> => {
+    // Label sets are upserted before the batch's transaction, in statements of their own: a
+    // refresh locks its rows only for its statement. Inside the transaction it held them until
+    // the batch committed, and the other batches in flight, refreshing the same label sets (each
+    // misses the cache until the one before it is done), waited for that commit one after the
+    // other (200 ms a batch with 4 in flight against 14 alone). Committed at once, the ids are
+    // cached at once. A label set upserted for a batch that then fails or is a duplicate is
+    // harmless, as it always was for one-object posts: the upsert only moves lastSeenAt forward
+    // and keeps the newest attributes.
+    const ids = new Map<SampleWriter, number[]>();
+    for (const w of SAMPLE_WRITERS) {
+      const records = byKind[w.kind] as SampleRecord[];
+      if (records.length) ids.set(w, await retryTransient(() => this.seriesIds(this.query, w, records)));
+    }
+
+    const run = async (exec: Exec): Promise<WriteResult> => {
       if (batch.batchId) {
         const stored = await exec(
           `INSERT INTO "MetricsIngestBatches" ("clusterName", "batchId", "records") VALUES ($1, $2::uuid, $3)
@@ -342,8 +355,7 @@ export class PostgresMetricsStore implements MetricsStore {
       for (const w of SAMPLE_WRITERS) {
         const records = byKind[w.kind] as SampleRecord[];
         if (!records.length) continue;
-        const ids = await this.seriesIds(query, w, records, learned);
-        const columns = sampleColumns(w, records, ids, states);
+        const columns = sampleColumns(w, records, ids.get(w)!, states);
         await exec(SAMPLE_SQL.get(w.table)!, ...this.sql.arrays(SAMPLE_CASTS.get(w.table)!, columns));
       }
       await markLateDays(exec, batch.records, this.now());
@@ -354,17 +366,12 @@ export class PostgresMetricsStore implements MetricsStore {
       return { duplicate: false, records: batch.records.length };
     };
     // One-object posts (no batch id, records of one kind: one post, or posts written together)
-    // need no transaction: their one sample statement is atomic by itself, and a label set
-    // upserted before it is harmless if the sample then fails. Skipping BEGIN/COMMIT and Prisma's
-    // interactive transaction is most of such a post's cost.
+    // need no transaction: their one sample statement is atomic by itself. Skipping BEGIN/COMMIT
+    // and Prisma's interactive transaction is most of such a post's cost.
     const oneKind = batch.records.every((r) => r.kind === batch.records[0]?.kind);
-    const result = await retryTransient(() => {
-      learned.length = 0; // what a rolled-back attempt learned is gone with it
-      return !batch.batchId && oneKind ? run(this.exec, this.query) : this.sql.transaction(run);
-    });
-    // Only committed series are cached: a rolled-back insert's id must never be reused.
-    for (const [spec, row, id] of learned) this.remember(spec, row, id);
-    return result;
+    return retryTransient(() =>
+      !batch.batchId && oneKind ? run(this.exec) : this.sql.transaction((exec) => run(exec)),
+    );
   }
 
   private remember(spec: SeriesSpec, row: SeriesRow, id: number): void {
@@ -374,12 +381,7 @@ export class PostgresMetricsStore implements MetricsStore {
   }
 
   /** Series ids for each record, in order: from the cache, else one upsert of the missing ones. */
-  private async seriesIds(
-    query: Query,
-    w: SampleWriter,
-    records: SampleRecord[],
-    learned: Array<[SeriesSpec, SeriesRow, number]>,
-  ): Promise<number[]> {
+  private async seriesIds(query: Query, w: SampleWriter, records: SampleRecord[]): Promise<number[]> {
     const spec = w.series;
     const cache = this.series.get(spec)!;
     const ids = new Array<number>(records.length);
@@ -402,7 +404,7 @@ export class PostgresMetricsStore implements MetricsStore {
       }
       const attrs = scratch.slice();
       // A batch often misses on most of its samples (a backlog of cycles sent 4 batches at a
-      // time: the cache learns a label set only when its batch commits), so a label set already
+      // time: the cache learns a label set only once its upsert is done), so a label set already
       // missing is updated in place, not made again a sample.
       const had = missing.get(identity);
       if (!had) {
@@ -431,9 +433,10 @@ export class PostgresMetricsStore implements MetricsStore {
       }
       const returned = await query<{ id: number; seriesKey: string }>(SERIES_SQL.get(spec)!, ...arrays);
       const byKey = new Map(returned.map((r) => [r.seriesKey, Number(r.id)]));
+      // The upsert committed on its own (write): its ids may be cached.
       for (const [n, row] of list.entries()) {
         row.id = byKey.get(keys[n]!)!;
-        learned.push([spec, row, row.id]);
+        this.remember(spec, row, row.id);
       }
       for (let i = 0; i < records.length; i++) if (ids[i] === undefined) ids[i] = unknown[i]!.id!;
     }
@@ -1159,7 +1162,7 @@ async function writeLogs(exec: Exec, logs: Rec<'podLog'>[]): Promise<void> {
   }
   await exec(
     `INSERT INTO "MetricsPodLogs" ("seriesKey", "clusterName", "namespace", "pod", "container", "logContent", "collectedAt")
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
+     ${unnestSelect(['text', 'text', 'text', 'text', 'text', 'text', 'timestamptz'])}
      ON CONFLICT ("seriesKey") DO UPDATE SET "logContent" = excluded."logContent", "collectedAt" = excluded."collectedAt"
      WHERE excluded."collectedAt" >= "MetricsPodLogs"."collectedAt"`,
     ...cols,
@@ -1229,7 +1232,7 @@ async function writeEvents(exec: Exec, events: Rec<'event'>[]): Promise<void> {
     .join(', ');
   await exec(
     `INSERT INTO "MetricsEvents" (${names.map((n) => `"${n}"`).join(', ')})
-     SELECT * FROM unnest(${casts.map((c, i) => `$${i + 1}::${c}[]`).join(', ')})
+     ${unnestSelect(casts)}
      ON CONFLICT ("eventKey") DO UPDATE SET ${updates}
      WHERE excluded."collectedAt" >= "MetricsEvents"."collectedAt"`,
     ...cols.slice(0, 16),
