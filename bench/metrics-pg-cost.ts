@@ -17,6 +17,7 @@ import { loadConfig } from '../shared/config/index.js';
 import { openDatabase } from '../shared/db/client.js';
 import { type MetricRecord, podRecordSchema } from '../shared/metrics/records.js';
 import { PostgresMetricsStore } from '../shared/metrics/store/postgres/store.js';
+import { podSample } from './metrics-fleet.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -30,23 +31,8 @@ const PG_URL = process.env.FINWATCH_BENCH_PG_URL ?? process.env.FINWATCH_TEST_PG
 const CONTAINERS = 200;
 const H = 3_600_000;
 
-/** Container i's sample as bench/metrics.ts posts it in its simulated day (5 namespaces, 20 nodes). */
-function podData(i: number) {
-  return {
-    clusterName: 'day',
-    namespace: `ns-${i % 5}`,
-    pod: `app-${Math.floor(i / 2)}-7d9f-abcde`,
-    container: i % 2 ? 'sidecar' : 'app',
-    cpuUsageCores: ((i * 7919) % 1000) / 4000,
-    cpuLimitCores: 0.5,
-    memoryUsageBytes: 100_000_000 + ((i * 104729) % 50_000_000),
-    memoryLimitBytes: 536870912,
-    nodeName: `node-${i % 20}`,
-    podState: 'Running',
-    restartCount: i % 3,
-    podAge: 86_400 + i,
-  };
-}
+/** The simulated day's fleet as bench/metrics.ts posts it by default (600 containers: 5 namespaces, 20 nodes). */
+const DAY_FLEET = { namespaces: 5, nodes: 20 };
 
 /** A statement's name in the report, by its text. */
 function label(text: string): string {
@@ -186,7 +172,9 @@ try {
     const at = new Date(day0 + m * 60_000);
     for (let c = 0; c < CONTAINERS; c++) {
       if (batches.at(-1)!.length === 5000) batches.push([]);
-      batches.at(-1)!.push({ kind: 'pod', collectedAt: at, data: podRecordSchema.parse(podData(c)) });
+      batches
+        .at(-1)!
+        .push({ kind: 'pod', collectedAt: at, data: podRecordSchema.parse(podSample(c, 'day', DAY_FLEET)) });
     }
   }
   // The first batch learns the label sets and makes the partitions: not counted.

@@ -30,6 +30,7 @@ import { NODE, POD, RAW_EPOCH_S } from '../shared/metrics/store/postgres/tables.
 import { planRead } from '../shared/metrics/store/read-plan.js';
 import { createLogger } from '../shared/observability/logger.js';
 import { startLoadGenerator } from './load-generator.js';
+import { podSample } from './metrics-fleet.js';
 import { rerunWithWorkerFlags } from './worker-flags.js';
 
 // The host runs in this process: with the V8 flags the deployed Functions worker has, so its RSS
@@ -113,22 +114,8 @@ async function startHost(url: string | undefined, skipMigrations = false) {
 }
 
 /** Container i's sample as the finwatch agent sends it (camelCase, the fields it fills). */
-function podData(i: number, cluster: string) {
-  return {
-    clusterName: cluster,
-    namespace: `ns-${i % NAMESPACES}`,
-    pod: `app-${Math.floor(i / 2)}-7d9f-abcde`,
-    container: i % 2 ? 'sidecar' : 'app',
-    cpuUsageCores: ((i * 7919) % 1000) / 4000,
-    cpuLimitCores: 0.5,
-    memoryUsageBytes: 100_000_000 + ((i * 104729) % 50_000_000),
-    memoryLimitBytes: 536870912,
-    nodeName: `node-${i % NODES}`,
-    podState: 'Running',
-    restartCount: i % 3,
-    podAge: 86_400 + i,
-  };
-}
+const podData = (i: number, cluster: string) =>
+  podSample(i, cluster, { namespaces: NAMESPACES, nodes: NODES });
 
 function podRecord(i: number, at: Date, cluster: string): MetricRecord {
   return { kind: 'pod', collectedAt: at, data: podRecordSchema.parse(podData(i, cluster)) };
