@@ -23,6 +23,18 @@ const pod = (at: number, container: string): MetricRecord => ({
   }),
 });
 
+/** Resolves once a session of this database waits on a lock, fails after 20 s. */
+async function waitForLockWait(client: pg.Client): Promise<void> {
+  for (const start = Date.now(); Date.now() - start < 20_000; ) {
+    const { rows } = await client.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+    );
+    if (rows[0].n > 0) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('no session of the test database waited on a lock');
+}
+
 /**
  * Batches in flight (the agent sends 4 at once, each host writes its own) upsert the same label
  * sets. A batch whose samples wait (here on an hourly rollup row another session holds) must not
@@ -45,8 +57,8 @@ describe.runIf(TEST_PG_URL)('batches in flight on a PostgreSQL server', () => {
         batchId: '00000000-0000-4000-8000-000000000001',
         records: [pod(at + 60_000, 'app'), pod(at + 60_000, 'sidecar')],
       });
-      // Give it time to reach the rollup row.
-      await new Promise((r) => setTimeout(r, 500));
+      // Until it waits on that row's lock (holding whatever its transaction took before it).
+      await waitForLockWait(holder);
       const second = open().write({
         clusterName: 'locks',
         batchId: '00000000-0000-4000-8000-000000000002',
