@@ -69,7 +69,7 @@ import { openDatabase } from '../shared/db/client.js';
 import { createAzureAccess } from '../shared/finops/azure/index.js';
 import { runAnalysis } from '../shared/finops/engine/orchestrator.js';
 import { simulatorAccess } from './sim-access.js';
-import { workerNodeArguments } from './worker-flags.js';
+import { rerunBundled } from './worker-flags.js';
 
 const arg = (name: string, d: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -85,44 +85,10 @@ const SUBSCRIPTION = '6b1f3c2a-7d4e-4f5a-9b8c-0d1e2f3a4b5c';
 const BASE_URL = process.env.FINWATCH_TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
 const root = process.env.FINWATCH_BENCH_ROOT ?? fileURLToPath(new URL('..', import.meta.url));
 
-/**
- * The measured process runs the analysis as a deployed host does: from an esbuild bundle made with
- * the Functions bundle's options (scripts/package.ts), not through tsx. tsx keeps every module's
- * source and transform in memory (~75 MB of RSS at rest here: 225 MB with tsx, 150 MB bundled,
- * database client warm), which no deployed host carries. BENCH_UNBUNDLED=1 measures under tsx.
- */
-if (
-  !process.env.FINWATCH_BENCH_BUNDLED &&
-  !process.env.BENCH_UNBUNDLED &&
-  !process.argv.includes('--migrate')
-) {
-  // A specifier esbuild cannot follow: the bundle must not take in the packaging script, which
-  // brings the console's build tools (vite) with it. Only this unbundled parent runs it.
-  const packaging = '../scripts/package.js';
-  const { bundleEsm } = (await import(packaging)) as typeof import('../scripts/package.js');
-  const outdir = `${root}/dist/bench`;
-  await bundleEsm({ 'finops-analysis': 'bench/finops-analysis.ts' }, outdir, {
-    extension: '.mjs',
-    minify: false,
-  });
-  // With the V8 flags the deployment gives the Functions worker (one file feeds both).
-  const workerArguments = workerNodeArguments();
-  const r = spawnSync(
-    process.execPath,
-    [
-      ...workerArguments,
-      ...process.execArgv.filter((a) => a !== 'tsx' && a !== '--import'),
-      `${outdir}/finops-analysis.mjs`,
-      ...process.argv.slice(2),
-    ],
-    {
-      cwd: root,
-      stdio: 'inherit',
-      env: { ...process.env, FINWATCH_BENCH_BUNDLED: '1', FINWATCH_BENCH_ROOT: root },
-    },
-  );
-  process.exit(r.status ?? 1);
-}
+// The measured process runs the analysis as a deployed host does: bundled, with the worker's V8
+// flags (rerunBundled). Under tsx the process carries ~75 MB more at rest (225 MB with tsx, 150 MB
+// bundled, database client warm); BENCH_UNBUNDLED=1 measures that. `--migrate` runs here as it is.
+await rerunBundled('finops-analysis', root, (argv) => argv.includes('--migrate'));
 
 async function startSimulator(): Promise<{ url: string; ca: string; stop(): void }> {
   const child = spawn(

@@ -134,7 +134,11 @@ export function startLoadGenerator(): {
   measure(req: LoadRequest): Promise<LoadResult>;
   stop(): void;
 } {
-  const child = fork(fileURLToPath(import.meta.url), ['--child'], {
+  // In a bundled bench this module is part of the bundle: the child runs its source instead.
+  const source = process.env.FINWATCH_BENCH_BUNDLED
+    ? `${process.env.FINWATCH_BENCH_ROOT}/bench/load-generator.ts`
+    : fileURLToPath(import.meta.url);
+  const child = fork(source, ['--child'], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     // Structured clone: request bodies may be bytes (gzip batches).

@@ -15,6 +15,7 @@
 // `--containers 600 --nodes 20 --day-containers 200`.
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
@@ -31,11 +32,15 @@ import { planRead } from '../shared/metrics/store/read-plan.js';
 import { createLogger } from '../shared/observability/logger.js';
 import { startLoadGenerator } from './load-generator.js';
 import { podSample } from './metrics-fleet.js';
-import { rerunWithWorkerFlags } from './worker-flags.js';
+import { rerunBundled } from './worker-flags.js';
 
-// The host runs in this process: with the V8 flags the deployed Functions worker has, so its RSS
-// and CPU figures are the deployment's (without them the host peaked ~25 MB higher under posts).
-rerunWithWorkerFlags(import.meta.url);
+// The host runs in this process, bundled and with the V8 flags the deployed Functions worker has,
+// so its RSS and CPU figures are the deployment's (without the flags the host peaked ~25 MB higher
+// under posts; under tsx ~75 MB).
+await rerunBundled(
+  'metrics',
+  process.env.FINWATCH_BENCH_ROOT ?? fileURLToPath(new URL('..', import.meta.url)),
+);
 
 const { values: opts } = parseArgs({
   options: {
