@@ -17,6 +17,7 @@ import { loadConfig } from '../shared/config/index.js';
 import { openDatabase } from '../shared/db/client.js';
 import { type MetricRecord, podRecordSchema } from '../shared/metrics/records.js';
 import { PostgresMetricsStore } from '../shared/metrics/store/postgres/store.js';
+import { createPostgresDatabase } from '../test/support/databases.js';
 import { podSample } from './metrics-fleet.js';
 
 const { values: opts } = parseArgs({
@@ -152,13 +153,8 @@ if (!PG_URL) {
   console.log('metrics-pg-cost: skipped (no FINWATCH_BENCH_PG_URL)');
   process.exit(0);
 }
-const admin = new pg.Client({ connectionString: PG_URL });
-await admin.connect();
-const dbName = `finwatch_bench_pgcost_${randomUUID().slice(0, 8)}`;
-await admin.query(`CREATE DATABASE ${dbName}`);
-const url = new URL(PG_URL);
-url.pathname = `/${dbName}`;
-const db = await openDatabase({ connectionString: url.toString(), dataDir: 'memory://' });
+const scratch = await createPostgresDatabase(PG_URL, 'finwatch_bench_pgcost');
+const db = await openDatabase({ connectionString: scratch.url, dataDir: 'memory://' });
 try {
   await db.migrate();
   for (const statement of opts.setup.split(';').map((s) => s.trim())) {
@@ -223,6 +219,5 @@ try {
   await store.close();
 } finally {
   await db.close();
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.end();
+  await scratch.drop();
 }

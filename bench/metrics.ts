@@ -30,6 +30,7 @@ import { PostgresMetricsStore } from '../shared/metrics/store/postgres/store.js'
 import { NODE, POD, RAW_EPOCH_S } from '../shared/metrics/store/postgres/tables.js';
 import { planRead } from '../shared/metrics/store/read-plan.js';
 import { createLogger } from '../shared/observability/logger.js';
+import { createPostgresDatabase } from '../test/support/databases.js';
 import { startLoadGenerator } from './load-generator.js';
 import { podSample } from './metrics-fleet.js';
 import { rerunBundled } from './worker-flags.js';
@@ -71,22 +72,7 @@ const mb = () => Math.round(process.memoryUsage().rss / 1048576);
 
 async function freshDatabase(): Promise<{ url: string | undefined; drop(): Promise<void> }> {
   if (!PG_URL) return { url: undefined, drop: async () => {} };
-  const name = `finwatch_bench_metrics_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(PG_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: PG_URL });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
+  return createPostgresDatabase(PG_URL, 'finwatch_bench_metrics');
 }
 
 async function startHost(url: string | undefined, skipMigrations = false) {

@@ -9,20 +9,23 @@ export const TEST_PG_URL = process.env.FINWATCH_TEST_PG_URL;
 /** Whether every test host runs on PostgreSQL instead of PGlite (FINWATCH_TEST_DB=postgres). */
 export const USE_POSTGRES_EVERYWHERE = process.env.FINWATCH_TEST_DB === 'postgres';
 
-/** A new, empty database on the test server; dropped by the returned function. */
-export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  if (!TEST_PG_URL) throw new Error('FINWATCH_TEST_PG_URL is not set');
-  const name = `finwatch_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_PG_URL });
+/** A new, empty database on the test server (or `server`, a bench's); dropped by the returned function. */
+export async function createPostgresDatabase(
+  server = TEST_PG_URL,
+  prefix = 'finwatch_test',
+): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!server) throw new Error('FINWATCH_TEST_PG_URL is not set');
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: server });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
-  const url = new URL(TEST_PG_URL);
+  const url = new URL(server);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     async drop() {
-      const c = new pg.Client({ connectionString: TEST_PG_URL });
+      const c = new pg.Client({ connectionString: server });
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();

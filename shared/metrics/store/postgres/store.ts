@@ -338,7 +338,7 @@ export class PostgresMetricsStore implements MetricsStore {
     const ids = new Map<SampleWriter, number[]>();
     for (const w of SAMPLE_WRITERS) {
       const records = byKind[w.kind] as SampleRecord[];
-      if (records.length) ids.set(w, await retryTransient(() => this.seriesIds(this.query, w, records)));
+      if (records.length) ids.set(w, await retryTransient(() => this.seriesIds(w, records)));
     }
 
     const run = async (exec: Exec): Promise<WriteResult> => {
@@ -369,9 +369,7 @@ export class PostgresMetricsStore implements MetricsStore {
     // need no transaction: their one sample statement is atomic by itself. Skipping BEGIN/COMMIT
     // and Prisma's interactive transaction is most of such a post's cost.
     const oneKind = batch.records.every((r) => r.kind === batch.records[0]?.kind);
-    return retryTransient(() =>
-      !batch.batchId && oneKind ? run(this.exec) : this.sql.transaction((exec) => run(exec)),
-    );
+    return retryTransient(() => (!batch.batchId && oneKind ? run(this.exec) : this.sql.transaction(run)));
   }
 
   private remember(spec: SeriesSpec, row: SeriesRow, id: number): void {
@@ -381,7 +379,7 @@ export class PostgresMetricsStore implements MetricsStore {
   }
 
   /** Series ids for each record, in order: from the cache, else one upsert of the missing ones. */
-  private async seriesIds(query: Query, w: SampleWriter, records: SampleRecord[]): Promise<number[]> {
+  private async seriesIds(w: SampleWriter, records: SampleRecord[]): Promise<number[]> {
     const spec = w.series;
     const cache = this.series.get(spec)!;
     const ids = new Array<number>(records.length);
@@ -431,7 +429,7 @@ export class PostgresMetricsStore implements MetricsStore {
         arrays[width - 2]!.push(iso(row.seenAt));
         arrays[width - 1]!.push(iso(row.seenAt));
       }
-      const returned = await query<{ id: number; seriesKey: string }>(SERIES_SQL.get(spec)!, ...arrays);
+      const returned = await this.query<{ id: number; seriesKey: string }>(SERIES_SQL.get(spec)!, ...arrays);
       const byKey = new Map(returned.map((r) => [r.seriesKey, Number(r.id)]));
       // The upsert committed on its own (write): its ids may be cached.
       for (const [n, row] of list.entries()) {
